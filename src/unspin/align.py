@@ -1,0 +1,190 @@
+"""Align stage: sentence alignment between the two articles of a candidate pair.
+
+Sentences are matched on embedding cosine, lifted by lexical overlap, keeping a
+match when it is the best for either side (so split and merged sentences align to
+their counterpart) and regardless of order (reordered paragraphs). Adjacent matches
+merge into passages. Matches that touch boilerplate are dropped; matches that rest on
+quoted material alone are kept but flagged, because two outlets quoting the same
+person is not reuse of each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from unspin.model import AlignedPassage, Alignment, Doc, Sentence
+from unspin.normalise import content_words, unquoted_text, words
+
+
+@dataclass(frozen=True)
+class AlignParams:
+    """Thresholds of the aligner (validated on construction)."""
+
+    min_score: float = 0.80  # a sentence pair at or above this is "the same passage"
+    prefilter: float = 0.55  # cosine below which no lexical check is made
+    min_unquoted_words: int = 4  # shorter remainders outside quotes cannot carry reuse
+
+    def __post_init__(self) -> None:
+        for name in ("min_score", "prefilter"):
+            v = getattr(self, name)
+            if not 0.0 <= v <= 1.0:
+                raise ValueError(f"AlignParams.{name} must be in [0, 1], got {v}")
+        if self.prefilter > self.min_score:
+            raise ValueError("AlignParams.prefilter must not exceed min_score")
+
+
+def dice(a: list[str], b: list[str]) -> float:
+    sa, sb = set(a), set(b)
+    if not sa or not sb:
+        return 0.0
+    return 2 * len(sa & sb) / (len(sa) + len(sb))
+
+
+def containment(a: list[str], b: list[str]) -> float:
+    sa, sb = set(a), set(b)
+    if not sa or not sb:
+        return 0.0
+    return len(sa & sb) / min(len(sa), len(sb))
+
+
+def verbatim(a: str, b: str, k: int = 3) -> float:
+    """Share of the shorter text's word k-grams found in the other (1.0 = copied)."""
+    wa, wb = words(a), words(b)
+    if len(wa) < k or len(wb) < k:
+        return float(wa == wb)
+    ga = {tuple(wa[i : i + k]) for i in range(len(wa) - k + 1)}
+    gb = {tuple(wb[i : i + k]) for i in range(len(wb) - k + 1)}
+    return len(ga & gb) / min(len(ga), len(gb))
+
+
+def _quote_only(sa: Sentence, sb: Sentence, ta: str, tb: str, p: AlignParams) -> bool:
+    if max(sa.quoted_share, sb.quoted_share) < 0.5:
+        return False
+    ra, rb = content_words(unquoted_text(sa, ta)), content_words(unquoted_text(sb, tb))
+    if len(ra) < p.min_unquoted_words or len(rb) < p.min_unquoted_words:
+        return True
+    return dice(ra, rb) < 0.5
+
+
+def sentence_matches(a: Doc, b: Doc, p: AlignParams) -> list[tuple[int, int, float, float, float]]:
+    """Accepted sentence pairs ``(i, j, score, cosine, lexical)``."""
+    if a.sentence_vectors is None or b.sentence_vectors is None:
+        raise ValueError("align needs embedded docs (run fingerprint first)")
+    if not len(a.sentences) or not len(b.sentences):
+        return []
+    cos = a.sentence_vectors @ b.sentence_vectors.T
+    score = cos.copy()
+    lex = np.zeros_like(cos)
+    for i, j in zip(*np.nonzero(cos >= p.prefilter)):
+        lx = max(dice(a.tokens[i], b.tokens[j]), 0.8 * containment(a.tokens[i], b.tokens[j]))
+        lex[i, j] = lx
+        score[i, j] = max(cos[i, j], 0.5 * cos[i, j] + 0.5 * lx)
+    best_j = score.argmax(axis=1)
+    best_i = score.argmax(axis=0)
+    out = []
+    for i, j in zip(*np.nonzero(score >= p.min_score)):
+        if best_j[i] == j or best_i[j] == i:
+            out.append((int(i), int(j), float(score[i, j]), float(cos[i, j]), float(lex[i, j])))
+    return out
+
+
+def _passages(a: Doc, b: Doc, matches, p: AlignParams) -> list[AlignedPassage]:
+    """Merge adjacent sentence matches (diagonal runs, splits, merges) into passages."""
+    ta, tb = a.article.text, b.article.text
+    items = []
+    for i, j, sc, cs, lx in sorted(matches):
+        sa, sb = a.sentences[i], b.sentences[j]
+        if sa.boilerplate or sb.boilerplate:
+            continue
+        items.append((i, j, sc, cs, lx, _quote_only(sa, sb, ta, tb, p)))
+    passages: list[AlignedPassage] = []
+    groups: list[list[tuple]] = []
+    for it in items:
+        g = groups[-1] if groups else None
+        if g and it[5] == g[-1][5]:
+            li, lj = g[-1][0], g[-1][1]
+            if (it[0] - li, it[1] - lj) in ((1, 1), (0, 1), (1, 0)):
+                g.append(it)
+                continue
+        groups.append([it])
+    for g in groups:
+        ai = sorted({x[0] for x in g})
+        bj = sorted({x[1] for x in g})
+        wts = [len(a.sentences[x[0]].text) + len(b.sentences[x[1]].text) for x in g]
+        avg = lambda k: float(np.average([x[k] for x in g], weights=wts))  # noqa: E731
+        passages.append(
+            AlignedPassage(
+                a_start=a.sentences[ai[0]].start,
+                a_end=a.sentences[ai[-1]].end,
+                b_start=b.sentences[bj[0]].start,
+                b_end=b.sentences[bj[-1]].end,
+                score=avg(2),
+                semantic=avg(3),
+                lexical=avg(4),
+                a_sentences=ai,
+                b_sentences=bj,
+                quote_only=g[0][5],
+            )
+        )
+    return passages
+
+
+def _coverage(doc: Doc, idx: set[int]) -> float:
+    content = [s for s in doc.sentences if not s.boilerplate]
+    total = sum(len(s.text) for s in content)
+    if not total:
+        return 0.0
+    return sum(len(s.text) for s in content if s.index in idx) / total
+
+
+def _order(pairs: list[tuple[int, int]]) -> float:
+    """Share of matched pairs on the longest order-preserving chain (1.0 = same order)."""
+    if len(pairs) < 2:
+        return 1.0
+    seq = [j for _, j in sorted(pairs)]
+    tails: list[int] = []
+    import bisect
+
+    for x in seq:
+        k = bisect.bisect_right(tails, x)
+        tails[k : k + 1] = [x]
+    return len(tails) / len(seq)
+
+
+def align(a: Doc, b: Doc, params: AlignParams | None = None) -> Alignment:
+    """Align two docs and compute the features the classifier reads."""
+    p = params or AlignParams()
+    matches = sentence_matches(a, b, p)
+    passages = _passages(a, b, matches, p)
+    reuse = [x for x in passages if not x.quote_only]
+    ia = {i for x in reuse for i in x.a_sentences}
+    jb = {j for x in reuse for j in x.b_sentences}
+    ia_all = {i for x in passages for i in x.a_sentences}
+    jb_all = {j for x in passages for j in x.b_sentences}
+    verb = []
+    for x in reuse:
+        sa = " ".join(a.sentences[i].text for i in x.a_sentences)
+        sb = " ".join(b.sentences[j].text for j in x.b_sentences)
+        verb.append((verbatim(sa, sb), len(sa) + len(sb)))
+    w = sum(n for _, n in verb) or 1
+    pair_idx = [(i, j) for i, j, *_ in matches if i in ia and j in jb]
+    longest = max((len(x.a_sentences) + len(x.b_sentences) for x in reuse), default=0) / 2
+    feats = {
+        "cov_a": _coverage(a, ia),
+        "cov_b": _coverage(b, jb),
+        "cov_a_with_quotes": _coverage(a, ia_all),
+        "cov_b_with_quotes": _coverage(b, jb_all),
+        "n_passages": float(len(reuse)),
+        "n_quote_only": float(len(passages) - len(reuse)),
+        "n_sent_a": float(len(ia)),
+        "n_sent_b": float(len(jb)),
+        "longest_run": float(longest),
+        "verbatim": sum(v * n for v, n in verb) / w,
+        "semantic": float(np.mean([x.semantic for x in reuse])) if reuse else 0.0,
+        "lexical": float(np.mean([x.lexical for x in reuse])) if reuse else 0.0,
+        "order": _order(pair_idx),
+        "doc_sim": float(a.doc_vector @ b.doc_vector) if a.doc_vector is not None else 0.0,
+    }
+    return Alignment(a=a.id, b=b.id, passages=passages, features=feats)

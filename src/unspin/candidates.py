@@ -1,0 +1,152 @@
+"""Candidate stage: which pairs are worth aligning, without an all-pairs loop.
+
+Three independent generators, unioned (each pair remembers which found it):
+
+* ``minhash`` - MinHash-LSH over word 3-gram shingles (rensa): near-verbatim copies.
+* ``doc_knn`` / ``sent_knn`` - nearest neighbours over multilingual document and
+  sentence embeddings (faiss inner product on unit vectors = cosine): spun copies and
+  translations, which share few words, and partial reuse of a few paragraphs.
+* ``quote`` - rare quotations shared verbatim (normalised): same-story coverage and
+  common unseen sources.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from unspin.model import Doc
+from unspin.normalise import normalise_text, words
+
+Pair = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class CandidateParams:
+    lsh_threshold: float = 0.3
+    doc_k: int = 20
+    doc_min_sim: float = 0.45
+    sent_k: int = 5
+    sent_min_sim: float = 0.82
+    quote_min_words: int = 6
+    quote_max_docs: int = 50  # a "quotation" in more docs than this is boilerplate
+
+    def __post_init__(self) -> None:
+        for name in ("lsh_threshold", "doc_min_sim", "sent_min_sim"):
+            v = getattr(self, name)
+            if not 0.0 < v <= 1.0:
+                raise ValueError(f"CandidateParams.{name} must be in (0, 1], got {v}")
+        for name in ("doc_k", "sent_k", "quote_min_words", "quote_max_docs"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"CandidateParams.{name} must be >= 1")
+
+
+def _add(out: dict[Pair, set[str]], i: int, j: int, why: str) -> None:
+    if i != j:
+        out[(min(i, j), max(i, j))].add(why)
+
+
+def minhash_pairs(docs: Sequence[Doc], threshold: float, out: dict[Pair, set[str]]) -> None:
+    """LSH banding over the stored rensa digests (64 bands x 2 rows), then a check of
+    the estimated Jaccard; a pair at ``threshold`` is proposed with probability > 0.99.
+    """
+    from unspin.fingerprint import NUM_PERM
+
+    if len(docs) < 2:
+        return
+    rows = 2
+    mat = np.array([d.minhash for d in docs], dtype=np.uint64)
+    buckets: dict[bytes, list[int]] = defaultdict(list)
+    for b in range(NUM_PERM // rows):
+        band = mat[:, b * rows : (b + 1) * rows]
+        for i in range(len(docs)):
+            buckets[bytes([b]) + band[i].tobytes()].append(i)
+    seen: set[Pair] = set()
+    for members in buckets.values():
+        if not 1 < len(members) <= 1000:  # a huge bucket is a stock phrase, not a copy
+            continue
+        for x in range(len(members)):
+            for y in range(x + 1, len(members)):
+                pair = (members[x], members[y])
+                if pair in seen:
+                    continue
+                seen.add(pair)
+                if np.mean(mat[pair[0]] == mat[pair[1]]) >= threshold:
+                    _add(out, pair[0], pair[1], "minhash")
+
+
+def _knn(vectors: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    import faiss
+
+    index = faiss.IndexFlatIP(vectors.shape[1])
+    index.add(vectors)
+    return index.search(vectors, min(k + 1, len(vectors)))
+
+
+def doc_knn_pairs(docs: Sequence[Doc], k: int, min_sim: float, out: dict[Pair, set[str]]) -> None:
+    if len(docs) < 2:
+        return
+    vecs = np.vstack([d.doc_vector for d in docs]).astype(np.float32)
+    sims, idx = _knn(vecs, k)
+    for i in range(len(docs)):
+        for s, j in zip(sims[i], idx[i]):
+            if j >= 0 and j != i and s >= min_sim:
+                _add(out, i, int(j), "doc_knn")
+
+
+def sent_knn_pairs(docs: Sequence[Doc], k: int, min_sim: float, out: dict[Pair, set[str]]) -> None:
+    owner, rows = [], []
+    for di, d in enumerate(docs):
+        for s, v in zip(d.sentences, d.sentence_vectors):
+            if not s.boilerplate and len(words(s.text)) >= 5:
+                owner.append(di)
+                rows.append(v)
+    if len(rows) < 2:
+        return
+    owner_a = np.array(owner)
+    sims, idx = _knn(np.vstack(rows).astype(np.float32), k)
+    hits: dict[Pair, int] = defaultdict(int)
+    for r in range(len(rows)):
+        for s, c in zip(sims[r], idx[r]):
+            if c >= 0 and s >= min_sim and owner_a[c] != owner_a[r]:
+                hits[(min(owner_a[r], owner_a[c]), max(owner_a[r], owner_a[c]))] += 1
+    for (i, j), n in hits.items():
+        if n >= 2:
+            _add(out, int(i), int(j), "sent_knn")
+
+
+def quote_keys(doc: Doc, min_words: int) -> set[str]:
+    return {normalise_text(q.text) for q in doc.quotes if len(words(q.text)) >= min_words}
+
+
+def quote_pairs(docs: Sequence[Doc], p: CandidateParams, out: dict[Pair, set[str]]) -> None:
+    by_quote: dict[str, list[int]] = defaultdict(list)
+    for i, d in enumerate(docs):
+        for q in quote_keys(d, p.quote_min_words):
+            by_quote[q].append(i)
+    for members in by_quote.values():
+        if 1 < len(members) <= p.quote_max_docs:
+            for x in range(len(members)):
+                for y in range(x + 1, len(members)):
+                    _add(out, members[x], members[y], "quote")
+
+
+def candidate_pairs(docs: Sequence[Doc], params: CandidateParams | None = None) -> dict[Pair, set[str]]:
+    """Index pairs ``(i, j)``, ``i < j``, with the generators that proposed them."""
+    p = params or CandidateParams()
+    out: dict[Pair, set[str]] = defaultdict(set)
+    by_hash: dict[str, list[int]] = defaultdict(list)
+    for i, d in enumerate(docs):
+        by_hash[d.norm_hash].append(i)
+    for members in by_hash.values():
+        for x in range(len(members)):
+            for y in range(x + 1, len(members)):
+                _add(out, members[x], members[y], "same_text")
+    minhash_pairs(docs, p.lsh_threshold, out)
+    doc_knn_pairs(docs, p.doc_k, p.doc_min_sim, out)
+    sent_knn_pairs(docs, p.sent_k, p.sent_min_sim, out)
+    quote_pairs(docs, p, out)
+    return dict(out)

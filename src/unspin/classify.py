@@ -1,0 +1,236 @@
+"""Classify stage: relation type, direction and confidence of an aligned pair.
+
+Pure functions of the two Docs, their Alignment and (for direction) a small view of
+the rest of the corpus. Reuse types are decided here; ``same_story`` and ``related``
+are decided by :mod:`unspin.stories`, which sees all pairs at once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from unspin.model import Alignment, Doc, Relation
+from unspin.normalise import STOPWORDS
+
+
+@dataclass(frozen=True)
+class ClassifyParams:
+    full_cov: float = 0.6  # a derivative made mostly of the other's passages
+    full_cov_other: float = 0.3  # ... and covering a fair part of the other
+    copy_verbatim: float = 0.6  # word 3-gram containment inside aligned passages
+    partial_min_sentences: int = 2
+    partial_min_chars: int = 200
+    min_time_gap_hours: float = 1.0
+    artefact_margin: float = 0.8  # artefacts per 100 words, derivative minus source
+
+    def __post_init__(self) -> None:
+        for name in ("full_cov", "full_cov_other", "copy_verbatim"):
+            v = getattr(self, name)
+            if not 0.0 <= v <= 1.0:
+                raise ValueError(f"ClassifyParams.{name} must be in [0, 1], got {v}")
+
+
+def _ramp(x: float, lo: float, hi: float) -> float:
+    return max(0.0, min(1.0, (x - lo) / (hi - lo)))
+
+
+def _parse_time(s: str | None) -> datetime | None:
+    if not s:
+        return None
+    try:
+        t = datetime.fromisoformat(s.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return t if t.tzinfo else t.replace(tzinfo=None)
+
+
+# ---------------------------------------------------------------- artefacts
+
+_TOKEN = re.compile(r"\S+")
+_GLUED = re.compile(r"[a-z]{2,}[A-Z][a-z]{2,}")
+_SPACED_PUNCT = re.compile(r"\s[,.;:!?](?:\s|$)|[$€£]\s\d|\w\s-\w")
+
+
+def artefact_count(text: str) -> tuple[int, int]:
+    """Machine-translation/spinning artefacts in a sentence, and its word count.
+
+    Counted: function words capitalised mid-sentence ("met him On Thursday"), words
+    glued across a lost space ("homanAccording"), spaces inside numbers and before
+    punctuation ("$ 60", "re -election"), a lower-case sentence start.
+    """
+    toks = _TOKEN.findall(text)
+    n = 0
+    for k, tok in enumerate(toks):
+        core = tok.strip("\"'“”‘’()[],.;:!?")
+        if not core:
+            continue
+        prev = toks[k - 1] if k else ""
+        if (
+            k
+            and core.lower() in STOPWORDS
+            and core[0].isupper()
+            and not core.isupper()
+            and not prev.endswith((".", ":", "?", "!", '"', "“", "”"))
+            and not tok.startswith(("“", '"', "'", "‘"))
+        ):
+            n += 1
+        if _GLUED.search(core) and not core.startswith(("Mc", "Mac")):
+            n += 1
+    n += len(_SPACED_PUNCT.findall(text))
+    first = next((c for c in text if c.isalpha()), "")
+    if first and first.islower():
+        n += 1
+    return n, max(1, len(toks))
+
+
+def artefact_rate(doc: Doc, idx: set[int]) -> float:
+    """Artefacts per 100 words over the given sentences."""
+    hits = words = 0
+    for i in idx:
+        h, w = artefact_count(doc.sentences[i].text)
+        hits, words = hits + h, words + w
+    return 100.0 * hits / words if words else 0.0
+
+
+# ---------------------------------------------------------------- direction
+
+#: how many *other* docs of the corpus contain a name key (given the two docs' ids)
+KeySupport = Callable[[str, str, str], int]
+
+
+def _names(doc: Doc, idx: set[int]) -> set[str]:
+    out = set()
+    for i in idx:
+        for m in re.finditer(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'’-]+", doc.sentences[i].text):
+            w = m.group(0).lower()
+            if w not in STOPWORDS and len(w) > 2:
+                out.add(w)
+    return out
+
+
+def direction(
+    a: Doc,
+    b: Doc,
+    al: Alignment,
+    relation: str,
+    p: ClassifyParams,
+    support: KeySupport | None = None,
+) -> tuple[str | None, str | None, str, list[str]]:
+    """``(source, derivative, reason, evidence)``; source is None when undecidable."""
+    ev: list[str] = []
+    ta, tb = _parse_time(a.article.published_at), _parse_time(b.article.published_at)
+    if ta and tb and (ta.tzinfo is None) == (tb.tzinfo is None):
+        gap = (tb - ta).total_seconds() / 3600
+        if abs(gap) >= p.min_time_gap_hours:
+            src, der = (a, b) if gap > 0 else (b, a)
+            return src.id, der.id, f"published {abs(gap):.1f} h earlier", ev
+        ev.append(f"publication times {abs(gap):.1f} h apart: too close to tell")
+    ia = {i for x in al.passages if not x.quote_only for i in x.a_sentences}
+    ib = {j for x in al.passages if not x.quote_only for j in x.b_sentences}
+    score = 0.0  # > 0: a is the source
+    if relation in ("spun", "copy", "partial"):
+        ra, rb = artefact_rate(a, ia), artefact_rate(b, ib)
+        if abs(ra - rb) >= p.artefact_margin:
+            score += 2.0 if rb > ra else -2.0
+            ev.append(
+                f"translation/spinning artefacts per 100 words: {a.id} {ra:.1f}, {b.id} {rb:.1f}"
+            )
+    if support is not None and relation != "translation":
+        na, nb = _names(a, ia), _names(b, ib)
+        only_a = {w for w in na - nb if w not in b.article.text.lower()}
+        only_b = {w for w in nb - na if w not in a.article.text.lower()}
+        sa = sum(support(w, a.id, b.id) > 0 for w in only_a)
+        sb = sum(support(w, a.id, b.id) > 0 for w in only_b)
+        if sa != sb:
+            score += 1.5 * (sa - sb)
+            win, lose = (a, b) if sa > sb else (b, a)
+            ev.append(
+                f"{max(sa, sb)} name variant(s) of {win.id} also appear in other articles, "
+                f"{min(sa, sb)} of {lose.id}'s"
+            )
+    ca, cb = al.features["cov_a"], al.features["cov_b"]
+    if relation == "copy" and abs(ca - cb) >= 0.25:
+        # a trimmed copy is wholly inside its source; the source has more of its own
+        score += 0.75 if ca < cb else -0.75
+        ev.append(f"containment: {ca:.0%} of {a.id} vs {cb:.0%} of {b.id} reused")
+    if abs(score) >= 1.0:
+        src, der = (a, b) if score > 0 else (b, a)
+        return src.id, der.id, "; ".join(ev), ev
+    reason = "; ".join(ev) if ev else "no publication times, artefacts or containment asymmetry"
+    return None, None, f"direction undecided: {reason}", ev
+
+
+# ---------------------------------------------------------------- typing
+
+
+def reuse_type(a: Doc, b: Doc, al: Alignment, p: ClassifyParams) -> tuple[str | None, float, list[str]]:
+    """The reuse relation of an aligned pair (None if it is not reuse), confidence, reasons."""
+    f = al.features
+    if a.norm_hash == b.norm_hash:
+        return "duplicate", 0.99, ["identical text after normalising case, spacing, quotes, boilerplate"]
+    hi, lo = max(f["cov_a"], f["cov_b"]), min(f["cov_a"], f["cov_b"])
+    cross = (
+        a.lang != b.lang
+        and "und" not in (a.lang, b.lang)
+        and min(a.lang_confidence, b.lang_confidence) >= 0.5
+    )
+    reasons = [
+        f"{f['cov_a']:.0%} of {a.id} and {f['cov_b']:.0%} of {b.id} aligned "
+        f"({int(f['n_passages'])} passages, order kept {f['order']:.0%})"
+    ]
+    if f["n_quote_only"]:
+        reasons.append(f"{int(f['n_quote_only'])} matches rest on shared quotations only; not counted")
+    full = hi >= p.full_cov and lo >= p.full_cov_other
+    if full:
+        strength = min(_ramp(hi, p.full_cov - 0.1, 0.9), _ramp(f["semantic"], 0.75, 0.95))
+        conf = 0.6 + 0.39 * strength
+        if cross:
+            reasons.append(f"languages differ ({a.lang} / {b.lang})")
+            return "translation", conf, reasons
+        reasons.append(f"word 3-grams shared inside aligned passages: {f['verbatim']:.0%}")
+        if f["verbatim"] >= p.copy_verbatim:
+            return "copy", min(0.99, conf * (0.8 + 0.2 * _ramp(f["verbatim"], 0.6, 0.9))), reasons
+        return "spun", conf * (0.8 + 0.2 * _ramp(p.copy_verbatim - f["verbatim"], 0.0, 0.3)), reasons
+    reused_chars = max(f["n_sent_a"], f["n_sent_b"])
+    if (
+        f["longest_run"] >= p.partial_min_sentences
+        or reused_chars >= p.partial_min_sentences + 1
+    ) and f["n_passages"] >= 1:
+        conf = 0.5 + 0.4 * min(_ramp(f["longest_run"], 1, 4), _ramp(f["semantic"], 0.8, 0.95))
+        kind = "verbatim" if f["verbatim"] >= p.copy_verbatim else "reworded"
+        reasons.append(f"{kind} passages reused; the rest of each article is its own")
+        return "partial", conf, reasons
+    return None, 0.0, reasons
+
+
+def classify(
+    a: Doc,
+    b: Doc,
+    al: Alignment,
+    params: ClassifyParams | None = None,
+    support: KeySupport | None = None,
+) -> Relation | None:
+    """A reuse Relation for the pair, or None when the alignment shows no reuse."""
+    p = params or ClassifyParams()
+    rel, conf, reasons = reuse_type(a, b, al, p)
+    if rel is None:
+        return None
+    src, der, why, _ = direction(a, b, al, rel, p, support)
+    if rel == "duplicate" and src is None:
+        why = "identical texts: " + why
+    return Relation(
+        a=a.id,
+        b=b.id,
+        relation=rel,
+        confidence=round(conf, 4),
+        source=src,
+        derivative=der,
+        direction_reason=why,
+        coverage={a.id: al.features["cov_a"], b.id: al.features["cov_b"]},
+        alignment=[x for x in al.passages if not x.quote_only],
+        reasons=reasons,
+        features=dict(al.features),
+    )

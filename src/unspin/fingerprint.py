@@ -1,0 +1,145 @@
+"""Fingerprint stage: Article -> Doc (sentences, language, MinHash, embeddings, keys).
+
+Work is per article, so it maps onto any engine; ``fingerprint_many`` batches the
+embedding calls, which is where the time goes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from unspin.embed import Embedder
+from unspin.model import Article, Doc
+from unspin.normalise import (
+    STOPWORDS,
+    content_words,
+    detect_language,
+    find_quotes,
+    normalise_text,
+    sentences_for,
+    text_hash,
+    words,
+)
+
+NUM_PERM = 128
+SHINGLE = 3
+#: version of everything that decides a Doc's content; part of the store's cache key
+FINGERPRINT_VERSION = "fp-1"
+
+_MONTHS = (
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec "
+    "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre"
+).split()
+_WEEKDAYS = (
+    "monday tuesday wednesday thursday friday saturday sunday "
+    "lunes martes miércoles jueves viernes sábado domingo"
+).split()
+_CAPSEQ = re.compile(r"\b[A-Z][\w'’.-]*(?:\s+(?:of|de|la|del|the|van|von|al)?\s*[A-Z][\w'’.-]*)*")
+_NUMBER = re.compile(r"\d[\d,.]*\d|\d")
+
+
+def shingles(tokens: Sequence[str], k: int = SHINGLE) -> list[str]:
+    """Word k-grams (the whole text as one shingle when it is shorter than k)."""
+    if len(tokens) < k:
+        return [" ".join(tokens)] if tokens else []
+    return [" ".join(tokens[i : i + k]) for i in range(len(tokens) - k + 1)]
+
+
+def minhash_of(tokens: Sequence[str]) -> list[int]:
+    from rensa import RMinHash
+
+    m = RMinHash(num_perm=NUM_PERM, seed=42)
+    m.update(shingles(tokens) or ["<empty>"])
+    return [int(x) for x in m.digest()]
+
+
+def salient_keys(text: str) -> list[str]:
+    """Names, numbers, months and weekdays: what tells one event from a look-alike."""
+    keys: set[str] = set()
+    for m in _CAPSEQ.finditer(text):
+        phrase = m.group(0).strip(" .-'’")
+        toks = [t for t in words(phrase) if t not in STOPWORDS]
+        if not toks:
+            continue
+        # a lone capitalised word right after a sentence end is usually not a name
+        before = text[max(0, m.start() - 2) : m.start()]
+        if len(toks) == 1 and (m.start() == 0 or re.search(r"[.!?\n\"“]\s*$", before)):
+            continue
+        keys.add("e:" + " ".join(toks))
+        for t in toks:
+            if len(t) > 2:
+                keys.add("w:" + t)
+    for m in _NUMBER.finditer(text):
+        keys.add("n:" + m.group(0).replace(",", "").rstrip("."))
+    for w in words(text):
+        if w in _MONTHS:
+            keys.add("m:" + w[:3])
+        elif w in _WEEKDAYS:
+            keys.add("d:" + w)
+    return sorted(keys)
+
+
+def prepare(article: Article) -> Doc:
+    """Everything but the embeddings (cheap, pure)."""
+    text = article.text
+    quotes = find_quotes(text)
+    sents = sentences_for(text, quotes)
+    if article.title and sents and sents[0].text.strip() == article.title.strip():
+        pass  # the title line stays a sentence: headlines are reused too
+    body = " ".join(s.text for s in sents if not s.boilerplate) or text
+    lang, conf = detect_language(text)
+    if article.lang:
+        lang, conf = article.lang.lower().split("-")[0], 1.0
+    tokens = [content_words(s.text) for s in sents]
+    return Doc(
+        article=article,
+        sentences=sents,
+        lang=lang,
+        lang_confidence=conf,
+        norm_hash=text_hash(normalise_text(body)),
+        quotes=quotes,
+        minhash=minhash_of(words(normalise_text(body))),
+        tokens=tokens,
+        keys=salient_keys(body),
+    )
+
+
+def embed_docs(docs: Sequence[Doc], embedder: Embedder) -> None:
+    """Fill sentence and document vectors, one batched call for all the docs."""
+    texts = [s.text for d in docs for s in d.sentences]
+    vecs = embedder.encode(texts) if texts else np.zeros((0, embedder.dim), np.float32)
+    pos = 0
+    for d in docs:
+        n = len(d.sentences)
+        d.sentence_vectors = vecs[pos : pos + n]
+        pos += n
+        mask = [not s.boilerplate for s in d.sentences]
+        rows = d.sentence_vectors[mask] if any(mask) else d.sentence_vectors
+        if len(rows):
+            # weight sentences by length so a one-word line does not steer the doc vector
+            w = np.array([len(s.text) for s, m in zip(d.sentences, mask) if m or not any(mask)])
+            v = (rows * w[:, None]).sum(axis=0)
+            d.doc_vector = (v / (np.linalg.norm(v) or 1.0)).astype(np.float32)
+        else:
+            d.doc_vector = np.zeros(embedder.dim, np.float32)
+
+
+def fingerprint_many(
+    articles: Sequence[Article],
+    embedder: Embedder,
+    progress: Callable[[int], None] | None = None,
+    batch: int = 64,
+) -> list[Doc]:
+    """Article -> Doc for many articles, embedding in batches (progress per batch)."""
+    docs: list[Doc] = []
+    for i in range(0, len(articles), batch):
+        chunk = [prepare(a) for a in articles[i : i + batch]]
+        embed_docs(chunk, embedder)
+        docs.extend(chunk)
+        if progress:
+            progress(len(chunk))
+    return docs

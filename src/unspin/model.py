@@ -1,0 +1,241 @@
+"""The data model: plain dataclasses that every pipeline stage reads and writes.
+
+Data flows one way: ``Article`` (ingest) -> ``Doc`` (normalise + fingerprint) ->
+``Alignment`` (align, per candidate pair) -> ``Relation`` (classify) -> ``Story``.
+Everything a report or service renders is reachable from ``Result`` as plain data
+(``to_record`` gives JSON-ready dicts; see docs/schema.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+SCHEMA_VERSION = "1.0"
+
+#: The relation types, strongest reuse first.
+RELATIONS = ("duplicate", "copy", "spun", "translation", "partial", "same_story", "related")
+#: Relations that mean one text was made from the other (they carry source/derivative).
+REUSE_RELATIONS = ("duplicate", "copy", "spun", "translation", "partial")
+
+
+@dataclass
+class Article:
+    """One input article as read, before any processing.
+
+    ``input`` and ``location`` say where it came from (file path, and line/record
+    number inside a multi-record file) so errors and results can point back to it.
+    """
+
+    id: str
+    text: str
+    title: str | None = None
+    url: str | None = None
+    outlet: str | None = None
+    published_at: str | None = None  # ISO 8601 as given (validated at ingest)
+    lang: str | None = None  # as declared by the input; detected language is on Doc
+    input: str = ""
+    location: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class InputError:
+    """An input (or part of one) that could not be used, and why."""
+
+    input: str
+    location: str
+    reason: str
+    #: "error": the record was skipped; "warning": it was processed, with this caveat
+    severity: str = "error"
+
+    def to_record(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Sentence:
+    """A sentence as a span of its article's text (``text[start:end]``)."""
+
+    index: int
+    start: int
+    end: int
+    text: str
+    boilerplate: bool = False
+    #: character spans (relative to the article text) of quoted material inside it
+    quotes: list[tuple[int, int]] = field(default_factory=list)
+    #: share of the sentence's letters that lie inside quotation marks
+    quoted_share: float = 0.0
+
+
+@dataclass
+class Quote:
+    """Text inside quotation marks, any style, with its offsets into the article."""
+
+    start: int
+    end: int
+    text: str
+
+
+@dataclass
+class Doc:
+    """An article with everything the pipeline computed for it (like spaCy's Doc).
+
+    Fingerprints are filled by :mod:`unspin.fingerprint`; later stages only read.
+    """
+
+    article: Article
+    sentences: list[Sentence]
+    lang: str
+    lang_confidence: float
+    norm_hash: str  # hash of the normalised body text, for exact duplicates
+    quotes: list[Quote] = field(default_factory=list)
+    #: (n_sentences, dim) float32, L2-normalised; rows follow ``sentences``
+    sentence_vectors: np.ndarray | None = None
+    doc_vector: np.ndarray | None = None
+    minhash: list[int] | None = None
+    #: content tokens per sentence (lowercased, for lexical overlap)
+    tokens: list[list[str]] = field(default_factory=list)
+    #: salient keys for story clustering: entities, numbers, dates (lowercased)
+    keys: list[str] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return self.article.id
+
+    @property
+    def content_sentences(self) -> list[Sentence]:
+        return [s for s in self.sentences if not s.boilerplate]
+
+
+@dataclass
+class AlignedPassage:
+    """A pair of aligned spans (one or more consecutive sentences on each side)."""
+
+    a_start: int
+    a_end: int
+    b_start: int
+    b_end: int
+    score: float  # combined similarity in [0, 1]
+    semantic: float  # embedding cosine
+    lexical: float  # word overlap in [0, 1]
+    a_sentences: list[int] = field(default_factory=list)
+    b_sentences: list[int] = field(default_factory=list)
+    quote_only: bool = False  # the match rests on quoted material alone
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            "a_start": self.a_start,
+            "a_end": self.a_end,
+            "b_start": self.b_start,
+            "b_end": self.b_end,
+            "score": round(self.score, 4),
+            "semantic": round(self.semantic, 4),
+            "lexical": round(self.lexical, 4),
+            "quote_only": self.quote_only,
+        }
+
+
+@dataclass
+class Alignment:
+    """All aligned passages of one candidate pair plus the features derived from them."""
+
+    a: str
+    b: str
+    passages: list[AlignedPassage]
+    features: dict[str, float]
+
+
+@dataclass
+class Relation:
+    """Exactly one relation per related pair (``a`` < ``b``)."""
+
+    a: str
+    b: str
+    relation: str
+    confidence: float
+    source: str | None = None
+    derivative: str | None = None
+    direction_reason: str | None = None
+    coverage: dict[str, float] = field(default_factory=dict)
+    alignment: list[AlignedPassage] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    features: dict[str, float] = field(default_factory=dict)
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            "a": self.a,
+            "b": self.b,
+            "relation": self.relation,
+            "confidence": round(self.confidence, 4),
+            "source": self.source,
+            "derivative": self.derivative,
+            "direction_reason": self.direction_reason,
+            "coverage": {k: round(v, 4) for k, v in self.coverage.items()},
+            "alignment": [p.to_record() for p in self.alignment],
+            "reasons": self.reasons,
+            "features": {k: round(float(v), 4) for k, v in self.features.items()},
+        }
+
+
+@dataclass
+class Story:
+    """Articles about one real-world event."""
+
+    id: str
+    label: str
+    articles: list[str]
+    sources: list[str]
+
+    def to_record(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Result:
+    """Everything one scan produced, as plain data."""
+
+    docs: list[Doc]
+    relations: list[Relation]
+    stories: list[Story]
+    errors: list[InputError]
+
+    def article_records(self) -> list[dict[str, Any]]:
+        story_of = {a: s.id for s in self.stories for a in s.articles}
+        out = []
+        for d in self.docs:
+            a = d.article
+            out.append(
+                {
+                    "id": a.id,
+                    "title": a.title,
+                    "lang": d.lang,
+                    "lang_confidence": round(d.lang_confidence, 3),
+                    "outlet": a.outlet,
+                    "published_at": a.published_at,
+                    "url": a.url,
+                    "input": a.input,
+                    "location": a.location,
+                    "n_chars": len(a.text),
+                    "n_sentences": len(d.sentences),
+                    "n_boilerplate": sum(s.boilerplate for s in d.sentences),
+                    "story": story_of.get(a.id),
+                }
+            )
+        return out
+
+    def relation(self, a: str, b: str) -> Relation | None:
+        """The relation between two article ids, if any (order does not matter)."""
+        key = tuple(sorted((a, b)))
+        for r in self.relations:
+            if (r.a, r.b) == key:
+                return r
+        return None
+
+    def story_of(self, article_id: str) -> Story | None:
+        for s in self.stories:
+            if article_id in s.articles:
+                return s
+        return None

@@ -1,0 +1,247 @@
+"""Normalise stage: sentences with offsets, quotations, boilerplate, language, tokens.
+
+Everything here is a pure function of the article text, so results are cacheable by
+text hash and the stage maps per article onto any engine.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+from unspin.model import Quote, Sentence
+
+# ---------------------------------------------------------------- text normalisation
+
+_QUOTE_TRANS = str.maketrans(
+    {
+        "“": '"',
+        "”": '"',
+        "„": '"',
+        "‟": '"',
+        "«": '"',
+        "»": '"',
+        "‘": "'",
+        "’": "'",
+        "‚": "'",
+        "‛": "'",
+        "`": "'",
+        "–": "-",
+        "—": "-",
+        "\u00a0": " ",
+    }
+)
+_WS = re.compile(r"\s+")
+
+
+def normalise_text(text: str) -> str:
+    """Case-, whitespace-, quote-mark- and dash-insensitive form of a text."""
+    text = unicodedata.normalize("NFKC", text).translate(_QUOTE_TRANS)
+    text = text.replace("''", '"')
+    return _WS.sub(" ", text).strip().lower()
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+# ---------------------------------------------------------------- tokens
+
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+STOPWORDS = frozenset(
+    """a an and are as at be been but by for from had has have he her his i if in into is it
+    its of on or our she so than that the their them then there these they this to was we were
+    what when which who will with would you your not no do does did can could should may might
+    more most also after before over under about up out said says says' s t
+    el la los las de del y en un una que por para con se su sus al lo es como más pero le
+    le les des du et à au aux une est pour dans qui sur par pas il elle der die das und zu den
+    von mit ist im dem nicht ein eine""".split()
+)
+
+
+def words(text: str) -> list[str]:
+    """Lowercased word tokens (letters/digits, with inner apostrophes)."""
+    return [m.group(0).lower().replace("’", "'") for m in _WORD.finditer(text)]
+
+
+def content_words(text: str) -> list[str]:
+    return [w for w in words(text) if w not in STOPWORDS]
+
+
+# ---------------------------------------------------------------- sentences
+
+_ABBREV = frozenset(
+    """mr mrs ms dr prof sr jr st mt gov sen rep gen col lt sgt capt cmdr adm pres supt
+    insp det ft jan feb mar apr jun jul aug sep sept oct nov dec inc ltd co corp no vs etc
+    u.s u.k e.g i.e a.m p.m d.c n.y l.a approx dept est fig al""".split()
+)
+# candidate boundary: terminal punctuation, optional closing quotes/brackets, then space
+_BOUNDARY = re.compile(r"([.!?]+)([\"'”’»)\]]*)(\s+)")
+
+
+def _is_abbreviation(text: str, dot_pos: int) -> bool:
+    m = re.search(r"([\w.]+)$", text[:dot_pos])
+    if not m:
+        return False
+    tok = m.group(1).lower().rstrip(".")
+    if tok in _ABBREV:
+        return True
+    # single initials ("J. Smith") and dotted acronyms ("U.S.")
+    return len(tok) == 1 and tok.isalpha() or bool(re.fullmatch(r"(?:\w\.)+\w?", tok))
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """Sentence spans ``(start, end)`` into ``text``; line breaks always end a sentence."""
+    spans: list[tuple[int, int]] = []
+    for para in re.finditer(r"[^\n]+", text):
+        p_start = para.start()
+        chunk = para.group(0)
+        start = 0
+        for m in _BOUNDARY.finditer(chunk):
+            end = m.end(2)
+            nxt = chunk[m.end() : m.end() + 1]
+            if m.group(1) == "." and _is_abbreviation(chunk, m.start(1)):
+                continue
+            if nxt and not (nxt.isupper() or nxt.isdigit() or nxt in "\"'“‘«(["):
+                continue
+            spans.append((p_start + start, p_start + end))
+            start = m.end()
+        spans.append((p_start + start, p_start + len(chunk)))
+    out = []
+    for s, e in spans:
+        seg = text[s:e]
+        ls = len(seg) - len(seg.lstrip())
+        rs = len(seg.rstrip())
+        if rs > ls:
+            out.append((s + ls, s + rs))
+    return out
+
+
+# ---------------------------------------------------------------- quotations
+
+_OPEN_CLOSE = {"“": "”", "«": "»", "„": "“", "‘": "’"}
+_STRAIGHT = re.compile(r"\"|''|``")
+
+
+def find_quotes(text: str, min_words: int = 3) -> list[Quote]:
+    """Text inside quotation marks of any common style, per paragraph.
+
+    Curly and guillemet pairs are matched by their own closing mark; straight ``"``
+    (and the ````/'' convention) are paired in order. Single curly quotes count only
+    when they open at a word start and close before a non-letter, so apostrophes
+    are not mistaken for quotations.
+    """
+    quotes: list[Quote] = []
+    for para in re.finditer(r"[^\n]+", text):
+        base, chunk = para.start(), para.group(0)
+        i = 0
+        while i < len(chunk):
+            ch = chunk[i]
+            close = _OPEN_CLOSE.get(ch)
+            if ch == "‘" and i > 0 and chunk[i - 1].isalnum():
+                close = None
+            j = -1
+            if close:
+                j = chunk.find(close, i + 1)
+                if close == "’":
+                    while j != -1 and j + 1 < len(chunk) and chunk[j + 1].isalpha():
+                        j = chunk.find(close, j + 1)
+                width = 1
+            elif _STRAIGHT.match(chunk, i):
+                width = len(_STRAIGHT.match(chunk, i).group(0))
+                m = _STRAIGHT.search(chunk, i + width)
+                j = m.start() if m else -1
+                close_w = len(m.group(0)) if m else 0
+            if j > i:
+                inner_s, inner_e = i + width, j
+                inner = chunk[inner_s:inner_e].strip()
+                if len(words(inner)) >= min_words:
+                    quotes.append(Quote(base + inner_s, base + inner_e, inner))
+                i = j + (1 if close else close_w)
+            else:
+                i += 1
+    return quotes
+
+
+# ---------------------------------------------------------------- boilerplate
+
+_BOILER_PATTERNS = re.compile(
+    r"click (?:here|to)|download (?:the|our)\b.*\bapp\b|get the .{0,40}\bapp\b|"
+    r"sign up (?:for|to)|subscribe (?:to|now|for)|newsletter|all rights reserved|"
+    r"do not reproduce|without permission|contributed to this (?:report|story)|"
+    r"^\s*(?:reporting|writing|editing|additional reporting) by\b|"
+    r"^\s*(?:read more|related|see also|more from|watch|listen)\s*:|©|\(c\) ?\d{4}|"
+    r"opinions expressed by contributors|contact us for|follow (?:us|him|her) on|"
+    r"share this (?:article|story)|advertisement\s*$|^\s*(?:photo|image|video)\s*:",
+    re.IGNORECASE,
+)
+
+
+def is_boilerplate(sentence: str) -> bool:
+    """Credit lines, app promos, calls to action and all-caps related-link headlines."""
+    s = sentence.strip()
+    if _BOILER_PATTERNS.search(s):
+        return True
+    letters = [c for c in s if c.isalpha()]
+    n_words = len(s.split())
+    if n_words >= 3 and len(letters) >= 12:
+        upper = sum(c.isupper() for c in letters) / len(letters)
+        if upper > 0.85 and not s.endswith((".", '."', ".”")):
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- language
+
+def detect_language(text: str) -> tuple[str, float]:
+    """ISO 639-1 code and a confidence in [0, 1] (pycld2, bundled with its model)."""
+    import pycld2
+
+    try:
+        reliable, _, details = pycld2.detect(text[:20000])
+    except pycld2.error:
+        cleaned = "".join(c for c in text[:20000] if c.isprintable() or c == "\n")
+        try:
+            reliable, _, details = pycld2.detect(cleaned)
+        except pycld2.error:
+            return "und", 0.0
+    code, percent = details[0][1], details[0][2]
+    if code in ("un", "xxx"):
+        return "und", 0.0
+    conf = percent / 100.0 if reliable else percent / 200.0
+    return code.split("-")[0], round(conf, 3)
+
+
+# ---------------------------------------------------------------- the stage
+
+def sentences_for(text: str, quotes: list[Quote], title: str | None = None) -> list[Sentence]:
+    """Split, mark boilerplate and attach the quote spans that fall inside each sentence."""
+    out: list[Sentence] = []
+    for i, (s, e) in enumerate(split_sentences(text)):
+        seg = text[s:e]
+        qs = [(max(q.start, s), min(q.end, e)) for q in quotes if q.start < e and q.end > s]
+        letters = sum(c.isalpha() for c in seg) or 1
+        quoted = sum(sum(c.isalpha() for c in text[a:b]) for a, b in qs)
+        out.append(
+            Sentence(
+                index=i,
+                start=s,
+                end=e,
+                text=seg,
+                boilerplate=is_boilerplate(seg),
+                quotes=qs,
+                quoted_share=min(1.0, quoted / letters),
+            )
+        )
+    return out
+
+
+def unquoted_text(sentence: Sentence, article_text: str) -> str:
+    """The sentence with its quoted material removed (what its writer wrote)."""
+    parts, pos = [], sentence.start
+    for a, b in sorted(sentence.quotes):
+        parts.append(article_text[pos:a])
+        pos = max(pos, b)
+    parts.append(article_text[pos : sentence.end])
+    return " ".join(parts)

@@ -1,0 +1,181 @@
+"""Stories stage: group articles by real-world event; same_story and related pairs.
+
+A pair's probability of being one event comes from a small logistic model over
+pair features that separate look-alike events: document and best-sentence
+similarity (shared facts, not just topic), overlap of rare names, numbers, months
+and weekdays (weighted by how rare the words are in the language, from ``wordfreq``,
+so the weight does not depend on the pile), and shared quotations. Reuse pairs are
+one story by definition. Articles are grouped by average-linkage clustering within
+connected components of the candidate graph, which keeps look-alike events apart
+where single linkage would chain them together.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from unspin.model import Doc, Relation, Story
+
+FEATURES = ("doc_sim", "top_sent", "keys", "quotes")
+
+
+@dataclass(frozen=True)
+class StoryParams:
+    """Logistic weights over FEATURES (fitted by bench/fit_story_model.py) and cut-offs."""
+
+    weights: tuple[float, ...] = (6.0, 6.0, 12.0, 2.0)
+    bias: float = -11.0
+    same_story: float = 0.5  # average-linkage cut: mean pair probability within a story
+    related: float = 0.15  # below same_story but at least this: "related"
+    max_component: int = 2000
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if len(self.weights) != len(FEATURES):
+            raise ValueError(f"StoryParams.weights needs {len(FEATURES)} values {FEATURES}")
+        if not 0 < self.related <= self.same_story < 1:
+            raise ValueError("StoryParams needs 0 < related <= same_story < 1")
+
+
+@lru_cache(maxsize=200_000)
+def _rarity(word: str, lang: str) -> float:
+    from wordfreq import zipf_frequency
+
+    try:
+        z = zipf_frequency(word, lang)
+    except LookupError:
+        z = zipf_frequency(word, "en")
+    return min(1.0, max(0.05, (7.0 - z) / 5.0))
+
+
+def key_weight(key: str, lang: str) -> float:
+    kind, _, val = key.partition(":")
+    if kind in ("e", "w"):
+        return max(_rarity(w, lang) for w in val.split())
+    if kind == "n":
+        return 0.6 if len(val) >= 3 else 0.3
+    return 0.25  # months, weekdays
+
+
+def key_overlap(a: Doc, b: Doc) -> float:
+    """Weighted Dice overlap of the docs' salient keys, in [0, 1]."""
+    ka, kb = set(a.keys), set(b.keys)
+    if not ka or not kb:
+        return 0.0
+    wa = sum(key_weight(k, a.lang) for k in ka)
+    wb = sum(key_weight(k, b.lang) for k in kb)
+    inter = sum(key_weight(k, a.lang) for k in ka & kb)
+    return 2 * inter / (wa + wb)
+
+
+def top_sentence_sim(a: Doc, b: Doc, k: int = 3) -> float:
+    """Mean of the k best sentence matches each way: shared facts, not just topic."""
+    ma = [s.index for s in a.sentences if not s.boilerplate] or [s.index for s in a.sentences]
+    mb = [s.index for s in b.sentences if not s.boilerplate] or [s.index for s in b.sentences]
+    if not ma or not mb:
+        return 0.0
+    sim = a.sentence_vectors[ma] @ b.sentence_vectors[mb].T
+    ra = np.sort(sim.max(axis=1))[::-1][:k].mean()
+    rb = np.sort(sim.max(axis=0))[::-1][:k].mean()
+    return float((ra + rb) / 2)
+
+
+def pair_features(a: Doc, b: Doc, shared_quotes: int) -> dict[str, float]:
+    return {
+        "doc_sim": float(a.doc_vector @ b.doc_vector),
+        "top_sent": top_sentence_sim(a, b),
+        "keys": key_overlap(a, b),
+        "quotes": float(min(shared_quotes, 2)) / 2,
+    }
+
+
+def story_probability(feats: dict[str, float], p: StoryParams) -> float:
+    z = p.bias + sum(w * feats[f] for w, f in zip(p.weights, FEATURES))
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def _average_linkage(prob: np.ndarray, cut: float) -> list[int]:
+    """Cluster labels: merge while the mean pairwise probability stays >= cut."""
+    n = len(prob)
+    if n == 1:
+        return [0]
+    from scipy.cluster.hierarchy import fcluster, linkage
+    from scipy.spatial.distance import squareform
+
+    dist = 1.0 - prob
+    np.fill_diagonal(dist, 0.0)
+    z = linkage(squareform(dist, checks=False), method="average")
+    return [int(x) - 1 for x in fcluster(z, t=1.0 - cut, criterion="distance")]
+
+
+def build_stories(
+    docs: Sequence[Doc],
+    pair_probs: dict[tuple[int, int], float],
+    reuse: Sequence[Relation],
+    p: StoryParams,
+    prob_fn,
+) -> list[list[int]]:
+    """Groups of doc indices. ``prob_fn(i, j)`` scores pairs missing from ``pair_probs``."""
+    import networkx as nx
+
+    g = nx.Graph()
+    g.add_nodes_from(range(len(docs)))
+    g.add_edges_from(pair for pair, pr in pair_probs.items() if pr >= p.related)
+    groups: list[list[int]] = []
+    for comp in nx.connected_components(g):
+        members = sorted(comp)
+        if len(members) == 1 or len(members) > p.max_component:
+            groups.extend([[m] for m in members] if len(members) > p.max_component else [members])
+            continue
+        pos = {m: k for k, m in enumerate(members)}
+        prob = np.zeros((len(members), len(members)))
+        for x in range(len(members)):
+            for y in range(x + 1, len(members)):
+                key = (members[x], members[y])
+                pr = pair_probs.get(key)
+                if pr is None:
+                    pr = prob_fn(*key)
+                prob[x, y] = prob[y, x] = pr
+        labels = _average_linkage(prob, p.same_story)
+        by_label: dict[int, list[int]] = {}
+        for m, lab in zip(members, labels):
+            by_label.setdefault(lab, []).append(m)
+        del pos
+        groups.extend(by_label.values())
+    return sorted((sorted(g_) for g_ in groups), key=lambda g_: g_[0])
+
+
+def label_for(docs: Sequence[Doc], members: list[int], sources: set[str]) -> str:
+    """The title of the story's earliest source article (or of its first article)."""
+    ordered = sorted(
+        members,
+        key=lambda i: (docs[i].id not in sources, docs[i].article.published_at or "~", docs[i].id),
+    )
+    d = docs[ordered[0]]
+    title = d.article.title or (d.sentences[0].text if d.sentences else d.id)
+    title = " ".join(title.split())
+    return title if len(title) <= 90 else title[:87].rstrip() + "..."
+
+
+def make_stories(
+    docs: Sequence[Doc], groups: list[list[int]], relations: Sequence[Relation]
+) -> list[Story]:
+    derived = {r.derivative for r in relations if r.derivative}
+    stories = []
+    for n, members in enumerate(groups, 1):
+        ids = [docs[i].id for i in members]
+        sources = [i for i in ids if i not in derived] or ids[:1]
+        stories.append(
+            Story(
+                id=f"s{n:04d}",
+                label=label_for(docs, members, set(sources)),
+                articles=ids,
+                sources=sources,
+            )
+        )
+    return stories
