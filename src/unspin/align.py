@@ -113,16 +113,16 @@ def _passages(a: Doc, b: Doc, matches, p: AlignParams) -> list[AlignedPassage]:
         ai = sorted({x[0] for x in g})
         bj = sorted({x[1] for x in g})
         wts = [len(a.sentences[x[0]].text) + len(b.sentences[x[1]].text) for x in g]
-        avg = lambda k: float(np.average([x[k] for x in g], weights=wts))  # noqa: E731
+        avg = np.average(np.array([x[2:5] for x in g]), axis=0, weights=wts)
         passages.append(
             AlignedPassage(
                 a_start=a.sentences[ai[0]].start,
                 a_end=a.sentences[ai[-1]].end,
                 b_start=b.sentences[bj[0]].start,
                 b_end=b.sentences[bj[-1]].end,
-                score=avg(2),
-                semantic=avg(3),
-                lexical=avg(4),
+                score=float(avg[0]),
+                semantic=float(avg[1]),
+                lexical=float(avg[2]),
                 a_sentences=ai,
                 b_sentences=bj,
                 quote_only=g[0][5],

@@ -134,7 +134,9 @@ def quote_pairs(docs: Sequence[Doc], p: CandidateParams, out: dict[Pair, set[str
                     _add(out, members[x], members[y], "quote")
 
 
-def candidate_pairs(docs: Sequence[Doc], params: CandidateParams | None = None) -> dict[Pair, set[str]]:
+def candidate_pairs(
+    docs: Sequence[Doc], params: CandidateParams | None = None
+) -> dict[Pair, set[str]]:
     """Index pairs ``(i, j)``, ``i < j``, with the generators that proposed them."""
     p = params or CandidateParams()
     out: dict[Pair, set[str]] = defaultdict(set)

@@ -166,11 +166,17 @@ def direction(
 # ---------------------------------------------------------------- typing
 
 
-def reuse_type(a: Doc, b: Doc, al: Alignment, p: ClassifyParams) -> tuple[str | None, float, list[str]]:
+def reuse_type(
+    a: Doc, b: Doc, al: Alignment, p: ClassifyParams
+) -> tuple[str | None, float, list[str]]:
     """The reuse relation of an aligned pair (None if it is not reuse), confidence, reasons."""
     f = al.features
     if a.norm_hash == b.norm_hash:
-        return "duplicate", 0.99, ["identical text after normalising case, spacing, quotes, boilerplate"]
+        return (
+            "duplicate",
+            0.99,
+            ["identical text after normalising case, spacing, quotes, boilerplate"],
+        )
     hi, lo = max(f["cov_a"], f["cov_b"]), min(f["cov_a"], f["cov_b"])
     cross = (
         a.lang != b.lang
@@ -182,7 +188,9 @@ def reuse_type(a: Doc, b: Doc, al: Alignment, p: ClassifyParams) -> tuple[str | 
         f"({int(f['n_passages'])} passages, order kept {f['order']:.0%})"
     ]
     if f["n_quote_only"]:
-        reasons.append(f"{int(f['n_quote_only'])} matches rest on shared quotations only; not counted")
+        reasons.append(
+            f"{int(f['n_quote_only'])} matches rest on shared quotations only; not counted"
+        )
     full = hi >= p.full_cov and lo >= p.full_cov_other
     if full:
         strength = min(_ramp(hi, p.full_cov - 0.1, 0.9), _ramp(f["semantic"], 0.75, 0.95))
@@ -193,11 +201,14 @@ def reuse_type(a: Doc, b: Doc, al: Alignment, p: ClassifyParams) -> tuple[str | 
         reasons.append(f"word 3-grams shared inside aligned passages: {f['verbatim']:.0%}")
         if f["verbatim"] >= p.copy_verbatim:
             return "copy", min(0.99, conf * (0.8 + 0.2 * _ramp(f["verbatim"], 0.6, 0.9))), reasons
-        return "spun", conf * (0.8 + 0.2 * _ramp(p.copy_verbatim - f["verbatim"], 0.0, 0.3)), reasons
+        return (
+            "spun",
+            conf * (0.8 + 0.2 * _ramp(p.copy_verbatim - f["verbatim"], 0.0, 0.3)),
+            reasons,
+        )
     reused_chars = max(f["n_sent_a"], f["n_sent_b"])
     if (
-        f["longest_run"] >= p.partial_min_sentences
-        or reused_chars >= p.partial_min_sentences + 1
+        f["longest_run"] >= p.partial_min_sentences or reused_chars >= p.partial_min_sentences + 1
     ) and f["n_passages"] >= 1:
         conf = 0.5 + 0.4 * min(_ramp(f["longest_run"], 1, 4), _ramp(f["semantic"], 0.8, 0.95))
         kind = "verbatim" if f["verbatim"] >= p.copy_verbatim else "reworded"

@@ -194,6 +194,7 @@ def is_boilerplate(sentence: str) -> bool:
 
 # ---------------------------------------------------------------- language
 
+
 def detect_language(text: str) -> tuple[str, float]:
     """ISO 639-1 code and a confidence in [0, 1] (pycld2, bundled with its model)."""
     import pycld2
@@ -214,6 +215,7 @@ def detect_language(text: str) -> tuple[str, float]:
 
 
 # ---------------------------------------------------------------- the stage
+
 
 def sentences_for(text: str, quotes: list[Quote], title: str | None = None) -> list[Sentence]:
     """Split, mark boilerplate and attach the quote spans that fall inside each sentence."""

@@ -20,7 +20,9 @@ from unspin.fingerprint import embed_docs, prepare
 from unspin.model import Article, Doc, InputError, Relation, Result
 from unspin.stories import (
     StoryParams,
-    build_stories,
+    cluster_component,
+    component_features,
+    components,
     make_stories,
     pair_features,
     story_probability,
@@ -44,7 +46,9 @@ class Config:
         from unspin.embed import BACKENDS
 
         if self.embedder not in BACKENDS:
-            raise ValueError(f"unknown embedder {self.embedder!r}; choose one of {sorted(BACKENDS)}")
+            raise ValueError(
+                f"unknown embedder {self.embedder!r}; choose one of {sorted(BACKENDS)}"
+            )
         if self.batch_size < 1:
             raise ValueError("batch_size must be >= 1")
 
@@ -104,6 +108,65 @@ def _support_index(docs: Sequence[Doc]) -> Callable[[str, str, str], int]:
     return support
 
 
+@dataclass
+class PairStage:
+    """What the per-pair work produced: reuse relations and story features by pair."""
+
+    pairs: list[tuple[int, int]]
+    reuse: dict[tuple[int, int], Relation]
+    features: dict[tuple[int, int], dict[str, float]]
+    feature_fn: Callable[[int, int], dict[str, float]]
+
+
+def pair_stage(
+    docs: Sequence[Doc],
+    config: Config,
+    engine: LocalEngine | None = None,
+    progress: Progress = _noop,
+) -> PairStage:
+    """Candidates, then per candidate pair: alignment, reuse typing, story features."""
+    engine = engine or LocalEngine()
+    pairs = sorted(candidate_pairs(docs, config.candidates))
+    support = _support_index(docs)
+    qkeys = [quote_keys(d, config.candidates.quote_min_words) for d in docs]
+
+    def feature_fn(i: int, j: int) -> dict[str, float]:
+        return pair_features(docs[i], docs[j], len(qkeys[i] & qkeys[j]))
+
+    def per_pair(pair: tuple[int, int]) -> tuple[Relation | None, dict[str, float]]:
+        i, j = pair if docs[pair[0]].id <= docs[pair[1]].id else pair[::-1]
+        al = align(docs[i], docs[j], config.align)
+        return classify(docs[i], docs[j], al, config.classify, support), feature_fn(*pair)
+
+    done = [0]
+
+    def tracked(pair: tuple[int, int]) -> tuple[Relation | None, dict[str, float]]:
+        out = per_pair(pair)
+        done[0] += 1
+        if done[0] % 200 == 0 or done[0] == len(pairs):
+            progress("align", done[0], len(pairs))
+        return out
+
+    results = engine.map(tracked, pairs)
+    return PairStage(
+        pairs=pairs,
+        reuse={pair: rel for pair, (rel, _) in zip(pairs, results) if rel is not None},
+        features={pair: f for pair, (_, f) in zip(pairs, results)},
+        feature_fn=feature_fn,
+    )
+
+
+def story_components(docs: Sequence[Doc], ps: PairStage, config: Config) -> list[list[int]]:
+    """Components of the graph of reuse pairs, shared quotations and similar candidates."""
+    sp = config.stories
+    edges = [
+        pair
+        for pair, f in ps.features.items()
+        if pair in ps.reuse or f["quotes"] > 0 or f["doc_sim"] >= sp.link_sim
+    ]
+    return components(len(docs), edges)
+
+
 def analyse(
     docs: Sequence[Doc],
     config: Config,
@@ -112,63 +175,40 @@ def analyse(
     progress: Progress = _noop,
 ) -> Result:
     """Pairs, relations and stories for fingerprinted docs."""
-    engine = engine or LocalEngine()
-    cands = candidate_pairs(docs, config.candidates)
-    pairs = sorted(cands)
-    support = _support_index(docs)
-    qkeys = [quote_keys(d, config.candidates.quote_min_words) for d in docs]
-
-    def per_pair(pair: tuple[int, int]) -> tuple[Relation | None, dict[str, float]]:
-        i, j = pair if docs[pair[0]].id <= docs[pair[1]].id else pair[::-1]
-        al = align(docs[i], docs[j], config.align)
-        rel = classify(docs[i], docs[j], al, config.classify, support)
-        feats = pair_features(docs[i], docs[j], len(qkeys[i] & qkeys[j]))
-        feats.update({k: v for k, v in al.features.items() if k in ("cov_a", "cov_b")})
-        return rel, feats
-
-    results = []
-    for n, pair in enumerate(pairs, 1):
-        results.append(per_pair(pair))
-        if n % 200 == 0 or n == len(pairs):
-            progress("align", n, len(pairs))
-    reuse = [r for r, _ in results if r is not None]
+    ps = pair_stage(docs, config, engine, progress)
+    sp = config.stories
+    groups: list[list[int]] = []
     probs: dict[tuple[int, int], float] = {}
-    feats_of: dict[tuple[int, int], dict[str, float]] = {}
-    for pair, (rel, feats) in zip(pairs, results):
-        feats_of[pair] = feats
-        probs[pair] = 1.0 if rel is not None else story_probability(feats, config.stories)
-
-    def prob_fn(i: int, j: int) -> float:
-        return story_probability(
-            pair_features(docs[i], docs[j], len(qkeys[i] & qkeys[j])), config.stories
-        )
-
-    groups = build_stories(docs, probs, reuse, config.stories, prob_fn)
+    feats: dict[tuple[int, int], dict[str, float]] = {}
+    for members in story_components(docs, ps, config):
+        if len(members) > sp.max_component:
+            groups.extend([m] for m in members)  # too big to cluster densely: left apart
+            continue
+        cf = component_features(docs, members, ps.features, ps.feature_fn)
+        for pair, f in cf.items():
+            feats[pair] = f
+            probs[pair] = 1.0 if pair in ps.reuse else story_probability(f, sp)
+        groups.extend(cluster_component(members, probs, sp))
+    groups.sort(key=lambda g: g[0])
     story_of = {i: g for g in range(len(groups)) for i in groups[g]}
-    relations: list[Relation] = list(reuse)
-    reuse_pairs = {(r.a, r.b) for r in reuse}
-    for (i, j), pr in probs.items():
-        a, b = docs[i].id, docs[j].id
-        key = (min(a, b), max(a, b))
-        if key in reuse_pairs:
+    relations: list[Relation] = list(ps.reuse.values())
+    for pair in ps.pairs:
+        if pair in ps.reuse or pair not in probs or probs[pair] < sp.related:
             continue
-        if story_of[i] == story_of[j] and pr >= config.stories.related:
-            kind = "same_story"
-        elif pr >= config.stories.related:
-            kind = "related"
-        else:
-            continue
-        f = feats_of[(i, j)]
+        i, j = pair
+        pr, f = probs[pair], feats[pair]
+        kind = "same_story" if story_of[i] == story_of[j] else "related"
+        a, b = sorted((docs[i].id, docs[j].id))
         relations.append(
             Relation(
-                a=key[0],
-                b=key[1],
+                a=a,
+                b=b,
                 relation=kind,
                 confidence=round(pr if kind == "same_story" else 1 - pr, 4),
                 reasons=[
                     f"event similarity {pr:.2f} (documents {f['doc_sim']:.2f}, best sentences "
-                    f"{f['top_sent']:.2f}, names/numbers/dates {f['keys']:.2f}, shared quotations "
-                    f"{int(f['quotes'] * 2)})",
+                    f"{f['top_sent']:.2f}, names/numbers/dates {f['keys']:.2f}, within topic "
+                    f"{f['keys_local']:.2f}, shared quotations {int(f['quotes'] * 2)})",
                     "no passage reuse beyond shared quotations"
                     if kind == "same_story"
                     else "grouped into different stories",

@@ -13,27 +13,27 @@ where single linkage would chain them together.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 from unspin.model import Doc, Relation, Story
 
-FEATURES = ("doc_sim", "top_sent", "keys", "quotes")
+FEATURES = ("doc_sim", "top_sent", "keys", "keys_local", "details", "quotes")
 
 
 @dataclass(frozen=True)
 class StoryParams:
     """Logistic weights over FEATURES (fitted by bench/fit_story_model.py) and cut-offs."""
 
-    weights: tuple[float, ...] = (6.0, 6.0, 12.0, 2.0)
-    bias: float = -11.0
+    weights: tuple[float, ...] = (0.675, 2.459, 18.729, 0.0, 0.0, 1.323)
+    bias: float = -5.491
     same_story: float = 0.5  # average-linkage cut: mean pair probability within a story
     related: float = 0.15  # below same_story but at least this: "related"
+    link_sim: float = 0.5  # candidate pairs at least this similar form a component
     max_component: int = 2000
-    extra: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if len(self.weights) != len(FEATURES):
@@ -62,15 +62,35 @@ def key_weight(key: str, lang: str) -> float:
     return 0.25  # months, weekdays
 
 
-def key_overlap(a: Doc, b: Doc) -> float:
-    """Weighted Dice overlap of the docs' salient keys, in [0, 1]."""
-    ka, kb = set(a.keys), set(b.keys)
+def key_overlap(
+    a: Doc, b: Doc, local: dict[str, float] | None = None, kinds: str = "ewnmd"
+) -> float:
+    """Weighted Dice overlap of the docs' salient keys, in [0, 1].
+
+    ``local`` multiplies each key's weight (component-local IDF: keys that most
+    articles of a topic share describe the cast, not the event).
+    """
+    ka = {k for k in a.keys if k[0] in kinds}
+    kb = {k for k in b.keys if k[0] in kinds}
     if not ka or not kb:
         return 0.0
-    wa = sum(key_weight(k, a.lang) for k in ka)
-    wb = sum(key_weight(k, b.lang) for k in kb)
-    inter = sum(key_weight(k, a.lang) for k in ka & kb)
-    return 2 * inter / (wa + wb)
+    f = (lambda k: local.get(k, 1.0)) if local is not None else (lambda k: 1.0)
+    wa = sum(key_weight(k, a.lang) * f(k) for k in ka)
+    wb = sum(key_weight(k, b.lang) * f(k) for k in kb)
+    inter = sum(key_weight(k, a.lang) * f(k) for k in ka & kb)
+    return 2 * inter / (wa + wb) if wa + wb else 0.0
+
+
+def local_idf(docs: Sequence[Doc], members: Sequence[int]) -> dict[str, float] | None:
+    """Key weights in [0, 1] within a component: log(n / df) / log(n); None if n < 3."""
+    n = len(members)
+    if n < 3:
+        return None
+    df: dict[str, int] = {}
+    for i in members:
+        for k in set(docs[i].keys):
+            df[k] = df.get(k, 0) + 1
+    return {k: math.log(n / c) / math.log(n) for k, c in df.items()}
 
 
 def top_sentence_sim(a: Doc, b: Doc, k: int = 3) -> float:
@@ -90,6 +110,8 @@ def pair_features(a: Doc, b: Doc, shared_quotes: int) -> dict[str, float]:
         "doc_sim": float(a.doc_vector @ b.doc_vector),
         "top_sent": top_sentence_sim(a, b),
         "keys": key_overlap(a, b),
+        "details": key_overlap(a, b, kinds="nmd"),
+        "keys_local": 0.0,  # set per component by component_features
         "quotes": float(min(shared_quotes, 2)) / 2,
     }
 
@@ -113,41 +135,50 @@ def _average_linkage(prob: np.ndarray, cut: float) -> list[int]:
     return [int(x) - 1 for x in fcluster(z, t=1.0 - cut, criterion="distance")]
 
 
-def build_stories(
-    docs: Sequence[Doc],
-    pair_probs: dict[tuple[int, int], float],
-    reuse: Sequence[Relation],
-    p: StoryParams,
-    prob_fn,
-) -> list[list[int]]:
-    """Groups of doc indices. ``prob_fn(i, j)`` scores pairs missing from ``pair_probs``."""
+def components(n_docs: int, edges) -> list[list[int]]:
+    """Connected components (sorted doc indices) of the given index pairs."""
     import networkx as nx
 
     g = nx.Graph()
-    g.add_nodes_from(range(len(docs)))
-    g.add_edges_from(pair for pair, pr in pair_probs.items() if pr >= p.related)
-    groups: list[list[int]] = []
-    for comp in nx.connected_components(g):
-        members = sorted(comp)
-        if len(members) == 1 or len(members) > p.max_component:
-            groups.extend([[m] for m in members] if len(members) > p.max_component else [members])
-            continue
-        pos = {m: k for k, m in enumerate(members)}
-        prob = np.zeros((len(members), len(members)))
-        for x in range(len(members)):
-            for y in range(x + 1, len(members)):
-                key = (members[x], members[y])
-                pr = pair_probs.get(key)
-                if pr is None:
-                    pr = prob_fn(*key)
-                prob[x, y] = prob[y, x] = pr
-        labels = _average_linkage(prob, p.same_story)
-        by_label: dict[int, list[int]] = {}
-        for m, lab in zip(members, labels):
-            by_label.setdefault(lab, []).append(m)
-        del pos
-        groups.extend(by_label.values())
-    return sorted((sorted(g_) for g_ in groups), key=lambda g_: g_[0])
+    g.add_nodes_from(range(n_docs))
+    g.add_edges_from(edges)
+    return sorted((sorted(c) for c in nx.connected_components(g)), key=lambda c: c[0])
+
+
+def component_features(
+    docs: Sequence[Doc],
+    members: list[int],
+    base: dict[tuple[int, int], dict[str, float]],
+    feat_fn: Callable[[int, int], dict[str, float]],
+) -> dict[tuple[int, int], dict[str, float]]:
+    """Features of every pair inside a component, with the component-local key overlap."""
+    local = local_idf(docs, members)
+    out = {}
+    for x in range(len(members)):
+        for y in range(x + 1, len(members)):
+            key = (members[x], members[y])
+            f = dict(base.get(key) or feat_fn(*key))
+            f["keys_local"] = key_overlap(docs[key[0]], docs[key[1]], local) if local else f["keys"]
+            out[key] = f
+    return out
+
+
+def cluster_component(
+    members: list[int],
+    probs: dict[tuple[int, int], float],
+    p: StoryParams,
+) -> list[list[int]]:
+    """Average-linkage groups of one component from its pair probabilities."""
+    if len(members) == 1:
+        return [members]
+    prob = np.zeros((len(members), len(members)))
+    for x in range(len(members)):
+        for y in range(x + 1, len(members)):
+            prob[x, y] = prob[y, x] = probs[(members[x], members[y])]
+    by_label: dict[int, list[int]] = {}
+    for m, lab in zip(members, _average_linkage(prob, p.same_story)):
+        by_label.setdefault(lab, []).append(m)
+    return list(by_label.values())
 
 
 def label_for(docs: Sequence[Doc], members: list[int], sources: set[str]) -> str:

@@ -1,0 +1,35 @@
+"""Shared helpers for benchmarks and fitting scripts: locate ../shared and load its sets."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from pathlib import Path
+
+from unspin.model import Article
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("UNSPIN_SHARED", REPO.parent / "shared"))
+
+
+def jsonl(path: Path) -> list[dict]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def ecbplus() -> tuple[list[Article], dict[str, str], dict[str, str]]:
+    """ECB+ dev articles, and their subtopic and topic labels by id."""
+    rows = jsonl(SHARED / "data" / "ecbplus_dev.jsonl")
+    arts = [Article(id=r["doc_id"], text=r["text"]) for r in rows]
+    return arts, {r["doc_id"]: r["subtopic"] for r in rows}, {r["doc_id"]: r["topic"] for r in rows}
+
+
+def meantime() -> list[Article]:
+    """MEANTIME English and Spanish articles; ids ``<doc_id>/<lang>``."""
+    out = []
+    for lang in ("en", "es"):
+        for r in jsonl(SHARED / "data" / "meantime" / f"meantime_{lang}.jsonl"):
+            out.append(Article(id=f"{r['doc_id']}/{lang}", text=r["text"], lang=None))
+    return out

@@ -1,0 +1,436 @@
+"""The ``unspin`` command: a thin layer over :mod:`unspin.api` (no detection logic here)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+#: exit codes (also in the --help epilog and docs/schema.md)
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_SKIPPED = 0, 1, 2, 3
+#: how many input errors are listed on stderr (all are in errors.jsonl)
+MAX_LISTED_ERRORS = 5
+#: the progress bar appears only once a run has taken this long (seconds)
+PROGRESS_DELAY = 1.0
+EMBEDDERS = ("use", "hashing")
+#: output width when stdout is not a terminal
+SUMMARY_WIDTH = 100
+
+EPILOG = """\
+exit codes:
+  0  every input was processed (warnings allowed)
+  1  unexpected failure (a bug or an unusable store; message on stderr)
+  2  usage error: bad command line or option value
+  3  some inputs were skipped (see errors.jsonl / the list on stderr)
+"""
+
+
+class UsageError(Exception):
+    """A bad option value found after parsing (exit code 2)."""
+
+
+def _field(value: str) -> tuple[str, str]:
+    name, sep, source = value.partition("=")
+    if not sep or not name.strip() or not source.strip():
+        raise argparse.ArgumentTypeError(
+            f"expected NAME=INPUT_FIELD (e.g. text=body), got {value!r}"
+        )
+    return name.strip(), source.strip()
+
+
+def _positive_int(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
+    if n <= 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {n}")
+    return n
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from unspin import __version__
+    from unspin.model import SCHEMA_VERSION
+
+    fmt = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(
+        prog="unspin",
+        description="Trace news copies, spins and translations back to their source.",
+        epilog=EPILOG,
+        formatter_class=fmt,
+    )
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"unspin {__version__} (output schema {SCHEMA_VERSION})",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    ingest = argparse.ArgumentParser(add_help=False)
+    g = ingest.add_argument_group("input options")
+    g.add_argument(
+        "--field",
+        action="append",
+        type=_field,
+        default=[],
+        metavar="NAME=INPUT_FIELD",
+        help="read article field NAME (id, text, title, url, outlet, published_at, lang) "
+        "from the records' field INPUT_FIELD; repeatable",
+    )
+    g.add_argument(
+        "--max-chars",
+        type=_positive_int,
+        metavar="N",
+        help="skip texts longer than N characters (default 2,000,000)",
+    )
+    g.add_argument("--encoding", metavar="ENC", help="read text files in this encoding")
+
+    embed = argparse.ArgumentParser(add_help=False)
+    embed.add_argument(
+        "--embedder",
+        choices=EMBEDDERS,
+        default="use",
+        help="sentence embeddings: 'use' (multilingual model, default) or 'hashing' "
+        "(fast, lexical only: cannot see paraphrases or translations)",
+    )
+
+    output = argparse.ArgumentParser(add_help=False)
+    g = output.add_argument_group("output options")
+    g.add_argument("--quiet", "-q", action="store_true", help="no summary, no progress bar")
+    g.add_argument(
+        "--json",
+        action="store_true",
+        help="print the relations as JSON Lines on stdout instead of the summary",
+    )
+
+    p = sub.add_parser(
+        "scan",
+        parents=[ingest, embed, output],
+        help="find reuse and stories among articles in files and folders",
+        description="Read articles from files and folders, find copies, spins, translations "
+        "and stories, and write the results to --out.",
+        epilog=EPILOG,
+        formatter_class=fmt,
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="file or folder to read")
+    p.add_argument(
+        "--out",
+        default="results",
+        metavar="DIR",
+        help="folder for the results (default: results/)",
+    )
+    p.add_argument(
+        "--no-store",
+        action="store_true",
+        help="do not cache fingerprints in DIR/.unspin (then `unspin add` cannot follow)",
+    )
+
+    p = sub.add_parser(
+        "add",
+        parents=[ingest, embed, output],
+        help="add articles to an earlier scan and recompute its results",
+        description="Add articles to the scan stored in --out and recompute results for the "
+        "whole pile (only the new articles are fingerprinted).",
+        epilog=EPILOG,
+        formatter_class=fmt,
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="file or folder to add")
+    p.add_argument("--out", required=True, metavar="DIR", help="results folder of the scan")
+
+    p = sub.add_parser(
+        "compare",
+        parents=[embed],
+        help="explain the relation between two articles",
+        description="Show how two articles relate, with the aligned passages side by side.",
+        epilog=EPILOG,
+        formatter_class=fmt,
+    )
+    p.add_argument("a", metavar="A", help="first article file")
+    p.add_argument("b", metavar="B", help="second article file")
+    p.add_argument("--json", action="store_true", help="print the relation as one JSON record")
+    return parser
+
+
+# ---------------------------------------------------------------- progress
+
+
+class _ProgressBar:
+    """A ``(stage, done, total)`` callback that shows a rich bar once a run is slow."""
+
+    def __init__(self, console: Console, enabled: bool) -> None:
+        self.console, self.enabled = console, enabled
+        self.start = time.monotonic()
+        self.progress: Progress | None = None
+        self.tasks: dict[str, int] = {}
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if self.progress is None:
+            if time.monotonic() - self.start < PROGRESS_DELAY:
+                return
+            self.progress = Progress(
+                TextColumn("{task.description:<12}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=self.console,
+                transient=True,
+            )
+            self.progress.start()
+        if stage not in self.tasks:
+            self.tasks[stage] = self.progress.add_task(stage, total=total)
+        self.progress.update(self.tasks[stage], completed=done, total=total)
+
+    def stop(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+            self.progress = None
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _consoles() -> tuple[Console, Console]:
+    out = Console(highlight=False)
+    if not out.is_terminal:
+        out.width = SUMMARY_WIDTH
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    return out, err
+
+
+def _ingest_options(args: argparse.Namespace):
+    from unspin.ingest import IngestOptions
+
+    fields: dict[str, str] = {}
+    for name, source in args.field:
+        if name in fields:
+            raise UsageError(f"--field {name}= given more than once")
+        fields[name] = source
+    kw = {"fields": fields, "encoding": args.encoding}
+    if args.max_chars is not None:
+        kw["max_chars"] = args.max_chars
+    try:
+        return IngestOptions(**kw)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
+def _config(args: argparse.Namespace):
+    from unspin.pipeline import Config
+
+    try:
+        return Config(embedder=args.embedder)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
+def _report_errors(err: Console, errors: Sequence) -> int:
+    """The one-line error/warning count and the first few errors; returns the exit code."""
+    n_err = sum(e.severity == "error" for e in errors)
+    n_warn = len(errors) - n_err
+    line = Text()
+    line.append(f"{n_err} input error{'s' * (n_err != 1)}", style="red" if n_err else "")
+    line.append(f" (skipped), {n_warn} warning{'s' * (n_warn != 1)}")
+    err.print(line)
+    ranked = [e for e in errors if e.severity == "error"] + [
+        e for e in errors if e.severity != "error"
+    ]
+    for e in ranked[:MAX_LISTED_ERRORS]:
+        where = f"{e.input} {e.location}".strip() or "(input)"
+        t = Text("  ")
+        t.append(e.severity, style="red" if e.severity == "error" else "yellow")
+        t.append(f" {where}: {e.reason}")
+        err.print(t)
+    if len(ranked) > MAX_LISTED_ERRORS:
+        err.print(f"  ... and {len(ranked) - MAX_LISTED_ERRORS} more")
+    return EXIT_SKIPPED if n_err else EXIT_OK
+
+
+# ---------------------------------------------------------------- commands
+
+
+def _run_scan(args: argparse.Namespace, out: Console, err: Console) -> int:
+    import unspin
+    from unspin.output import FILES
+
+    ingest, config = _ingest_options(args), _config(args)
+    if args.command == "add":
+        from unspin.store import STORE_DIRNAME
+
+        if not (Path(args.out) / STORE_DIRNAME / "store.sqlite").is_file():
+            raise UsageError(
+                f"no earlier scan in {args.out}: run `unspin scan PATH... --out {args.out}` first"
+            )
+    bar = _ProgressBar(err, enabled=err.is_terminal and not args.quiet)
+    try:
+        if args.command == "scan":
+            result = unspin.scan(
+                args.paths,
+                out=args.out,
+                config=config,
+                ingest=ingest,
+                store=False if args.no_store else None,
+                progress=bar,
+            )
+        else:
+            try:
+                result = unspin.add(
+                    args.paths, out=args.out, config=config, ingest=ingest, progress=bar
+                )
+            except ValueError as e:  # documented: no earlier scan in the store
+                raise UsageError(str(e)) from None
+    finally:
+        bar.stop()
+
+    if args.json:
+        for r in result.relations:
+            sys.stdout.write(json.dumps(r.to_record(), ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+    elif not args.quiet:
+        from unspin.summary import render_summary
+
+        out.print(render_summary(result))
+    files = ", ".join(f"{n}.jsonl" for n in FILES)
+    err.print(
+        f"{len(result.docs)} articles, {len(result.relations)} relations, "
+        f"{len(result.stories)} stories written to {args.out}{os.sep} ({files}, manifest.json)"
+    )
+    return _report_errors(err, result.errors)
+
+
+def _read_one(path: str, name: str, err: Console):
+    """The first article of a file, or None (with the input errors listed)."""
+    from unspin.ingest import read_paths
+
+    articles, errors = read_paths([path])
+    if not articles:
+        if not errors:
+            from unspin.model import InputError
+
+            errors = [InputError(path, "", "no article found")]
+        _report_errors(err, errors)
+        return None
+    if errors:
+        _report_errors(err, errors)
+    if len(articles) > 1:
+        err.print(f"{name}: {path} holds {len(articles)} articles; comparing the first")
+    return articles[0]
+
+
+def _passage_text(text: str, start: int, end: int, limit: int = 1000) -> str:
+    s = " ".join(text[start:end].split())
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+def _run_compare(args: argparse.Namespace, out: Console, err: Console) -> int:
+    import unspin
+    from unspin.model import REUSE_RELATIONS
+
+    config = _config(args)
+    a = _read_one(args.a, "A", err)
+    b = _read_one(args.b, "B", err)
+    if a is None or b is None:
+        return EXIT_SKIPPED
+    rel = unspin.compare(a, b, config)
+    if args.json:
+        sys.stdout.write(json.dumps(rel.to_record(), ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+        return EXIT_OK
+    texts = {x.id: x.text for x in (a, b)}
+    head = Text()
+    head.append(rel.relation, style="bold")
+    head.append(f"  confidence {rel.confidence:.2f}")
+    out.print(head)
+    out.print(f"A = {rel.a}: {args.a if rel.a == a.id else args.b}", markup=False)
+    out.print(f"B = {rel.b}: {args.b if rel.a == a.id else args.a}", markup=False)
+    if rel.source and rel.derivative:
+        direction = f"{rel.source} -> {rel.derivative}"
+        if rel.direction_reason:
+            direction += f" ({rel.direction_reason})"
+    elif rel.relation not in REUSE_RELATIONS:
+        direction = f"n/a ({rel.relation} is not reuse, so there is no source)"
+    elif rel.direction_reason and rel.direction_reason.startswith("direction undecided"):
+        direction = rel.direction_reason
+    else:
+        direction = f"undecided: {rel.direction_reason or 'no reason given'}"
+    out.print(f"direction: {direction}", markup=False)
+    if rel.coverage:
+        cov = ", ".join(f"{k} {v:.0%}" for k, v in rel.coverage.items())
+        out.print(f"coverage (share of each text in aligned passages): {cov}", markup=False)
+    for reason in rel.reasons:
+        out.print(f"  - {reason}", markup=False)
+    if not rel.alignment:
+        out.print("no aligned passages")
+        return EXIT_OK
+    table = Table(title="aligned passages", show_lines=True, expand=True)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column(f"A: {rel.a}", ratio=1, overflow="fold")
+    table.add_column(f"B: {rel.b}", ratio=1, overflow="fold")
+    table.add_column("score", justify="right", no_wrap=True)
+    for i, p in enumerate(rel.alignment, 1):
+        score = Text(f"{p.score:.2f}")
+        if p.quote_only:
+            score.append("\nquote\nonly", style="yellow")
+        table.add_row(
+            str(i),
+            Text(_passage_text(texts[rel.a], p.a_start, p.a_end)),
+            Text(_passage_text(texts[rel.b], p.b_start, p.b_end)),
+            score,
+        )
+    out.print(table)
+    n_quote = sum(p.quote_only for p in rel.alignment)
+    if n_quote:
+        out.print(f"{n_quote} passage(s) match on quoted material only (marked 'quote only')")
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------- entry point
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit code (see ``EPILOG``)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help, --version and argparse usage errors
+        return e.code if isinstance(e.code, int) else (EXIT_OK if e.code is None else EXIT_USAGE)
+    out, err = _consoles()
+    try:
+        if args.command == "compare":
+            return _run_compare(args, out, err)
+        return _run_scan(args, out, err)
+    except UsageError as e:
+        err.print(f"unspin {args.command}: error: {e}", markup=False)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        return 130
+    except Exception as e:  # noqa: BLE001 - report, never dump a bare traceback on users
+        from unspin.store import StoreError
+
+        if isinstance(e, StoreError):
+            err.print(f"unspin {args.command}: error: {e}", markup=False)
+            return EXIT_FAILURE
+        err.print(
+            f"unspin {args.command}: unexpected failure: {type(e).__name__}: {e}", markup=False
+        )
+        if os.environ.get("UNSPIN_DEBUG"):
+            err.print(traceback.format_exc(), markup=False)
+        else:
+            err.print("(set UNSPIN_DEBUG=1 to see the traceback)")
+        return EXIT_FAILURE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,162 @@
+"""Tests for the embedded store: fingerprint cache, article archive, vector index, errors."""
+
+from __future__ import annotations
+
+import dataclasses
+import sqlite3
+
+import numpy as np
+import pytest
+
+from unspin.embed import get_embedder
+from unspin.fingerprint import embed_docs, prepare
+from unspin.model import Article, Doc
+from unspin.pipeline import Config, fingerprint
+from unspin.store import STORE_SCHEMA_VERSION, Store, StoreError
+
+TEXTS = [
+    'The old river bridge will reopen in June, the council said. "We are delighted with '
+    'the repairs," said mayor Ana Ruiz on Monday.\n\nSubscribe to our newsletter.',
+    "Heavy rain flooded 40 homes in Riverton overnight. Firefighters pumped water from "
+    "cellars until 5 a.m. on Tuesday.",
+    "The city library will extend its opening hours from March. Readers asked for later "
+    "evenings, the head librarian Tom Berg said.",
+]
+
+
+def articles() -> list[Article]:
+    return [
+        Article(id=f"a{i}", text=t, title=f"Title {i}", lang="en", outlet="Daily Example")
+        for i, t in enumerate(TEXTS)
+    ]
+
+
+def embedded(arts: list[Article]) -> list[Doc]:
+    docs = [prepare(a) for a in arts]
+    embed_docs(docs, get_embedder("hashing"))
+    return docs
+
+
+def assert_docs_equal(a: Doc, b: Doc) -> None:
+    for f in dataclasses.fields(Doc):
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        if isinstance(x, np.ndarray):
+            assert isinstance(y, np.ndarray) and x.dtype == y.dtype, f.name
+            np.testing.assert_array_equal(x, y, err_msg=f.name)
+        else:
+            assert x == y, f.name
+
+
+def test_doc_round_trip(tmp_path):
+    doc = embedded(articles()[:1])[0]
+    assert doc.quotes and doc.minhash and any(s.boilerplate for s in doc.sentences)
+    doc.minhash = [*doc.minhash[:-1], 2**64 - 1]  # beyond int64
+    with Store(tmp_path / ".unspin") as st:
+        st.put_doc(doc, "hashing")
+    with Store(tmp_path / ".unspin") as st:
+        got = st.get_doc(doc.article, "hashing")
+        assert got is not None and got.article is doc.article
+        assert_docs_equal(got, doc)
+        assert st.get_doc(doc.article, "use-m3") is None  # other embedder: other key
+        changed = dataclasses.replace(doc.article, title="Another title")
+        assert st.get_doc(changed, "hashing") is None
+        assert st.stats()["hits"] == 1 and st.stats()["misses"] == 2
+
+
+def test_fingerprint_uses_cache(tmp_path):
+    cfg = Config(embedder="hashing")
+    with Store(tmp_path) as st:
+        first = fingerprint(articles(), cfg, cache=st)
+        assert st.stats()["misses"] == 3 and st.stats()["hits"] == 0
+    with Store(tmp_path) as st:
+        second = fingerprint(articles(), cfg, cache=st)
+        stats = st.stats()
+        assert (stats["docs"], stats["articles"], stats["hits"], stats["misses"]) == (3, 0, 3, 0)
+    assert [d.id for d in second] == ["a0", "a1", "a2"]
+    for a, b in zip(first, second, strict=True):
+        assert_docs_equal(a, b)
+
+
+def test_same_text_two_ids(tmp_path):
+    a, b = Article(id="x", text=TEXTS[1]), Article(id="y", text=TEXTS[1], outlet="Other")
+    with Store(tmp_path) as st:
+        st.put_doc(embedded([a])[0], "hashing")
+        da, db = st.get_doc(a, "hashing"), st.get_doc(b, "hashing")
+        assert st.stats()["docs"] == 1
+    assert da is not None and db is not None
+    assert (da.id, db.id) == ("x", "y") and db.article is b
+    np.testing.assert_array_equal(da.doc_vector, db.doc_vector)
+
+
+def test_articles_order_fields_and_upsert(tmp_path):
+    arts = articles()
+    arts[1].meta = {"section": "local", "tags": ["flood", "rain"], "n": 3}
+    arts[1].published_at = "2024-03-05T10:00:00Z"
+    arts[2].url, arts[2].input, arts[2].location = "https://example.org/x", "in.jsonl", "line 3"
+    with Store(tmp_path) as st:
+        st.save_articles([arts[2], arts[0]])
+        st.save_articles([arts[1], dataclasses.replace(arts[0], text="Updated text.")])
+    with Store(tmp_path) as st:
+        got = st.load_articles()
+        assert [a.id for a in got] == ["a2", "a0", "a1"]  # first-seen order
+        assert got[0] == arts[2] and got[2] == arts[1]
+        assert got[1].text == "Updated text."
+        assert st.stats()["articles"] == 3
+        st.save_articles([arts[1]], replace=True)
+        assert [a.id for a in st.load_articles()] == ["a1"]
+
+
+def test_write_index(tmp_path):
+    docs = embedded(articles())
+    with Store(tmp_path) as st:
+        st.write_index(docs)
+        assert (tmp_path / "docs.faiss").exists()
+    with Store(tmp_path) as st:
+        loaded = st.load_index()
+        assert loaded is not None
+        index, ids = loaded
+        assert index.ntotal == 3 and ids == ["a0", "a1", "a2"]
+        _, found = index.search(docs[1].doc_vector[None, :], 1)
+        assert ids[found[0][0]] == "a1"
+        st.write_index(docs[:2])
+        assert st.load_index()[1] == ["a0", "a1"]
+        assert st.stats()["indexed"] == 2
+
+
+def test_corrupt_file_raises(tmp_path):
+    (tmp_path / "store.sqlite").write_bytes(b"this is not a database" * 100)
+    with pytest.raises(StoreError, match="file is not a database") as e:
+        Store(tmp_path)
+    msg = str(e.value)
+    assert str(tmp_path / "store.sqlite") in msg and "delete the folder" in msg
+    assert isinstance(e.value, RuntimeError)
+
+
+def test_corrupt_index_raises(tmp_path):
+    with Store(tmp_path) as st:
+        st.write_index(embedded(articles()))
+        (tmp_path / "docs.faiss").write_bytes(b"garbage")
+        with pytest.raises(StoreError, match="docs.faiss.*delete the folder"):
+            st.load_index()
+
+
+def test_newer_schema_refused(tmp_path):
+    Store(tmp_path).close()
+    con = sqlite3.connect(tmp_path / "store.sqlite")
+    con.execute(f"PRAGMA user_version={STORE_SCHEMA_VERSION + 1}")
+    con.commit()
+    con.close()
+    with pytest.raises(StoreError, match="newer|upgrade"):
+        Store(tmp_path)
+
+
+def test_reopen_after_close(tmp_path):
+    st = Store(tmp_path / "nested" / ".unspin")
+    st.save_articles(articles())
+    st.put_doc(embedded(articles()[:1])[0], "hashing")  # left pending: close must commit
+    st.close()
+    st.close()
+    with pytest.raises(StoreError, match="closed"):
+        st.load_articles()
+    with Store(tmp_path / "nested" / ".unspin") as st2:
+        assert st2.stats()["docs"] == 1 and len(st2.load_articles()) == 3
