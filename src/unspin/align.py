@@ -23,15 +23,18 @@ class AlignParams:
     """Thresholds of the aligner (validated on construction)."""
 
     min_score: float = 0.80  # a sentence pair at or above this is "the same passage"
+    min_score_cross: float = 0.65  # the same across languages (cross-lingual cosines run lower)
+    strong: float = 0.88  # a match this close counts towards partial reuse
     prefilter: float = 0.55  # cosine below which no lexical check is made
-    min_unquoted_words: int = 4  # shorter remainders outside quotes cannot carry reuse
+    min_unquoted_words: int = 4
+    min_strong_words: int = 6  # shorter sentences (datelines, "he said") prove nothing  # shorter remainders outside quotes cannot carry reuse
 
     def __post_init__(self) -> None:
-        for name in ("min_score", "prefilter"):
+        for name in ("min_score", "min_score_cross", "strong", "prefilter"):
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
                 raise ValueError(f"AlignParams.{name} must be in [0, 1], got {v}")
-        if self.prefilter > self.min_score:
+        if self.prefilter > min(self.min_score, self.min_score_cross):
             raise ValueError("AlignParams.prefilter must not exceed min_score")
 
 
@@ -74,7 +77,7 @@ def sentence_matches(a: Doc, b: Doc, p: AlignParams) -> list[tuple[int, int, flo
         raise ValueError("align needs embedded docs (run fingerprint first)")
     if not len(a.sentences) or not len(b.sentences):
         return []
-    cos = a.sentence_vectors @ b.sentence_vectors.T
+    cos = np.clip(a.sentence_vectors @ b.sentence_vectors.T, 0.0, 1.0)  # float error past 1
     score = cos.copy()
     lex = np.zeros_like(cos)
     for i, j in zip(*np.nonzero(cos >= p.prefilter)):
@@ -83,8 +86,9 @@ def sentence_matches(a: Doc, b: Doc, p: AlignParams) -> list[tuple[int, int, flo
         score[i, j] = max(cos[i, j], 0.5 * cos[i, j] + 0.5 * lx)
     best_j = score.argmax(axis=1)
     best_i = score.argmax(axis=0)
+    cross = a.lang != b.lang and "und" not in (a.lang, b.lang)
     out = []
-    for i, j in zip(*np.nonzero(score >= p.min_score)):
+    for i, j in zip(*np.nonzero(score >= (p.min_score_cross if cross else p.min_score))):
         if best_j[i] == j or best_i[j] == i:
             out.append((int(i), int(j), float(score[i, j]), float(cos[i, j]), float(lex[i, j])))
     return out
@@ -171,6 +175,24 @@ def align(a: Doc, b: Doc, params: AlignParams | None = None) -> Alignment:
     w = sum(n for _, n in verb) or 1
     pair_idx = [(i, j) for i, j, *_ in matches if i in ia and j in jb]
     longest = max((len(x.a_sentences) + len(x.b_sentences) for x in reuse), default=0) / 2
+    strong = [
+        x
+        for x in reuse
+        if x.score >= p.strong
+        or (a.lang != b.lang and len(x.a_sentences) + len(x.b_sentences) >= 4)
+    ]
+    sa = {
+        i
+        for x in strong
+        for i in x.a_sentences
+        if len(words(a.sentences[i].text)) >= p.min_strong_words
+    }
+    sb = {
+        j
+        for x in strong
+        for j in x.b_sentences
+        if len(words(b.sentences[j].text)) >= p.min_strong_words
+    }
     feats = {
         "cov_a": _coverage(a, ia),
         "cov_b": _coverage(b, jb),
@@ -181,6 +203,12 @@ def align(a: Doc, b: Doc, params: AlignParams | None = None) -> Alignment:
         "n_sent_a": float(len(ia)),
         "n_sent_b": float(len(jb)),
         "longest_run": float(longest),
+        "strong_sents": float(min(len(sa), len(sb))),
+        "strong_chars": float(
+            min(
+                sum(len(a.sentences[i].text) for i in sa), sum(len(b.sentences[j].text) for j in sb)
+            )
+        ),
         "verbatim": sum(v * n for v, n in verb) / w,
         "semantic": float(np.mean([x.semantic for x in reuse])) if reuse else 0.0,
         "lexical": float(np.mean([x.lexical for x in reuse])) if reuse else 0.0,

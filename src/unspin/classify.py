@@ -51,6 +51,10 @@ def _parse_time(s: str | None) -> datetime | None:
 
 _TOKEN = re.compile(r"\S+")
 _GLUED = re.compile(r"[a-z]{2,}[A-Z][a-z]{2,}")
+_LOWER_NAMES = re.compile(
+    r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|"
+    r"april|june|july|august|september|october|november|december)\b"
+)  # English calendar names are always capitalised; spinners and MT lose that
 _SPACED_PUNCT = re.compile(r"\s[,.;:!?](?:\s|$)|[$€£]\s\d|\w\s-\w")
 
 
@@ -59,7 +63,8 @@ def artefact_count(text: str) -> tuple[int, int]:
 
     Counted: function words capitalised mid-sentence ("met him On Thursday"), words
     glued across a lost space ("homanAccording"), spaces inside numbers and before
-    punctuation ("$ 60", "re -election"), a lower-case sentence start.
+    punctuation ("$ 60", "re -election"), lower-case day and month names, a lower-case
+    sentence start.
     """
     toks = _TOKEN.findall(text)
     n = 0
@@ -80,6 +85,7 @@ def artefact_count(text: str) -> tuple[int, int]:
         if _GLUED.search(core) and not core.startswith(("Mc", "Mac")):
             n += 1
     n += len(_SPACED_PUNCT.findall(text))
+    n += len(_LOWER_NAMES.findall(text))
     first = next((c for c in text if c.isalpha()), "")
     if first and first.islower():
         n += 1
@@ -138,7 +144,7 @@ def direction(
             ev.append(
                 f"translation/spinning artefacts per 100 words: {a.id} {ra:.1f}, {b.id} {rb:.1f}"
             )
-    if support is not None and relation != "translation":
+    if support is not None and a.lang == b.lang:
         na, nb = _names(a, ia), _names(b, ib)
         only_a = {w for w in na - nb if w not in b.article.text.lower()}
         only_b = {w for w in nb - na if w not in a.article.text.lower()}
@@ -206,13 +212,15 @@ def reuse_type(
             conf * (0.8 + 0.2 * _ramp(p.copy_verbatim - f["verbatim"], 0.0, 0.3)),
             reasons,
         )
-    reused_chars = max(f["n_sent_a"], f["n_sent_b"])
-    if (
-        f["longest_run"] >= p.partial_min_sentences or reused_chars >= p.partial_min_sentences + 1
-    ) and f["n_passages"] >= 1:
-        conf = 0.5 + 0.4 * min(_ramp(f["longest_run"], 1, 4), _ramp(f["semantic"], 0.8, 0.95))
+    if f["strong_sents"] >= p.partial_min_sentences and f["strong_chars"] >= p.partial_min_chars:
+        conf = 0.5 + 0.4 * min(
+            _ramp(f["strong_sents"], 1, 5), _ramp(f["strong_chars"], p.partial_min_chars, 800)
+        )
         kind = "verbatim" if f["verbatim"] >= p.copy_verbatim else "reworded"
-        reasons.append(f"{kind} passages reused; the rest of each article is its own")
+        reasons.append(
+            f"{int(f['strong_sents'])} {kind} sentences ({int(f['strong_chars'])} characters) "
+            "reused; the rest of each article is its own"
+        )
         return "partial", conf, reasons
     return None, 0.0, reasons
 

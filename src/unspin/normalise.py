@@ -210,7 +210,7 @@ def detect_language(text: str) -> tuple[str, float]:
     code, percent = details[0][1], details[0][2]
     if code in ("un", "xxx"):
         return "und", 0.0
-    conf = percent / 100.0 if reliable else percent / 200.0
+    conf = percent / 100.0 if reliable else 0.8 * percent / 100.0
     return code.split("-")[0], round(conf, 3)
 
 

@@ -1,0 +1,71 @@
+"""Unit tests of the normalise stage: sentences, quotations, boilerplate, language."""
+
+from __future__ import annotations
+
+from unspin.normalise import (
+    detect_language,
+    find_quotes,
+    is_boilerplate,
+    normalise_text,
+    sentences_for,
+    split_sentences,
+)
+
+TEXT = (
+    "Mayor Lena Okafor met Dr. Kessling on Tuesday. “We will talk again,” she said.\n"
+    "The U.S. envoy left at 3 p.m. on Friday. Talks resume next week!\n"
+)
+
+
+def test_sentences_keep_offsets_and_skip_abbreviations() -> None:
+    spans = split_sentences(TEXT)
+    got = [TEXT[s:e] for s, e in spans]
+    assert got == [
+        "Mayor Lena Okafor met Dr. Kessling on Tuesday.",
+        "“We will talk again,” she said.",
+        "The U.S. envoy left at 3 p.m. on Friday.",
+        "Talks resume next week!",
+    ]
+
+
+def test_quotes_of_every_style_with_offsets() -> None:
+    text = 'He said “we are not done yet” and then "this is final" and « nous restons ici ».'
+    quotes = find_quotes(text)
+    assert [q.text for q in quotes] == ["we are not done yet", "this is final", "nous restons ici"]
+    for q in quotes:
+        assert q.text in text[q.start : q.end]
+
+
+def test_quote_spanning_two_sentences_marks_both() -> None:
+    text = "“First part of it. Second part of it,” the source said."
+    sents = sentences_for(text, find_quotes(text))
+    assert len(sents) == 2
+    assert sents[0].quoted_share == 1.0
+    assert 0.3 < sents[1].quoted_share < 1.0
+
+
+def test_apostrophes_are_not_quotes() -> None:
+    assert find_quotes("The mayor’s office said it’s the union’s call to make now.") == []
+
+
+def test_boilerplate() -> None:
+    assert is_boilerplate("CLICK TO GET THE FOX NEWS APP")
+    assert is_boilerplate("READ MORE: HARBOUR TOLLS TO RISE IN SPRING")
+    assert is_boilerplate("Adam Shaw contributed to this report.")
+    assert is_boilerplate("© 2025 Some Outlet. All rights reserved.")
+    assert is_boilerplate("BLUE CITY POLICE SAY THEY ARE PAID LESS THAN SUBORDINATES")
+    assert not is_boilerplate("The mayor said the city would work with federal authorities.")
+    assert not is_boilerplate("NATO said on Monday that the talks had failed.")
+
+
+def test_normalise_text_folds_case_space_quotes() -> None:
+    assert normalise_text("“Hello”  World\n") == normalise_text('"hello" world')
+
+
+def test_language() -> None:
+    en = detect_language("The council voted on Thursday to approve the new bridge over the river.")
+    es = detect_language(
+        "El consejo votó el jueves a favor de aprobar el nuevo puente sobre el río."
+    )
+    assert en[0] == "en" and es[0] == "es"
+    assert detect_language("12345 ...")[0] == "und"
