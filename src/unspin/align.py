@@ -26,8 +26,8 @@ class AlignParams:
     min_score_cross: float = 0.65  # the same across languages (cross-lingual cosines run lower)
     strong: float = 0.88  # a match this close counts towards partial reuse
     prefilter: float = 0.55  # cosine below which no lexical check is made
-    min_unquoted_words: int = 4
-    min_strong_words: int = 6  # shorter sentences (datelines, "he said") prove nothing  # shorter remainders outside quotes cannot carry reuse
+    min_unquoted_words: int = 4  # shorter remainders outside quotes cannot carry reuse
+    min_strong_words: int = 6  # shorter sentences (datelines, "he said") prove nothing
 
     def __post_init__(self) -> None:
         for name in ("min_score", "min_score_cross", "strong", "prefilter"):
