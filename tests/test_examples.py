@@ -78,3 +78,15 @@ def test_earlier_strike_is_a_different_story(result: unspin.Result) -> None:
     assert result.story_of("gazette-ferry-strike-2024") is not result.story_of(
         "gazette-ferry-strike"
     )
+
+
+def test_spun_copy_direction_from_artefacts(result: unspin.Result) -> None:
+    r = result.relation("gazette-ferry-strike", "spin-ferry-strike")
+    assert (r.source, r.derivative) == ("gazette-ferry-strike", "spin-ferry-strike")
+    assert "artefacts" in r.direction_reason
+
+
+def test_undecided_direction_says_why(result: unspin.Result) -> None:
+    r = result.relation("coastline-bridge-vote", "coastline-bridge-vote-dup")
+    assert r.source is None and r.derivative is None
+    assert "undecided" in r.direction_reason

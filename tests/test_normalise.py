@@ -69,3 +69,12 @@ def test_language() -> None:
     )
     assert en[0] == "en" and es[0] == "es"
     assert detect_language("12345 ...")[0] == "und"
+
+
+def test_artefact_counter_sees_mt_casing_and_spacing() -> None:
+    from unspin.classify import artefact_count
+
+    clean = artefact_count("The mayor will meet the border czar on Thursday in New York.")
+    spun = artefact_count("The mayor will meet the border tsar On thursday in New York, $ 60 paid.")
+    assert clean[0] == 0
+    assert spun[0] >= 3

@@ -103,6 +103,17 @@ def artefact_rate(doc: Doc, idx: set[int]) -> float:
 
 # ---------------------------------------------------------------- direction
 
+_NAME2 = re.compile(r"\b([A-Z][a-z]+) ([A-Z][a-z]+)\b")
+
+
+def _broken_names(doc: Doc, idx: set[int], other: Doc, other_idx: set[int]) -> int:
+    """Two-word names of ``other`` that ``doc`` writes half lower-case ("marrow Bay")."""
+    mine = " ".join(doc.sentences[i].text for i in idx)
+    theirs = " ".join(other.sentences[i].text for i in other_idx)
+    names = {m.group(0) for m in _NAME2.finditer(theirs) if m.group(1).lower() not in STOPWORDS}
+    return sum(len(re.findall(rf"\b{re.escape(n[0].lower() + n[1:])}\b", mine)) for n in names)
+
+
 #: how many *other* docs of the corpus contain a name key (given the two docs' ids)
 KeySupport = Callable[[str, str, str], int]
 
@@ -139,6 +150,10 @@ def direction(
     score = 0.0  # > 0: a is the source
     if relation in ("spun", "copy", "partial"):
         ra, rb = artefact_rate(a, ia), artefact_rate(b, ib)
+        la, lb = _broken_names(a, ia, b, ib), _broken_names(b, ib, a, ia)
+        words_a = sum(len(a.sentences[i].text.split()) for i in ia) or 1
+        words_b = sum(len(b.sentences[j].text.split()) for j in ib) or 1
+        ra, rb = ra + 100.0 * la / words_a, rb + 100.0 * lb / words_b
         if abs(ra - rb) >= p.artefact_margin:
             score += 2.0 if rb > ra else -2.0
             ev.append(
