@@ -157,14 +157,34 @@ def pair_stage(
 
 
 def story_components(docs: Sequence[Doc], ps: PairStage, config: Config) -> list[list[int]]:
-    """Components of the graph of reuse pairs, shared quotations and similar candidates."""
+    """Components of the graph of reuse pairs, shared quotations and similar candidates.
+
+    A component larger than ``max_component`` is split again with a stricter similarity
+    link (reuse and shared-quotation links always hold), so clustering stays dense and small.
+    """
     sp = config.stories
-    edges = [
-        pair
-        for pair, f in ps.features.items()
-        if pair in ps.reuse or f["quotes"] > 0 or f["doc_sim"] >= sp.link_sim
-    ]
-    return components(len(docs), edges)
+
+    def split(nodes: list[int], link: float) -> list[list[int]]:
+        inside = set(nodes)
+        edges = [
+            pair
+            for pair, f in ps.features.items()
+            if pair[0] in inside
+            and pair[1] in inside
+            and (pair in ps.reuse or f["quotes"] > 0 or f["doc_sim"] >= link)
+        ]
+        local = {n: k for k, n in enumerate(nodes)}
+        comps = components(len(nodes), [(local[i], local[j]) for i, j in edges])
+        out: list[list[int]] = []
+        for c in comps:
+            members = [nodes[k] for k in c]
+            if len(members) > sp.max_component and link < 1.0:
+                out.extend(split(members, min(1.0, link + 0.05)))
+            else:
+                out.append(members)
+        return out
+
+    return split(list(range(len(docs))), sp.link_sim)
 
 
 def analyse(
@@ -181,9 +201,6 @@ def analyse(
     probs: dict[tuple[int, int], float] = {}
     feats: dict[tuple[int, int], dict[str, float]] = {}
     for members in story_components(docs, ps, config):
-        if len(members) > sp.max_component:
-            groups.extend([m] for m in members)  # too big to cluster densely: left apart
-            continue
         cf = component_features(docs, members, ps.features, ps.feature_fn)
         for pair, f in cf.items():
             feats[pair] = f

@@ -33,7 +33,7 @@ class StoryParams:
     same_story: float = 0.5  # average-linkage cut: mean pair probability within a story
     related: float = 0.15  # below same_story but at least this: "related"
     link_sim: float = 0.5  # candidate pairs at least this similar form a component
-    max_component: int = 2000
+    max_component: int = 300
 
     def __post_init__(self) -> None:
         if len(self.weights) != len(FEATURES):
