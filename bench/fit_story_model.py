@@ -25,6 +25,7 @@ def main() -> int:
     ap.add_argument("--fold", choices="AB", default="A")
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--no-fit", action="store_true", help="evaluate the shipped StoryParams")
+    ap.add_argument("--drop", default="", help="comma-separated features to leave out")
     args = ap.parse_args()
     arts, sub, top = ecbplus()
     cfg = Config()
@@ -44,8 +45,10 @@ def main() -> int:
                 continue  # all same-topic pairs (the hard ones), 10% of the rest
             X.append([f[k] for k in FEATURES])
             y.append(int(sub[train[i].id] == sub[train[j].id]))
-    model = LogisticRegression(C=10.0, max_iter=1000).fit(np.array(X), np.array(y))
-    w = tuple(round(float(c), 3) for c in model.coef_[0])
+    keep = [k for k, f in enumerate(FEATURES) if f not in args.drop.split(",")]
+    model = LogisticRegression(C=10.0, max_iter=1000).fit(np.array(X)[:, keep], np.array(y))
+    coef = dict(zip(keep, model.coef_[0]))
+    w = tuple(round(float(coef.get(k, 0.0)), 3) for k in range(len(FEATURES)))
     bias = round(float(model.intercept_[0]), 3)
     print(f"fold {args.fold}: fitted on {len(y)} pairs: weights={w} bias={bias}")
     ids_tr = [d.id for d in train]

@@ -49,11 +49,6 @@ def test_seed_other_meeting_is_never_reuse(seeds: unspin.Result) -> None:
             assert r.relation not in REUSE, r
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known miss: 004 (a different meeting of the same two men) is merged into the "
-    "story of 000-003; the story model fitted on ECB+ weighs the shared cast too much",
-)
 def test_seed_stories(seeds: unspin.Result) -> None:
     got = sorted(sorted(s.articles) for s in seeds.stories)
     want = sorted(
