@@ -180,6 +180,44 @@ class Relation:
         }
 
 
+#: kinds of change from a source to its derivative, most serious first
+CHANGE_KINDS = (
+    "quote_altered",
+    "quote_added",
+    "entity_changed",
+    "number_changed",
+    "date_changed",
+    "negation_flipped",
+    "qualifier_dropped",
+    "qualifier_added",
+    "attribution_changed",
+    "sentence_dropped",
+    "sentence_added",
+)
+
+
+@dataclass
+class Change:
+    """One difference between a source and its derivative, with both spans.
+
+    Spans are character offsets into each article's text; a side is ``None`` when the
+    change has nothing there (a dropped or added sentence).
+    """
+
+    source: str
+    derivative: str
+    kind: str
+    severity: str  # "high" | "medium" | "low"
+    source_span: tuple[int, int] | None
+    derivative_span: tuple[int, int] | None
+    source_text: str
+    derivative_text: str
+    description: str  # one plain-language line
+
+    def to_record(self) -> dict[str, Any]:
+        return asdict(self)
+
+
 @dataclass
 class Story:
     """Articles about one real-world event."""
