@@ -1,0 +1,1 @@
+"""Evaluation: standard metrics (``metrics``) and loaders for public benchmarks (``loaders``)."""
