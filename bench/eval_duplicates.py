@@ -62,9 +62,8 @@ def main() -> int:
     typed = [p for p in gold if rel.get(p) == "duplicate"]
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"{args.corpus}: {len(arts)} articles, {len(gold)} gold duplicate pairs")
-    print(
-        f"recall {len(found) / max(1, len(gold)):.4f}; typed duplicate {len(typed) / max(1, len(gold)):.4f}"
-    )
+    n = max(1, len(gold))
+    print(f"recall {len(found) / n:.4f}; typed duplicate {len(typed) / n:.4f}")
     print(f"fingerprint {t1 - t0:.0f} s, pairs+stories {t2 - t1:.0f} s, peak RSS {rss:.0f} MB")
     counts: dict[str, int] = defaultdict(int)
     for r in res.relations:

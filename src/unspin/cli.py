@@ -39,6 +39,19 @@ class UsageError(Exception):
     """A bad option value found after parsing (exit code 2)."""
 
 
+EVAL_TASKS = (
+    "derivatives",
+    "stories",
+    "parallel",
+    "duplicates-reuters",
+    "duplicates-bbc",
+    "mrpc",
+    "sts",
+    "pan-pairs",
+    "make-derivatives",
+)
+
+
 def _field(value: str) -> tuple[str, str]:
     name, sep, source = value.partition("=")
     if not sep or not name.strip() or not source.strip():
@@ -158,6 +171,39 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("a", metavar="A", help="first article file")
     p.add_argument("b", metavar="B", help="second article file")
     p.add_argument("--json", action="store_true", help="print the relation as one JSON record")
+
+    p = sub.add_parser(
+        "eval",
+        help="measure accuracy on labelled data beside the usual baselines",
+        description="Evaluate on labelled data and print one table (unspin and each baseline, "
+        "same data, same run). TASK is one of: " + ", ".join(EVAL_TASKS) + ". "
+        "`unspin eval make-derivatives CORPUS --out DIR` writes a corpus with hidden, "
+        "labelled derivatives of real articles (Apertium round trips, edited copies, "
+        "partial reuse, injected edits).",
+        formatter_class=fmt,
+    )
+    p.add_argument("task", choices=EVAL_TASKS, metavar="TASK")
+    p.add_argument("data", nargs="+", metavar="DATA", help="data file(s) or folder")
+    p.add_argument(
+        "--baselines",
+        default="minhash,tfidf",
+        help="comma-separated baselines to run beside unspin (minhash, tfidf; '' for none)",
+    )
+    p.add_argument("--report", metavar="FILE.md", help="also write the table as Markdown and JSON")
+    p.add_argument("--out", metavar="DIR", help="make-derivatives: output folder")
+    p.add_argument("--n", type=_positive_int, default=300, help="make-derivatives: derivatives")
+    p.add_argument("--seed", type=int, default=1, help="make-derivatives: random seed")
+    p.add_argument(
+        "--kinds",
+        help="make-derivatives: comma-separated generators (default: all of "
+        "roundtrip, edited_copy, partial, partial_roundtrip, injected_edits)",
+    )
+    p.add_argument(
+        "--parallel",
+        nargs=2,
+        metavar=("EN", "ES"),
+        help="make-derivatives: MEANTIME-style files whose es side is added as translations",
+    )
     return parser
 
 
@@ -398,6 +444,66 @@ def _run_compare(args: argparse.Namespace, out: Console, err: Console) -> int:
 # ---------------------------------------------------------------- entry point
 
 
+def _run_eval(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from pathlib import Path
+
+    from unspin.evaluate import runner
+
+    data = [Path(d) for d in args.data]
+    missing = [str(d) for d in data if not d.exists()]
+    if missing:
+        raise UsageError(f"no such file or folder: {', '.join(missing)}")
+    if args.task == "make-derivatives":
+        from unspin.evaluate.derivatives import DerivativeSpec, make_derivatives, read_corpus
+        from unspin.evaluate.loaders import load_parallel
+
+        if not args.out:
+            raise UsageError("make-derivatives needs --out DIR")
+        corpus = [a for d in data for a in read_corpus(d)]
+        parallel = None
+        if args.parallel:
+            arts, gold = load_parallel([Path(x) for x in args.parallel])
+            by_id = {a.id: a for a in arts}
+            parallel = [(by_id[x], by_id[y]) for x, y in sorted(gold)]
+            parallel = [(a, b) if a.id.endswith("/en") else (b, a) for a, b in parallel]
+        spec = DerivativeSpec(n=args.n, seed=args.seed)
+        if args.kinds:
+            spec = DerivativeSpec(n=args.n, seed=args.seed, kinds=tuple(args.kinds.split(",")))
+        path = make_derivatives(corpus, spec, Path(args.out), parallel=parallel)
+        out.print(f"wrote {path}")
+        return EXIT_OK
+    systems = [b for b in args.baselines.split(",") if b]
+    unknown = set(systems) - set(runner.BASELINES)
+    if unknown:
+        raise UsageError(f"unknown baseline(s) {sorted(unknown)}; choose from {runner.BASELINES}")
+    if args.task == "derivatives":
+        table = runner.eval_derivatives(data[0], systems)
+    elif args.task == "stories":
+        table = runner.eval_stories(data[0])
+    elif args.task == "parallel":
+        table = runner.eval_parallel(data)
+    elif args.task in ("duplicates-reuters", "duplicates-bbc"):
+        table = runner.eval_duplicates(data[0], args.task.split("-")[1])
+    else:
+        table = runner.eval_sentence_pairs(args.task, data[0])
+    command = "unspin eval " + " ".join(sys.argv[2:]) if argv_is_cli() else None
+    md = table.to_markdown(command)
+    out.print(md, markup=False)
+    if args.report:
+        report = Path(args.report)
+        report.parent.mkdir(parents=True, exist_ok=True)
+        report.write_text(md, encoding="utf-8")
+        report.with_suffix(".json").write_text(
+            json.dumps(table.to_json(), indent=2, default=str) + "\n", encoding="utf-8"
+        )
+        err.print(f"wrote {report} and {report.with_suffix('.json')}")
+    return EXIT_OK
+
+
+def argv_is_cli() -> bool:
+    return bool(sys.argv) and Path(sys.argv[0]).name in ("unspin", "__main__.py")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (see ``EPILOG``)."""
     parser = build_parser()
@@ -409,6 +515,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "compare":
             return _run_compare(args, out, err)
+        if args.command == "eval":
+            return _run_eval(args, out, err)
         return _run_scan(args, out, err)
     except UsageError as e:
         err.print(f"unspin {args.command}: error: {e}", markup=False)

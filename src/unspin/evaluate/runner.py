@@ -1,0 +1,303 @@
+"""``unspin eval``: one table per task, unspin beside the usual baselines, same data, same run.
+
+Every task returns an :class:`EvalTable` (plain data) that renders as Markdown or JSON.
+Baseline thresholds that need tuning are tuned on one half of the items (split by a
+stable hash) and every system is reported on the other half.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from unspin.evaluate import baselines as bl
+from unspin.evaluate import loaders
+from unspin.evaluate.metrics import (
+    PRF,
+    adjusted_rand,
+    bcubed,
+    direction_accuracy,
+    pair_key,
+    pair_prf,
+    pearson_spearman,
+    plagdet,
+)
+from unspin.model import REUSE_RELATIONS, Article, Result
+from unspin.pipeline import Config, analyse, fingerprint
+
+Pair = tuple[str, str]
+BASELINES = ("minhash", "tfidf")
+
+
+@dataclass
+class EvalTable:
+    """Metric rows with a value per system, plus notes on what was measured."""
+
+    task: str
+    data: list[str]
+    systems: list[str]
+    rows: list[tuple[str, dict[str, float | None]]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def add(self, metric: str, **values: float | None) -> None:
+        self.rows.append((metric, values))
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def to_markdown(self, command: str | None = None) -> str:
+        head = f"## {self.task}\n\nData: {', '.join(self.data)}\n\n"
+        if command:
+            head += f"```sh\n{command}\n```\n\n"
+        lines = ["| metric | " + " | ".join(self.systems) + " |"]
+        lines.append("|---" * (len(self.systems) + 1) + "|")
+        for metric, vals in self.rows:
+            cells = [_fmt(vals.get(s)) for s in self.systems]
+            lines.append(f"| {metric} | " + " | ".join(cells) + " |")
+        notes = "".join(f"- {n}\n" for n in self.notes)
+        return head + "\n".join(lines) + f"\n\n{notes}- run time: {self.seconds:.0f} s\n"
+
+
+def _fmt(v: float | None) -> str:
+    if v is None:
+        return "–"
+    return f"{v:.3f}" if isinstance(v, float) else str(v)
+
+
+def _half(key: str) -> int:
+    return hashlib.sha1(key.encode()).digest()[0] % 2
+
+
+def _run(articles: Sequence[Article], config: Config | None) -> Result:
+    cfg = config or Config()
+    return analyse(fingerprint(articles, cfg), cfg)
+
+
+def _reuse_pairs(result: Result) -> dict[Pair, str]:
+    return {(r.a, r.b): r.relation for r in result.relations if r.relation in REUSE_RELATIONS}
+
+
+# ---------------------------------------------------------------- labelled derivatives
+
+
+def eval_derivatives(
+    folder: Path, systems: Sequence[str] = BASELINES, config: Config | None = None
+) -> EvalTable:
+    """A ``make-derivatives`` folder: detection, typing, direction and passage alignment."""
+    t0 = time.time()
+    articles = [
+        Article(id=r["id"], text=r["text"], title=r.get("title"))
+        for r in _jsonl(folder / "articles.jsonl")
+    ]
+    labels = list(_jsonl(folder / "labels.jsonl"))
+    by_source: dict[str, set[str]] = {}
+    for lab in labels:
+        by_source.setdefault(lab["source"], set()).add(lab["derivative"])
+    tune = {lab["derivative"] for lab in labels if _half(lab["derivative"]) == 0}
+    gold = {
+        pair_key(lab["source"], lab["derivative"]): lab
+        for lab in labels
+        if lab["derivative"] not in tune
+    }
+    siblings = {pair_key(x, y) for ds in by_source.values() for x in ds for y in ds if x != y}
+
+    def universe(p: Pair) -> bool:  # pairs the evaluation half can be judged on
+        return not (set(p) & tune) and p not in siblings
+
+    result = _run(articles, config)
+    pred = {p: r for p, r in _reuse_pairs(result).items() if universe(p)}
+    rels = {(r.a, r.b): r for r in result.relations}
+    table = EvalTable("labelled derivatives", [str(folder)], ["unspin", *systems])
+    det = pair_prf(set(gold), set(pred))
+    row_p, row_r = {"unspin": det.precision}, {"unspin": det.recall}
+    for name in systems:
+        prf = _baseline_detection(name, articles, gold, labels, tune, universe)
+        row_p[name], row_r[name] = prf.precision, prf.recall
+    table.add("pair precision (any reuse)", **row_p)
+    table.add("pair recall (any reuse)", **row_r)
+    for rel in sorted({lab["relation"] for lab in gold.values()}):
+        g = {p for p, lab in gold.items() if lab["relation"] == rel}
+        typed = sum(pred.get(p) == rel for p in g)
+        table.add(f"{rel}: typed {rel} (of {len(g)})", unspin=typed / len(g))
+        predicted = {p for p, r in pred.items() if r == rel}
+        table.add(f"{rel}: precision of the type", unspin=pair_prf(g, predicted).precision)
+    for kind in sorted({lab.get("kind", "") for lab in gold.values()}):
+        g = [p for p, lab in gold.items() if lab.get("kind") == kind]
+        found = sum(p in pred for p in g)
+        same = sum(p in rels and rels[p].relation == "same_story" for p in g)
+        table.add(f"kind {kind}: detected (of {len(g)})", unspin=found / len(g))
+        table.add(f"kind {kind}: typed same_story", unspin=same / len(g))
+    acc, n, und = direction_accuracy(
+        {p: lab["source"] for p, lab in gold.items()},
+        {p: rels[p].source if p in rels else None for p in gold},
+    )
+    table.add("direction right (undecided counts wrong)", unspin=acc)
+    table.notes.append(f"direction: {n} gold pairs, {und} undecided or missed")
+    partial = {p: lab for p, lab in gold.items() if lab["relation"] == "partial"}
+    if partial:
+        pd = plagdet(*_plagdet_inputs(partial, rels))
+        table.add("partial: plagdet", unspin=pd.plagdet)
+        table.add(
+            "partial: char precision / recall", unspin=f"{pd.precision:.3f} / {pd.recall:.3f}"
+        )
+        table.add("partial: granularity", unspin=pd.granularity)
+    table.notes.append(
+        f"{len(articles)} articles; {len(labels)} labelled derivatives, {len(tune)} used only to "
+        f"tune baseline thresholds, {len(gold)} evaluated"
+    )
+    table.seconds = time.time() - t0
+    return table
+
+
+def _plagdet_inputs(gold: dict[Pair, dict], rels: dict) -> tuple[list, list]:
+    cases, dets = [], []
+    for p, lab in gold.items():
+        key = (lab["source"], lab["derivative"])
+        for s in lab.get("spans", []):
+            cases.append(
+                (
+                    key,
+                    (s["source_start"], s["source_end"]),
+                    (s["derivative_start"], s["derivative_end"]),
+                )
+            )
+        r = rels.get(p)
+        if r is None or r.relation not in REUSE_RELATIONS:
+            continue
+        src_is_a = r.a == lab["source"]
+        for x in r.alignment:
+            sa, sb = (x.a_start, x.a_end), (x.b_start, x.b_end)
+            dets.append((key, sa, sb) if src_is_a else (key, sb, sa))
+    return cases, dets
+
+
+def _baseline_detection(name, articles, gold, labels, tune, universe) -> PRF:
+    """Detection P/R of a baseline; TF-IDF's threshold tuned on the tuning half."""
+    if name == "minhash":
+        pred = {p for p in bl.minhash_pairs(articles) if universe(p)}
+        return pair_prf(set(gold), pred)
+    scores = bl.tfidf_pairs(articles, min_score=0.05)
+    tune_gold = {
+        pair_key(lab["source"], lab["derivative"]) for lab in labels if lab["derivative"] in tune
+    }
+    tune_pairs = [(p, s) for p, s in scores.items() if set(p) & tune]
+    cut = bl.tune_threshold([s for _, s in tune_pairs], [p in tune_gold for p, _ in tune_pairs])
+    pred = {p for p, s in scores.items() if s >= cut and universe(p)}
+    return pair_prf(set(gold), pred)
+
+
+# ---------------------------------------------------------------- other tasks
+
+
+def eval_stories(path: Path, config: Config | None = None) -> EvalTable:
+    """ECB+-style JSONL: stories against the subtopic labels."""
+    t0 = time.time()
+    articles, sub, _ = loaders.load_ecb(path)
+    result = _run(articles, config)
+    pred = {a: s.id for s in result.stories for a in s.articles}
+    table = EvalTable("story clustering", [str(path)], ["unspin"])
+    table.add("adjusted Rand index", unspin=adjusted_rand(sub, pred))
+    b3 = bcubed(sub, pred)
+    table.add("B-cubed precision", unspin=b3.precision)
+    table.add("B-cubed recall", unspin=b3.recall)
+    table.add("B-cubed F1", unspin=b3.f1)
+    n_sub = len(set(sub.values()))
+    n_st = len(result.stories)
+    table.notes.append(f"{len(articles)} articles, {n_sub} subtopics, {n_st} stories")
+    table.seconds = time.time() - t0
+    return table
+
+
+def eval_parallel(paths: Sequence[Path], config: Config | None = None) -> EvalTable:
+    """MEANTIME-style parallel JSONL: translation pairs."""
+    t0 = time.time()
+    articles, gold = loaders.load_parallel(list(paths))
+    result = _run(articles, config)
+    pred = {(r.a, r.b) for r in result.relations if r.relation == "translation"}
+    prf = pair_prf(set(gold), pred)
+    table = EvalTable("cross-language copies", [str(p) for p in paths], ["unspin"])
+    table.add("translation precision", unspin=prf.precision)
+    table.add("translation recall", unspin=prf.recall)
+    table.add("translation F1", unspin=prf.f1)
+    doc = lambda i: i.rsplit("/", 1)[0]  # noqa: E731
+    wrong = [
+        r
+        for r in result.relations
+        if r.relation in ("duplicate", "copy", "spun", "translation") and doc(r.a) != doc(r.b)
+    ]
+    table.add("pairs across documents typed duplicate/copy/spun/translation", unspin=len(wrong))
+    table.seconds = time.time() - t0
+    return table
+
+
+def eval_duplicates(path: Path, corpus: str, config: Config | None = None) -> EvalTable:
+    """Reuters/BBC natural exact-duplicate groups: recall and typing."""
+    t0 = time.time()
+    articles = loaders.load_reuters(path) if corpus == "reuters" else loaders.load_bbc(path)
+    gold = {
+        pair_key(x, y)
+        for g in loaders.exact_duplicate_groups(articles)
+        for i, x in enumerate(g)
+        for y in g[i + 1 :]
+    }
+    result = _run(articles, config)
+    rel = {(r.a, r.b): r.relation for r in result.relations}
+    mh = bl.minhash_pairs(articles)
+    table = EvalTable(f"exact duplicates ({corpus})", [str(path)], ["unspin", "minhash"])
+    table.add(
+        "recall",
+        unspin=sum(p in rel for p in gold) / max(1, len(gold)),
+        minhash=sum(p in mh for p in gold) / max(1, len(gold)),
+    )
+    table.add(
+        "typed duplicate", unspin=sum(rel.get(p) == "duplicate" for p in gold) / max(1, len(gold))
+    )
+    table.notes.append(f"{len(articles)} articles, {len(gold)} duplicate pairs")
+    table.seconds = time.time() - t0
+    return table
+
+
+def eval_sentence_pairs(task: str, path: Path) -> EvalTable:
+    """MRPC (10-fold CV decision rule: accuracy, F1), STS-B (Pearson, Spearman), PAN pairs."""
+    import numpy as np
+
+    from unspin.evaluate.metrics import accuracy_f1
+    from unspin.evaluate.sentences import combined_score, cv_decisions, sentence_features
+
+    t0 = time.time()
+    load: Callable = {
+        "mrpc": loaders.load_mrpc,
+        "sts": loaders.load_sts,
+        "pan-pairs": loaders.load_pan_pairs,
+    }[task]
+    pairs = load(path)
+    texts = [(p.a, p.b) for p in pairs]
+    table = EvalTable(task, [str(path)], ["unspin", "tfidf"])
+    x = sentence_features(texts)
+    tf = bl.tfidf_sentence_scores(texts)
+    if task == "sts":
+        gold = [p.label for p in pairs]
+        pu, su = pearson_spearman(list(combined_score(x)), gold)
+        pt, st = pearson_spearman(list(tf), gold)
+        table.add("Pearson r", unspin=pu, tfidf=pt)
+        table.add("Spearman rho", unspin=su, tfidf=st)
+    else:
+        y = np.array([p.label >= 0.5 for p in pairs])
+        acc_u, f1_u = accuracy_f1(list(y), list(cv_decisions(x, y)))
+        acc_t, f1_t = accuracy_f1(list(y), list(cv_decisions(tf[:, None], y)))
+        table.add("accuracy (10-fold CV decision rule)", unspin=acc_u, tfidf=acc_t)
+        table.add("F1 (10-fold CV decision rule)", unspin=f1_u, tfidf=f1_t)
+    table.notes.append(f"{len(pairs)} sentence pairs")
+    table.seconds = time.time() - t0
+    return table
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
