@@ -1,0 +1,97 @@
+"""`unspin eval`: tables from the task runner and the CLI, on small made-up data."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_derivatives import CORPUS, FakeTranslator
+
+from unspin.cli import main
+from unspin.evaluate.derivatives import DerivativeSpec, make_derivatives
+from unspin.evaluate.runner import EvalTable, _plagdet_inputs, eval_derivatives
+from unspin.model import AlignedPassage, Relation
+from unspin.pipeline import Config
+
+
+@pytest.fixture(scope="module")
+def deriv_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("deriv")
+    make_derivatives(CORPUS, DerivativeSpec(n=20, seed=5), out, translator=FakeTranslator())
+    return out
+
+
+def test_derivatives_table_has_every_system_and_sane_values(deriv_dir: Path) -> None:
+    table = eval_derivatives(deriv_dir, ["minhash", "tfidf"], Config(embedder="hashing"))
+    assert table.systems == ["unspin", "minhash", "tfidf"]
+    metrics = dict(table.rows)
+    recall = metrics["pair recall (any reuse)"]
+    assert set(recall) == {"unspin", "minhash", "tfidf"}
+    for name, vals in metrics.items():
+        for v in vals.values():
+            if "granularity" in name:
+                assert v >= 1.0  # detections per detected case
+                continue
+            if isinstance(v, float):
+                assert 0.0 <= v <= 1.0
+    # the fake "translator" keeps most words: a lexical system must find those copies
+    assert recall["unspin"] > 0.5
+    md = table.to_markdown("unspin eval derivatives X")
+    assert (
+        md.startswith("## labelled derivatives") and "| metric | unspin | minhash | tfidf |" in md
+    )
+
+
+def test_plagdet_inputs_map_alignment_sides_to_source_and_derivative() -> None:
+    lab = {
+        "source": "s",
+        "derivative": "d",
+        "relation": "partial",
+        "spans": [
+            {"source_start": 0, "source_end": 10, "derivative_start": 50, "derivative_end": 60}
+        ],
+    }
+    # relation a="d" (derivative) < b="s": a_* offsets index the derivative
+    rel = Relation(
+        a="d", b="s", relation="partial", confidence=0.9,
+        alignment=[AlignedPassage(50, 60, 0, 10, 0.9, 0.9, 0.9)],
+    )  # fmt: skip
+    cases, dets = _plagdet_inputs({("d", "s"): lab}, {("d", "s"): rel})
+    assert cases == [(("s", "d"), (0, 10), (50, 60))]
+    assert dets == [(("s", "d"), (0, 10), (50, 60))]
+
+
+def test_eval_cli_writes_markdown_and_json(tmp_path: Path, capsys) -> None:
+    data = tmp_path / "ecb.jsonl"
+    rows = [
+        {"doc_id": f"d{i}", "topic": "1", "subtopic": "1a" if i < 2 else "1b", "text": t}
+        for i, t in enumerate(
+            [
+                "A fire destroyed the old mill in Eastwick on Monday night. No one was hurt.",
+                "The old mill in Eastwick burned down on Monday; firemen said no one was hurt.",
+                "Voters in Westbury elected a new mayor, Ana Ruiz, by 312 votes on Sunday.",
+                "Ana Ruiz won the Westbury mayoral election on Sunday by a margin of 312 votes.",
+            ]
+        )
+    ]
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    report = tmp_path / "out" / "stories.md"
+    assert main(["eval", "stories", str(data), "--report", str(report)]) == 0
+    printed = capsys.readouterr().out
+    assert "adjusted Rand index" in printed
+    assert report.read_text().startswith("## story clustering")
+    table = json.loads(report.with_suffix(".json").read_text())
+    assert table["task"] == "story clustering"
+
+
+def test_eval_cli_usage_errors(tmp_path: Path) -> None:
+    assert main(["eval", "stories", str(tmp_path / "missing.jsonl")]) == 2
+    assert main(["eval", "nonsense", "x"]) == 2
+    assert main(["eval", "make-derivatives", str(tmp_path)]) == 2  # needs --out
+
+
+def test_eval_table_markdown_formats_missing_values() -> None:
+    t = EvalTable("t", ["d"], ["unspin", "minhash"])
+    t.add("m", unspin=0.5)
+    assert "| m | 0.500 | – |" in t.to_markdown()
