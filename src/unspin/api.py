@@ -14,6 +14,7 @@ from pathlib import Path
 from unspin.ingest import IngestOptions, read_paths
 from unspin.model import Article, InputError, Relation, Result
 from unspin.pipeline import Config, Progress, _noop, analyse, fingerprint
+from unspin.provenance import add_provenance
 
 PathLike = str | os.PathLike
 
@@ -89,7 +90,7 @@ def add(
 def _run(articles, errors, config, out, st, progress, replace: bool = False) -> Result:
     try:
         docs = fingerprint(articles, config, cache=st, progress=progress)
-        result = analyse(docs, config, errors, progress=progress)
+        result = add_provenance(analyse(docs, config, errors, progress=progress))
         if st is not None:
             st.save_articles(articles, replace=replace)
             st.write_index(docs)
@@ -133,6 +134,11 @@ def compare(a: Article | PathLike, b: Article | PathLike, config: Config | None 
     al = align(da, db, config.align)
     rel = classify(da, db, al, config.classify)
     if rel is not None:
+        if rel.source and rel.derivative:
+            from unspin.changes import extract_changes
+
+            src, der = (da, db) if rel.source == da.id else (db, da)
+            rel.changes = extract_changes(src, der, rel)
         return rel
     from unspin.candidates import quote_keys
 

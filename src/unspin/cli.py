@@ -173,6 +173,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the relation as one JSON record")
 
     p = sub.add_parser(
+        "quotes",
+        help="list the quotation groups of a scan (variants, speakers, who altered them)",
+        description="List the groups of quotation variants found across the articles of a "
+        "scan (read from RESULTS/quotes.jsonl).",
+        formatter_class=fmt,
+    )
+    p.add_argument("results", metavar="RESULTS", help="results folder of a scan")
+    p.add_argument("--json", action="store_true", help="print the groups as JSON Lines")
+
+    p = sub.add_parser(
         "eval",
         help="measure accuracy on labelled data beside the usual baselines",
         description="Evaluate on labelled data and print one table (unspin and each baseline, "
@@ -444,6 +454,28 @@ def _run_compare(args: argparse.Namespace, out: Console, err: Console) -> int:
 # ---------------------------------------------------------------- entry point
 
 
+def _run_quotes(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from unspin.output import read_jsonl
+    from unspin.quotes import QuoteGroup, QuoteVariant, render_quotes
+
+    path = Path(args.results) / "quotes.jsonl"
+    if not path.is_file():
+        raise UsageError(f"no {path}: run `unspin scan ... --out {args.results}` first")
+    rows = read_jsonl(path)
+    if args.json:
+        for row in rows:
+            out.print(json.dumps(row, ensure_ascii=False), markup=False, highlight=False)
+        return EXIT_OK
+    groups = [
+        QuoteGroup(**{**r, "variants": [QuoteVariant(**v) for v in r["variants"]]}) for r in rows
+    ]
+    if not groups:
+        out.print("no quotation appears in more than one article")
+        return EXIT_OK
+    out.print(render_quotes(groups))
+    return EXIT_OK
+
+
 def _run_eval(args: argparse.Namespace, out: Console, err: Console) -> int:
     from pathlib import Path
 
@@ -517,6 +549,8 @@ def main(argv: list[str] | None = None) -> int:
             return _run_compare(args, out, err)
         if args.command == "eval":
             return _run_eval(args, out, err)
+        if args.command == "quotes":
+            return _run_quotes(args, out, err)
         return _run_scan(args, out, err)
     except UsageError as e:
         err.print(f"unspin {args.command}: error: {e}", markup=False)

@@ -163,6 +163,8 @@ class Relation:
     alignment: list[AlignedPassage] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
     features: dict[str, float] = field(default_factory=dict)
+    #: filled by ``unspin.compare`` only (a scan lists changes in ``Result.changes``)
+    changes: list[Change] = field(default_factory=list)
 
     def to_record(self) -> dict[str, Any]:
         return {
@@ -239,6 +241,10 @@ class Result:
     relations: list[Relation]
     stories: list[Story]
     errors: list[InputError]
+    #: provenance (see unspin.provenance): what changed, quotation groups, lineage graphs
+    changes: list[Change] = field(default_factory=list)
+    quotes: list[Any] = field(default_factory=list)  # unspin.quotes.QuoteGroup
+    lineage: list[Any] = field(default_factory=list)  # unspin.lineage.Lineage
 
     def article_records(self) -> list[dict[str, Any]]:
         story_of = {a: s.id for s in self.stories for a in s.articles}

@@ -9,16 +9,19 @@ from typing import Any
 
 from unspin.model import SCHEMA_VERSION, Result
 
-FILES = ("articles", "relations", "stories", "errors")
+FILES = ("articles", "relations", "stories", "errors", "changes", "quotes", "lineage")
 
 
 def records(result: Result) -> dict[str, list[dict[str, Any]]]:
-    """The four tables of the contract as lists of JSON-ready dicts."""
+    """The tables of the contract as lists of JSON-ready dicts."""
     return {
         "articles": result.article_records(),
         "relations": [r.to_record() for r in result.relations],
         "stories": [s.to_record() for s in result.stories],
         "errors": [e.to_record() for e in result.errors],
+        "changes": [c.to_record() for c in result.changes],
+        "quotes": [q.to_record() for q in result.quotes],
+        "lineage": [x.to_record() for x in result.lineage],
     }
 
 

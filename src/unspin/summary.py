@@ -63,6 +63,8 @@ class Node:
     independent: bool = False
     #: reuse relations not shown by the tree's edges
     also: list[Link] = field(default_factory=list)
+    #: change kind -> count, for what this article changed from its source
+    changes: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -71,6 +73,8 @@ class StorySummary:
     label: str
     n_articles: int
     roots: list[Node]
+    #: common sources none of the articles is: (outlet or None, carrying articles, n quotes)
+    unseen: list[tuple[str | None, list[str], int]] = field(default_factory=list)
 
 
 @dataclass
@@ -120,6 +124,16 @@ def _lineage(story_ids: list[str], sources: list[str], reuse: list[Relation]) ->
 def summarise(result: Result) -> Summary:
     """The summary as plain data: stories largest first, each article placed once."""
     info = {d.id: d.article for d in result.docs}
+    unseen_of: dict[str, list] = {}
+    for lin in result.lineage:
+        unseen_of[lin.story] = [
+            (n.outlet, list(n.articles), len(n.passages))
+            for n in lin.nodes
+            if n.kind == "unseen_source"
+        ]
+    changed: dict[str, Counter] = {}
+    for c in result.changes:
+        changed.setdefault(c.derivative, Counter())[c.kind] += 1
     story_of = {a: s.id for s in result.stories for a in s.articles}
     stories = sorted(result.stories, key=lambda s: (-len(s.articles), s.id))
     out = []
@@ -135,7 +149,10 @@ def summarise(result: Result) -> Summary:
         for a in s.articles:
             art = info.get(a)
             nodes[a] = Node(
-                id=a, title=art.title if art else None, outlet=art.outlet if art else None
+                id=a,
+                title=art.title if art else None,
+                outlet=art.outlet if art else None,
+                changes=dict(changed.get(a, {})),
             )
         in_tree = set()
         for child, (up, r, directed) in parent.items():
@@ -175,7 +192,7 @@ def summarise(result: Result) -> Summary:
                 roots.append(nodes[a])
         # reused articles first, independent coverage after them
         roots.sort(key=lambda n: n.independent)
-        out.append(StorySummary(s.id, s.label, len(s.articles), roots))
+        out.append(StorySummary(s.id, s.label, len(s.articles), roots, unseen_of.get(s.id, [])))
     counts = Counter(r.relation for r in result.relations)
     ordered = {k: counts[k] for k in RELATIONS if counts[k]}
     ordered.update({k: v for k, v in counts.items() if k not in ordered})
@@ -225,6 +242,8 @@ def _node_label(n: Node) -> Text:
         t.append(f"  {_truncate(n.title)}", style="dim")
     if n.outlet:
         t.append(f" · {n.outlet}", style="dim")
+    if n.changes:
+        t.append("\n  changed: " + ", ".join(f"{v} {k}" for k, v in n.changes.items()), style="red")
     return t
 
 
@@ -258,6 +277,15 @@ def render_summary(result: Result | Summary) -> RenderableType:
         noun = "article" if s.n_articles == 1 else "articles"
         head.append(f"  ({s.n_articles} {noun})", style="dim")
         tree = Tree(head, guide_style="dim")
+        for outlet, carriers, n_quotes in s.unseen:
+            line = Text("[unseen source] ", style="bold blue")
+            line.append(outlet or "unnamed")
+            line.append(
+                f"  {n_quotes} shared quotation{'s' * (n_quotes != 1)}, quoted by "
+                + ", ".join(carriers),
+                style="dim",
+            )
+            tree.add(line)
         for root in s.roots:
             _add(tree, root)
         parts += [tree, Text("")]

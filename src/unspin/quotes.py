@@ -1,0 +1,368 @@
+"""Quotations across the corpus: who is quoted, and which articles carry which words.
+
+Every quotation of every doc is indexed with its speaker (a heuristic read of the
+attribution around it), then variants of one quotation are grouped across articles,
+MemeTracker-style: two quotations are variants when one contains the other (an article
+may quote a passage whole where another splits it in two), when they share a run of
+``MIN_RUN`` words (and half the shorter quotation), or when their word edit distance is
+small for their length. Pairs are only compared when they share a word 4-gram (or,
+below four words, the whole quotation), so the corpus is never compared all against all.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+import networkx as nx
+from rich.table import Table
+from rich.text import Text
+
+from unspin.model import Doc, Quote
+from unspin.normalise import normalise_text, words
+
+#: shared consecutive words that make two quotations variants (and at least half of
+#: the shorter one, so two different quotations of one speech do not chain together)
+MIN_RUN = 6
+#: a quotation at least this long (words) wholly inside another is a variant of it
+MIN_CONTAINED = 4
+#: word edit distance allowed, as a share of the shorter quotation
+MAX_EDIT = 0.3
+#: word n-gram blocking key; a key shared by more distinct quotations is a stock phrase
+BLOCK_N, MAX_BLOCK = 4, 200
+
+Words = tuple[str, ...]
+
+# ---------------------------------------------------------------- speakers
+
+_SAY = (
+    r"(?:said|says|say|told|tells|added|adds|stated|states|explained|noted|wrote|writes|"
+    r"tweeted|posted|continued|insisted|argued|warned|claimed|declared|recalled|replied|"
+    r"responded|remarked|confirmed|admitted|acknowledged|emphasi[sz]ed|stressed|reiterated|"
+    r"announced|asked|urged|hinted|suggested|went on)\b"
+)
+_NOT_NAME = (
+    r"(?!(?:The|A|An|He|She|It|They|We|I|You|Its|His|Her|Their|Our|My|This|That|These|Those|"
+    r"But|And|Or|So|In|On|At|"
+    r"For|However|When|While|After|Before|As|If|Then|There|Here|Meanwhile|Still|Yet|"
+    r"According)\b)"
+)
+_NAME = _NOT_NAME + r"[A-Z][\w'’.-]*(?:\s+(?:[A-Z][\w'’.-]*|de|van|von|da|del|al|bin))*"
+_SOURCE = (
+    r"(?:[Aa]n?|[Tt]he|[Oo]ne|[Tt]wo|[Ss]everal|[Aa]nother)\s+(?:[\w-]+\s+){0,3}?"
+    r"(?:sources?|officials?|spokes(?:man|woman|person)|aides?|insiders?|advis[eo]rs?|"
+    r"staffers?|witness(?:es)?|person|people|officers?|representatives?)\b"
+)
+_PRONOUN = r"(?:[Hh]e|[Ss]he|[Tt]hey)\b"
+#: lower-case role words before a name: "union president Dara Kessling"
+_ROLE = r"(?:[a-z][\w-]*\s+){0,3}?"
+_SPK = rf"(?:(?P<s>{_SOURCE}|{_PRONOUN})|{_ROLE}(?P<n>{_NAME}))"
+#: between a speaker and the verb: ", who voted against,", "close to X", "also"
+_ADV = (
+    r"(?:,\s+[^,\x00\x01]{1,60},)?"
+    r"(?:\s+(?:close to|familiar with|with knowledge of|from|at|in)\s+[^,.;:\x00\x01]{1,50}?)?"
+    r"(?:\s+(?:\w+ly|also|then|later))?,?"
+)
+#: ``Q, Homan said`` / ``Q the unnamed source told the paper``
+_AFTER = re.compile(rf"^\W{{0,4}}{_SPK}{_ADV}\s+{_SAY}")
+#: ``Q, said Adams``
+_AFTER_INV = re.compile(rf"^\W{{0,4}}{_SAY}\s+(?:(?P<s>{_SOURCE})|{_ROLE}(?P<n>{_NAME}))")
+#: ``Homan said in a radio interview: Q``
+_BEFORE = re.compile(rf"{_SPK}{_ADV}\s+{_SAY}[^\x00\x01]{{0,60}}?[:,]?\W{{0,4}}$")
+#: anywhere in the sentence: ``according to X`` or ``X said in a statement``
+_ACCORDING = re.compile(rf"\baccording to (?:(?P<s>{_SOURCE})|{_ROLE}(?P<n>{_NAME}))")
+_ANYWHERE = re.compile(rf"{_SPK}{_ADV}\s+{_SAY}")
+_MARKS = "\"“”„‟«»‘’‚‛`'"
+_MASKED = re.compile(rf"[{_MARKS}]*([\x00\x01])[,.;:!?]?[{_MARKS}]*")
+
+
+def _clean_speaker(s: str) -> str:
+    """Drop a possessive and lower-case a leading determiner ("The source" -> "the source")."""
+    s = re.sub(r"['’]s?$", "", " ".join(s.split()).rstrip(".,"))
+    first, _, rest = s.partition(" ")
+    if rest and first.lower() in {"a", "an", "the", "one", "two", "several", "another"}:
+        return f"{first.lower()} {rest}"
+    return s
+
+
+def _masked(doc: Doc, start: int, end: int, target: Quote | None) -> str:
+    """``text[start:end]`` with the target quotation as ``\\x01``, other quotations as
+    ``\\x00`` and the quote marks around them removed."""
+    text, out, pos = doc.article.text, [], start
+    for q in sorted(doc.quotes, key=lambda q: q.start):
+        if q.end <= start or q.start >= end:
+            continue
+        out += [text[pos : max(pos, q.start)], "\x01" if q is target else "\x00"]
+        pos = max(pos, q.end)
+    out.append(text[pos:end])
+    return _MASKED.sub(r"\1", "".join(out))
+
+
+def _who(m: re.Match | None) -> str | None:
+    return (m.group("s") or m.group("n")) if m else None
+
+
+def _attribution(text: str) -> str | None:
+    """The speaker named anywhere in an unquoted text: ``according to X``, ``X said``."""
+    return _who(_ACCORDING.search(text)) or _who(_ANYWHERE.search(text))
+
+
+def _local_speaker(ctx: str) -> str | None:
+    """The speaker of the quotation ``\\x01`` as named in its own sentence(s)."""
+    before, _, after = ctx.partition("\x01")
+    for rx, part in ((_AFTER, after), (_AFTER_INV, after), (_BEFORE, before)):
+        if who := _who(rx.search(part)):
+            return who
+    return _attribution(f"{before} {after}".replace("\x00", " "))
+
+
+def _named(who: str | None) -> str | None:
+    """A speaker that is not a pronoun, cleaned; None otherwise."""
+    return None if who is None or re.fullmatch(_PRONOUN, who) else _clean_speaker(who)
+
+
+def _last_full_name(text: str) -> str | None:
+    """The last name of two or more capitalised words ("Gerald Fenwick") in a text."""
+    names = [m.group(0) for m in re.finditer(_NAME, text) if len(m.group(0).split()) > 1]
+    return names[-1] if names else None
+
+
+def doc_speakers(doc: Doc) -> list[str | None]:
+    """The speaker of each of ``doc.quotes`` (same order), or None when unclear.
+
+    Heuristics, in order: an attribution right after or before the quotation in its
+    sentence (``"…," Homan said``, ``said Adams``, ``X told the paper``, ``X said:``),
+    then ``according to X`` / ``X said …`` anywhere in that sentence. A quotation that
+    stands as a sentence of its own takes the speaker of the quotation or attribution
+    in the sentence before it (a continued quote, or "The source noted that …"). A
+    pronoun (``he said``) resolves to the speaker of a quotation in the sentence
+    before, else to an attribution ("Abernathy said …") or the last full name
+    ("Gerald Fenwick") in that sentence or before the quotation, else to a speaker
+    of the two sentences before that; otherwise it stays None.
+    """
+    sents, found, out = doc.sentences, {}, []
+    for q in doc.quotes:
+        idx = [s.index for s in sents if s.start < q.end and s.end > q.start] or [0]
+        lo, hi = idx[0], idx[-1]
+        ctx = _masked(doc, sents[lo].start, sents[hi].end, q) if sents else "\x01"
+        prev = ""
+        if lo and not sents[lo - 1].boilerplate:
+            prev = _masked(doc, sents[lo - 1].start, sents[lo - 1].end, None).replace("\x00", " ")
+        who = _local_speaker(ctx)
+        speaker = _named(who)
+        if who is None and len(words(ctx.replace("\x00", " "))) < 3:
+            speaker = found.get(lo - 1) or _named(_attribution(prev))
+        elif who is not None and speaker is None:
+            lead = ctx.partition("\x01")[0].replace("\x00", " ")
+            speaker = (
+                found.get(lo - 1)
+                or _named(_attribution(f"{prev} {lead}"))
+                or _last_full_name(f"{prev} {lead}")
+                or found.get(lo - 2)
+                or found.get(lo - 3)
+            )
+        if speaker:
+            found[hi] = speaker
+        out.append(speaker)
+    return out
+
+
+# ---------------------------------------------------------------- variants and groups
+
+
+@dataclass
+class QuoteVariant:
+    """One article's wording of a quotation (``text`` is ``article_text[start:end]``)."""
+
+    article: str
+    start: int
+    end: int
+    text: str
+    speaker: str | None
+
+    def to_record(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class QuoteGroup:
+    """Variants of one quotation across articles.
+
+    ``text`` is the canonical wording (the one most articles carry); ``altered_in``
+    lists the articles whose words differ from it (ignoring case, punctuation and quote
+    marks). Quoting more or less of the same passage is not alteration: a variant is
+    faithful when it is an excerpt of the canonical wording or of a variant containing
+    it.
+    """
+
+    id: str
+    text: str
+    variants: list[QuoteVariant]
+    articles: list[str]
+    altered_in: list[str]
+    speaker: str | None
+
+    def to_record(self) -> dict:
+        return asdict(self)
+
+
+def quote_words(text: str) -> Words:
+    """The comparison form of a quotation: lowercase words, punctuation and marks dropped."""
+    return tuple(words(normalise_text(text)))
+
+
+def _contains(long: Words, short: Words) -> bool:
+    n = len(short)
+    return any(long[i : i + n] == short for i in range(len(long) - n + 1))
+
+
+def _longest_run(a: Words, b: Words) -> int:
+    best, prev = 0, [0] * (len(b) + 1)
+    for x in a:
+        cur = [0] * (len(b) + 1)
+        for j, y in enumerate(b, 1):
+            if x == y:
+                cur[j] = prev[j - 1] + 1
+                best = max(best, cur[j])
+        prev = cur
+    return best
+
+
+def _edit_distance(a: Words, b: Words) -> int:
+    prev = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        cur = [i]
+        for j, y in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != y)))
+        prev = cur
+    return prev[-1]
+
+
+def are_variants(a: Words, b: Words) -> bool:
+    """Containment (of ``MIN_CONTAINED`` words or more), a long shared word run, or a
+    small word edit distance (between quotations of ``MIN_RUN`` words or more)."""
+    short, long = sorted((a, b), key=len)
+    if len(short) >= MIN_CONTAINED and _contains(long, short):
+        return True
+    if _longest_run(a, b) >= max(MIN_RUN, len(short) / 2):
+        return True
+    limit = MAX_EDIT * len(short)
+    if len(short) < MIN_RUN or len(long) - len(short) > limit:
+        return False  # a one-word change in a short phrase makes another phrase
+    return _edit_distance(a, b) <= limit
+
+
+def index_quotes(docs: Sequence[Doc]) -> list[QuoteVariant]:
+    """Every quotation of every doc, with its speaker."""
+    return [
+        QuoteVariant(d.id, q.start, q.end, q.text, spk)
+        for d in docs
+        for q, spk in zip(d.quotes, doc_speakers(d))
+    ]
+
+
+def quote_groups(
+    docs: Sequence[Doc], min_articles: int = 2, derived: frozenset[str] = frozenset()
+) -> list[QuoteGroup]:
+    """Variants of one quotation grouped across articles, most widely carried first.
+
+    Only groups carried by at least ``min_articles`` articles are returned. Articles in
+    ``derived`` (known derivatives of another article) count for the canonical wording
+    only after every article that is not derived, so a spun copy never sets it.
+    """
+    order = {d.id: (d.article.published_at or "~", i) for i, d in enumerate(docs)}
+    by_words: dict[Words, list[QuoteVariant]] = defaultdict(list)
+    for v in index_quotes(docs):
+        if w := quote_words(v.text):
+            by_words[w].append(v)
+    texts = list(by_words)
+    blocks: dict[Words, list[int]] = defaultdict(list)
+    for i, w in enumerate(texts):
+        for k in {w[j : j + BLOCK_N] for j in range(max(1, len(w) - BLOCK_N + 1))}:
+            blocks[k].append(i)
+    graph = nx.Graph()
+    graph.add_nodes_from(range(len(texts)))
+    checked: set[tuple[int, int]] = set()
+    for members in blocks.values():
+        if len(members) > MAX_BLOCK:
+            continue
+        for x, i in enumerate(members):
+            for j in members[x + 1 :]:
+                if (i, j) not in checked:
+                    checked.add((i, j))
+                    if are_variants(texts[i], texts[j]):
+                        graph.add_edge(i, j)
+    groups = []
+    for comp in nx.connected_components(graph):
+        forms = sorted(comp)
+        variants = [v for i in forms for v in by_words[texts[i]]]
+        articles = sorted({v.article for v in variants}, key=order.__getitem__)
+        if len(articles) < min_articles:
+            continue
+
+        def rank(i: int) -> tuple:
+            arts = {v.article for v in by_words[texts[i]]}
+            originals = arts - derived
+            return (-len(originals), -len(arts), min(order[a] for a in arts))
+
+        canon = texts[min(forms, key=rank)]
+        whole = [texts[i] for i in forms if _contains(texts[i], canon)]
+        variants.sort(key=lambda v: (order[v.article], v.start))
+        per_article: dict[str, list[Words]] = defaultdict(list)
+        for v in variants:
+            per_article[v.article].append(quote_words(v.text))
+        named = {(v.article, v.speaker.lower()): v.speaker for v in variants if v.speaker}
+        votes = Counter(s for _, s in named)
+        shown = {k[1]: s for k, s in reversed(named.items())}
+        groups.append(
+            QuoteGroup(
+                id="",
+                text=min(
+                    by_words[canon], key=lambda v: (v.article in derived, order[v.article])
+                ).text,
+                variants=variants,
+                articles=articles,
+                altered_in=[
+                    a
+                    for a in articles
+                    if not any(
+                        _contains(canon, w) or any(_contains(f, w) for f in whole)
+                        for w in per_article[a]
+                    )
+                ],
+                speaker=shown[votes.most_common(1)[0][0]] if votes else None,
+            )
+        )
+    groups.sort(key=lambda g: (-len(g.articles), order[g.articles[0]], g.variants[0].start))
+    for n, g in enumerate(groups, 1):
+        g.id = f"q{n:04d}"
+    return groups
+
+
+def _cut(text: str, n: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
+
+
+def render_quotes(groups: Sequence[QuoteGroup], width: int = 70) -> Table:
+    """The quotation groups as a table (for ``unspin quotes RESULTS``)."""
+    table = Table(show_lines=False)
+    for col, kw in (
+        ("group", {"no_wrap": True}),
+        ("quotation", {}),
+        ("speaker", {}),
+        ("articles", {"justify": "right"}),
+        ("altered in", {}),
+    ):
+        table.add_column(col, **kw)
+    for g in groups:
+        table.add_row(
+            g.id,
+            Text(_cut(g.text, width)),
+            Text(g.speaker or "?"),
+            str(len(g.articles)),
+            Text(", ".join(g.altered_in) or "-"),
+        )
+    return table

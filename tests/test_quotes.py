@@ -1,0 +1,125 @@
+"""Quotation index, speakers and cross-article variant groups (texts written for these tests)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+import unspin
+from unspin.quotes import are_variants, index_quotes, quote_groups, quote_words, render_quotes
+
+SPEAKERS = """Quarry blast shakes Tollbridge
+
+"The windows rattled for a full minute," Wenna Carrow said.
+
+"It felt like the floor was moving," said Aldous Penhale, who lives nearby.
+
+Site manager Piers Laity told reporters: "Every charge was within the permitted limit."
+
+A council spokeswoman told the Tollbridge Echo that "inspectors will visit on Friday morning."
+
+"We will publish the readings in full," a source told the Echo.
+
+"Nobody was hurt," according to Inspector Hallam Rees.
+
+Quarry owner Maud Ellery spoke outside the gates. "We regret the disturbance to our \
+neighbours," she said. "We will pay for any damage."
+"""
+
+#: one quotation: whole (a, d), split in two (b), reworded (c); e shares only a phrase
+FLOOD = {
+    "a": 'Flood waters reach Merrowdale\n\n"The river has never risen this fast in my '
+    'lifetime, and we were not ready for it," said Mayor Ilse Trow. "Sandbags are free '
+    'at the depot," she added.',
+    "b": 'Merrowdale mayor admits flood surprise\n\n"The river has never risen this fast in '
+    'my lifetime," Trow said on Monday. "And we were not ready for it."',
+    "c": 'Merrowdale floods\n\n"The river has never risen so fast in my lifetime, and we '
+    'were not prepared for it," Mayor Trow said.',
+    "d": 'Mayor: not ready\n\n"The river has never risen this fast in my lifetime, and we '
+    'were not ready for it," Trow told reporters. "Sandbags are free at the depot."',
+    "e": 'Rain forecast\n\n"The river has never looked so calm," a volunteer said.',
+}
+
+
+def _scan(tmp: Path, texts: dict[str, str]) -> unspin.Result:
+    for name, text in texts.items():
+        (tmp / f"{name}.txt").write_text(text, encoding="utf-8")
+    return unspin.scan([tmp])
+
+
+@pytest.fixture(scope="module")
+def flood(tmp_path_factory: pytest.TempPathFactory) -> unspin.Result:
+    return _scan(tmp_path_factory.mktemp("flood"), FLOOD)
+
+
+def test_speakers_from_attributions(tmp_path: Path) -> None:
+    result = _scan(tmp_path, {"quarry": SPEAKERS})
+    got = [(v.text, v.speaker) for v in index_quotes(result.docs)]
+    assert [s for _, s in got] == [
+        "Wenna Carrow",
+        "Aldous Penhale",
+        "Piers Laity",
+        "a council spokeswoman",
+        "a source",
+        "Inspector Hallam Rees",
+        "Maud Ellery",  # "she said" -> the full name in the sentence before
+        "Maud Ellery",  # a quotation standing alone continues the previous speaker's
+    ]
+
+
+def test_variants_rule() -> None:
+    whole = quote_words("The river has never risen this fast in my lifetime, and we were not")
+    assert are_variants(whole, quote_words("never risen this fast in my"))  # contained
+    assert are_variants(whole, quote_words("this fast in my lifetime, and we were not ready"))
+    assert are_variants(
+        whole, quote_words("The river has never risen so fast in my life and we were not")
+    )
+    assert not are_variants(whole, quote_words("the river has never looked so calm"))
+    assert not are_variants(quote_words("we were not ready"), quote_words("we were not sure"))
+
+
+def test_groups_whole_split_and_altered(flood: unspin.Result) -> None:
+    groups = quote_groups(flood.docs)
+    river = next(g for g in groups if "never risen" in g.text)
+    assert river.id == "q0001" and river.articles == ["a", "b", "c", "d"]
+    assert quote_words(river.text) == quote_words(FLOOD["a"].split('"')[1])
+    assert river.altered_in == ["c"]  # b quotes the same words in two pieces
+    assert len([v for v in river.variants if v.article == "b"]) == 2
+    assert river.speaker == "Trow"
+    sandbags = next(g for g in groups if "Sandbags" in g.text)
+    assert sandbags.articles == ["a", "d"] and sandbags.altered_in == []
+    assert all("e" not in g.articles for g in groups)
+    assert [len(g.articles) for g in groups] == sorted(
+        (len(g.articles) for g in groups), reverse=True
+    )
+
+
+def test_min_articles_and_records(flood: unspin.Result) -> None:
+    assert all(len(g.articles) >= 2 for g in quote_groups(flood.docs))
+    singles = quote_groups(flood.docs, min_articles=1)
+    assert any(g.articles == ["e"] for g in singles)
+    rec = json.loads(json.dumps(singles[0].to_record()))
+    assert set(rec) == {"id", "text", "variants", "articles", "altered_in", "speaker"}
+    v = rec["variants"][0]
+    doc = next(d for d in flood.docs if d.id == v["article"])
+    assert doc.article.text[v["start"] : v["end"]] == v["text"]
+
+
+def test_render_quotes(flood: unspin.Result) -> None:
+    out = io.StringIO()
+    Console(file=out, width=120).print(render_quotes(quote_groups(flood.docs)))
+    text = out.getvalue()
+    assert "q0001" in text and "The river has never risen" in text and "Trow" in text
+
+
+@pytest.mark.shared
+def test_seed_quotation_shared_by_independent_writeups(shared: Path) -> None:
+    result = unspin.scan([shared / "seeds"])
+    ids = {p: next(d.id for d in result.docs if d.id.startswith(p)) for p in ("001", "002", "003")}
+    hits = [g for g in quote_groups(result.docs) if "The mayor has emergency order power" in g.text]
+    assert len(hits) == 1
+    assert set(ids.values()) <= set(hits[0].articles)
