@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 
 #: The relation types, strongest reuse first.
 RELATIONS = ("duplicate", "copy", "spun", "translation", "partial", "same_story", "related")
