@@ -95,3 +95,38 @@ def test_eval_table_markdown_formats_missing_values() -> None:
     t = EvalTable("t", ["d"], ["unspin", "minhash"])
     t.add("m", unspin=0.5)
     assert "| m | 0.500 | – |" in t.to_markdown()
+
+
+DATA = Path(__file__).parent / "data" / "eval"
+
+
+def test_news_copy_and_pan_alignment_tasks_run_on_sample_files(capsys) -> None:
+    assert main(["eval", "news-copy", str(DATA / "news_copy_corpus.json"),
+                 str(DATA / "news_copy_gt.json"), "--baselines", "minhash"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "## NEWS-COPY reproduced articles" in out and "| pair recall |" in out
+    assert main(["eval", "pan-alignment", str(DATA / "pan_alignment")]) == 0
+    out = capsys.readouterr().out
+    assert "| plagdet |" in out
+
+
+def test_labels_task_scores_pairs_and_direction(tmp_path: Path, capsys) -> None:
+    text = (
+        "Council approves harbour wall repairs\n\n"
+        "The council approved repairs to the harbour wall on Monday after storms in March "
+        "damaged a 40-metre section near the ferry pier, the works director said.\n\n"
+        "The repairs will cost 1.2 million pounds and should end by October, she added.\n"
+    )
+    arts = tmp_path / "arts"
+    arts.mkdir()
+    (arts / "orig.txt").write_text(text, encoding="utf-8")
+    (arts / "copy.txt").write_text(text + "\nReporting by a wire service.\n", encoding="utf-8")
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(
+        json.dumps({"a": "orig", "b": "copy", "relation": "copy", "source": "orig"}) + "\n",
+        encoding="utf-8",
+    )
+    assert main(["eval", "labels", str(arts), str(labels)]) == 0
+    out = capsys.readouterr().out
+    assert "direction right" in out
+    assert main(["eval", "labels", str(arts)]) == 2

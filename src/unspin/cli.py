@@ -48,6 +48,9 @@ EVAL_TASKS = (
     "mrpc",
     "sts",
     "pan-pairs",
+    "labels",
+    "news-copy",
+    "pan-alignment",
     "make-derivatives",
 )
 
@@ -514,6 +517,14 @@ def _run_eval(args: argparse.Namespace, out: Console, err: Console) -> int:
         table = runner.eval_stories(data[0])
     elif args.task == "parallel":
         table = runner.eval_parallel(data)
+    elif args.task == "labels":
+        if len(data) != 2:
+            raise UsageError("labels needs ARTICLES LABELS (a file or folder, then a JSONL)")
+        table = runner.eval_labels(data[0], data[1])
+    elif args.task == "news-copy":
+        table = runner.eval_news_copy(data[0], data[1] if len(data) > 1 else None, systems)
+    elif args.task == "pan-alignment":
+        table = runner.eval_pan_alignment(data[0])
     elif args.task in ("duplicates-reuters", "duplicates-bbc"):
         table = runner.eval_duplicates(data[0], args.task.split("-")[1])
     else:

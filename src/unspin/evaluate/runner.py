@@ -301,3 +301,96 @@ def eval_sentence_pairs(task: str, path: Path) -> EvalTable:
 def _jsonl(path: Path) -> list[dict[str, Any]]:
     with open(path, encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]
+
+
+# ---------------------------------------------------------------- user data, NEWS-COPY, PAN
+
+
+def eval_labels(articles_path: Path, labels_path: Path, config: Config | None = None) -> EvalTable:
+    """Any article collection plus a labels file (pairs with relation[/source], or clusters)."""
+    from unspin.evaluate.metrics import confusion, relation_prf
+    from unspin.ingest import read_paths
+
+    t0 = time.time()
+    articles, errors = read_paths([articles_path])
+    gold = loaders.load_labels(labels_path)
+    result = _run(articles, config)
+    table = EvalTable("labelled pairs", [str(articles_path), str(labels_path)], ["unspin"])
+    if gold.pairs:
+        pred = {(r.a, r.b): r.relation for r in result.relations}
+        prf = relation_prf(gold.pairs, pred)
+        for name, v in prf.items():
+            if v.tp + v.fp + v.fn:
+                table.add(
+                    f"{name}: precision / recall / F1",
+                    unspin=f"{v.precision:.3f} / {v.recall:.3f} / {v.f1:.3f}",
+                )
+        conf = confusion(gold.pairs, {p: r for p, r in pred.items() if p in gold.pairs})
+        for g, row in conf.items():
+            hits = ", ".join(f"{k} {n}" for k, n in row.items() if n)
+            if hits:
+                table.notes.append(f"gold {g} -> predicted {hits}")
+    if gold.sources:
+        rels = {(r.a, r.b): r for r in result.relations}
+        acc, n, und = direction_accuracy(
+            gold.sources, {p: rels[p].source if p in rels else None for p in gold.sources}
+        )
+        table.add("direction right (undecided counts wrong)", unspin=acc)
+        table.notes.append(f"direction: {n} pairs, {und} undecided or missed")
+    if gold.clusters:
+        pred_c = {a: s.id for s in result.stories for a in s.articles}
+        table.add("stories: adjusted Rand index", unspin=adjusted_rand(gold.clusters, pred_c))
+        table.add("stories: B-cubed F1", unspin=bcubed(gold.clusters, pred_c).f1)
+    table.notes.append(f"{len(articles)} articles read, {len(errors)} input problems")
+    table.seconds = time.time() - t0
+    return table
+
+
+def eval_news_copy(path: Path, gt_path: Path | None, systems: Sequence[str] = BASELINES,
+                   config: Config | None = None) -> EvalTable:  # fmt: skip
+    """NEWS-COPY: reproduced-article pairs found as reuse (any type), beside the baselines."""
+    from unspin.evaluate.metrics import pairs_from_clusters
+
+    t0 = time.time()
+    articles, clusters = loaders.load_news_copy(path, gt_path)
+    gold = pairs_from_clusters(clusters)
+    result = _run(articles, config)
+    table = EvalTable("NEWS-COPY reproduced articles", [str(path)], ["unspin", *systems])
+    rows = {"unspin": pair_prf(gold, set(_reuse_pairs(result)))}
+    if "minhash" in systems:
+        rows["minhash"] = pair_prf(gold, set(bl.minhash_pairs(articles)))
+    if "tfidf" in systems:
+        scores = bl.tfidf_pairs(articles, min_score=0.05)
+        tune = {p: s for p, s in scores.items() if _half(p[0]) == 0}
+        cut = bl.tune_threshold(list(tune.values()), [p in gold for p in tune])
+        rows["tfidf"] = pair_prf(gold, {p for p, s in scores.items() if s >= cut})
+        table.notes.append("tfidf: threshold tuned on pairs whose first id hashes to half 0")
+    for metric in ("precision", "recall", "f1"):
+        table.add(f"pair {metric}", **{k: getattr(v, metric) for k, v in rows.items()})
+    table.seconds = time.time() - t0
+    return table
+
+
+def eval_pan_alignment(folder: Path, config: Config | None = None) -> EvalTable:
+    """PAN text alignment: plagdet of unspin's aligned passages for the labelled pairs."""
+    t0 = time.time()
+    articles, cases = loaders.load_pan_alignment(folder)
+    result = _run(articles, config)
+    rels = {(r.a, r.b): r for r in result.relations if r.relation in REUSE_RELATIONS}
+    dets = []
+    for src, susp in {c.pair for c in cases}:
+        r = rels.get(pair_key(src, susp))
+        if r is None:
+            continue
+        for x in r.alignment:
+            a, b = (x.a_start, x.a_end), (x.b_start, x.b_end)
+            dets.append(((src, susp), a, b) if r.a == src else ((src, susp), b, a))
+    pd = plagdet(cases, dets)
+    table = EvalTable("PAN text alignment", [str(folder)], ["unspin"])
+    table.add("plagdet", unspin=pd.plagdet)
+    table.add("precision", unspin=pd.precision)
+    table.add("recall", unspin=pd.recall)
+    table.add("granularity", unspin=pd.granularity)
+    table.notes.append(f"{len(cases)} cases, {len(dets)} detections")
+    table.seconds = time.time() - t0
+    return table
