@@ -78,3 +78,22 @@ def test_artefact_counter_sees_mt_casing_and_spacing() -> None:
     spun = artefact_count("The mayor will meet the border tsar On thursday in New York, $ 60 paid.")
     assert clean[0] == 0
     assert spun[0] >= 3
+
+
+def test_translationese_features() -> None:
+    from unspin.classify import function_word_share, odd_words
+    from unspin.model import Article
+    from unspin.pipeline import Config, fingerprint
+
+    src, der = fingerprint(
+        [
+            Article("s", "President Bush will send his toughest budget to Congress on Monday."),
+            Article(
+                "d", "The President of the USA will send the estimate of querompen to the Congress."
+            ),
+        ],
+        Config(embedder="hashing"),
+    )
+    assert function_word_share(der, {0}) > function_word_share(src, {0})
+    assert odd_words(der, {0}, src, {0}) == 1  # "querompen": unknown to English
+    assert odd_words(src, {0}, der, {0}) == 0

@@ -11,9 +11,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 
 from unspin.model import Alignment, Doc, Relation
-from unspin.normalise import STOPWORDS
+from unspin.normalise import STOPWORDS, words
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,7 @@ class ClassifyParams:
     partial_min_chars: int = 200
     min_time_gap_hours: float = 1.0
     artefact_margin: float = 0.8  # artefacts per 100 words, derivative minus source
+    function_word_margin: float = 0.01  # function-word share, derivative minus source
 
     def __post_init__(self) -> None:
         for name in ("full_cov", "full_cov_other", "copy_verbatim"):
@@ -94,11 +96,45 @@ def artefact_count(text: str) -> tuple[int, int]:
 
 def artefact_rate(doc: Doc, idx: set[int]) -> float:
     """Artefacts per 100 words over the given sentences."""
-    hits = words = 0
+    hits = n_words = 0
     for i in idx:
         h, w = artefact_count(doc.sentences[i].text)
-        hits, words = hits + h, words + w
-    return 100.0 * hits / words if words else 0.0
+        hits, n_words = hits + h, n_words + w
+    return 100.0 * hits / n_words if n_words else 0.0
+
+
+@lru_cache(maxsize=100_000)
+def _known(word: str, lang: str) -> bool:
+    from wordfreq import zipf_frequency
+
+    try:
+        return zipf_frequency(word, lang) > 0
+    except LookupError:  # a language wordfreq does not cover: no evidence either way
+        return True
+
+
+def function_word_share(doc: Doc, idx: set[int]) -> float:
+    """Share of function words in the given sentences (translationese runs higher)."""
+    ws = [w for i in idx for w in words(doc.sentences[i].text)]
+    return sum(w in STOPWORDS for w in ws) / len(ws) if ws else 0.0
+
+
+def odd_words(doc: Doc, idx: set[int], other: Doc, other_idx: set[int]) -> int:
+    """Words of ``doc`` absent from ``other``'s aligned text and unknown to the language.
+
+    Machine translation leaves untranslated or fused words ("querompenrécord"), spinners
+    misspell ("Kesling"); an original's own wording is made of known words.
+    """
+    theirs = {
+        w.lower() for i in other_idx for w in re.findall(r"[^\W\d_]+", other.sentences[i].text)
+    }
+    n = 0
+    for i in idx:
+        for w in re.findall(r"[^\W\d_]+", doc.sentences[i].text):
+            lw = w.lower()
+            if len(lw) >= 4 and lw not in theirs and not _known(lw, doc.lang):
+                n += 1
+    return n
 
 
 # ---------------------------------------------------------------- direction
@@ -150,7 +186,8 @@ def direction(
     score = 0.0  # > 0: a is the source
     if relation in ("spun", "copy", "partial"):
         ra, rb = artefact_rate(a, ia), artefact_rate(b, ib)
-        la, lb = _broken_names(a, ia, b, ib), _broken_names(b, ib, a, ia)
+        la = _broken_names(a, ia, b, ib) + odd_words(a, ia, b, ib)
+        lb = _broken_names(b, ib, a, ia) + odd_words(b, ib, a, ia)
         words_a = sum(len(a.sentences[i].text.split()) for i in ia) or 1
         words_b = sum(len(b.sentences[j].text.split()) for j in ib) or 1
         ra, rb = ra + 100.0 * la / words_a, rb + 100.0 * lb / words_b
@@ -158,6 +195,18 @@ def direction(
             score += 2.0 if rb > ra else -2.0
             ev.append(
                 f"translation/spinning artefacts per 100 words: {a.id} {ra:.1f}, {b.id} {rb:.1f}"
+            )
+    if (
+        relation in ("spun", "partial")
+        and a.lang == b.lang
+        and al.features["verbatim"] < p.copy_verbatim
+    ):
+        fa, fb = function_word_share(a, ia), function_word_share(b, ib)
+        if abs(fa - fb) >= p.function_word_margin:
+            score += 1.0 if fb > fa else -1.0
+            ev.append(
+                f"function words {fa:.1%} of {a.id} vs {fb:.1%} of {b.id} (machine translation "
+                "and paraphrasers spell relations out: 'the X of Y', 'said that')"
             )
     if support is not None and a.lang == b.lang:
         na, nb = _names(a, ia), _names(b, ib)
