@@ -28,6 +28,7 @@ class AlignParams:
     prefilter: float = 0.55  # cosine below which no lexical check is made
     min_unquoted_words: int = 4  # shorter remainders outside quotes cannot carry reuse
     min_strong_words: int = 6  # shorter sentences (datelines, "he said") prove nothing
+    max_gap: int = 1  # unaligned sentences a passage may span
 
     def __post_init__(self) -> None:
         for name in ("min_score", "min_score_cross", "strong", "prefilter"):
@@ -109,7 +110,10 @@ def _passages(a: Doc, b: Doc, matches, p: AlignParams) -> list[AlignedPassage]:
         g = groups[-1] if groups else None
         if g and it[5] == g[-1][5]:
             li, lj = g[-1][0], g[-1][1]
-            if (it[0] - li, it[1] - lj) in ((1, 1), (0, 1), (1, 0)):
+            di, dj = it[0] - li, it[1] - lj
+            # next sentence on either side (splits, merges), or across one unaligned
+            # sentence (a rewritten or dropped one inside the block): the same passage
+            if 0 <= di <= p.max_gap + 1 and 0 <= dj <= p.max_gap + 1 and di + dj > 0:
                 g.append(it)
                 continue
         groups.append([it])
