@@ -27,6 +27,8 @@ class ClassifyParams:
     min_time_gap_hours: float = 1.0
     artefact_margin: float = 0.8  # artefacts per 100 words, derivative minus source
     function_word_margin: float = 0.01  # function-word share, derivative minus source
+    containment_margin: float = 0.08  # copy: share reused, derivative minus source
+    context_margin: float = 0.1  # partial: fit of the passages to the rest of each article
 
     def __post_init__(self) -> None:
         for name in ("full_cov", "full_cov_other", "copy_verbatim"):
@@ -117,6 +119,15 @@ def function_word_share(doc: Doc, idx: set[int]) -> float:
     """Share of function words in the given sentences (translationese runs higher)."""
     ws = [w for i in idx for w in words(doc.sentences[i].text)]
     return sum(w in STOPWORDS for w in ws) / len(ws) if ws else 0.0
+
+
+def context_fit(doc: Doc, idx: set[int]) -> float:
+    """Mean cosine between the given sentences and the article's other content sentences."""
+    rest = [s.index for s in doc.sentences if not s.boilerplate and s.index not in idx]
+    if not idx or not rest or doc.sentence_vectors is None:
+        return 0.0
+    v = doc.sentence_vectors
+    return float((v[sorted(idx)] @ v[rest].T).mean())
 
 
 def odd_words(doc: Doc, idx: set[int], other: Doc, other_idx: set[int]) -> int:
@@ -222,10 +233,19 @@ def direction(
                 f"{min(sa, sb)} of {lose.id}'s"
             )
     ca, cb = al.features["cov_a"], al.features["cov_b"]
-    if relation == "copy" and abs(ca - cb) >= 0.25:
-        # a trimmed copy is wholly inside its source; the source has more of its own
-        score += 0.75 if ca < cb else -0.75
+    if relation == "copy" and abs(ca - cb) >= p.containment_margin:
+        # copies trim: the source keeps sentences its copy dropped
+        score += 1.0 if ca < cb else -1.0
         ev.append(f"containment: {ca:.0%} of {a.id} vs {cb:.0%} of {b.id} reused")
+    if relation == "partial":
+        fa, fb = context_fit(a, ia), context_fit(b, ib)
+        if abs(fa - fb) >= p.context_margin:
+            # a passage fits the article it was written for better than the one it was put in
+            score += 1.0 if fa > fb else -1.0
+            ev.append(
+                f"the shared passages fit the rest of {a.id if fa > fb else b.id} better "
+                f"(similarity to the surrounding text {max(fa, fb):.2f} vs {min(fa, fb):.2f})"
+            )
     if abs(score) >= 1.0:
         src, der = (a, b) if score > 0 else (b, a)
         return src.id, der.id, "; ".join(ev), ev
