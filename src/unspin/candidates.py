@@ -78,10 +78,25 @@ def minhash_pairs(docs: Sequence[Doc], threshold: float, out: dict[Pair, set[str
                     _add(out, pair[0], pair[1], "minhash")
 
 
+#: above this many vectors, exact search (quadratic) gives way to an HNSW graph
+EXACT_KNN_MAX = 200_000
+
+
 def _knn(vectors: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """k+1 nearest neighbours of every vector (itself included) by inner product.
+
+    Exact below ``EXACT_KNN_MAX`` vectors; above, faiss HNSW (approximate: a true
+    neighbour is occasionally missed, which only costs a candidate pair).
+    """
     import faiss
 
-    index = faiss.IndexFlatIP(vectors.shape[1])
+    d = vectors.shape[1]
+    if len(vectors) <= EXACT_KNN_MAX:
+        index = faiss.IndexFlatIP(d)
+    else:
+        index = faiss.IndexHNSWFlat(d, 32, faiss.METRIC_INNER_PRODUCT)
+        index.hnsw.efConstruction = 80
+        index.hnsw.efSearch = 64
     index.add(vectors)
     return index.search(vectors, min(k + 1, len(vectors)))
 
