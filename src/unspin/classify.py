@@ -115,6 +115,16 @@ def _known(word: str, lang: str) -> bool:
         return True
 
 
+@lru_cache(maxsize=100_000)
+def _rare(word: str, lang: str) -> bool:
+    from wordfreq import zipf_frequency
+
+    try:
+        return zipf_frequency(word, lang) < 3.0
+    except LookupError:
+        return True
+
+
 def function_word_share(doc: Doc, idx: set[int]) -> float:
     """Share of function words in the given sentences (translationese runs higher)."""
     ws = [w for i in idx for w in words(doc.sentences[i].text)]
@@ -214,19 +224,21 @@ def direction(
     ):
         fa, fb = function_word_share(a, ia), function_word_share(b, ib)
         if abs(fa - fb) >= p.function_word_margin:
-            score += 1.0 if fb > fa else -1.0
+            weight = 2.0 if abs(fa - fb) >= 2.5 * p.function_word_margin else 1.0
+            score += weight if fb > fa else -weight
             ev.append(
                 f"function words {fa:.1%} of {a.id} vs {fb:.1%} of {b.id} (machine translation "
                 "and paraphrasers spell relations out: 'the X of Y', 'said that')"
             )
     if support is not None and a.lang == b.lang:
+        # only rare words: a name's spelling, not the casing of common words, is evidence
         na, nb = _names(a, ia), _names(b, ib)
-        only_a = {w for w in na - nb if w not in b.article.text.lower()}
-        only_b = {w for w in nb - na if w not in a.article.text.lower()}
+        only_a = {w for w in na - nb if w not in b.article.text.lower() and _rare(w, a.lang)}
+        only_b = {w for w in nb - na if w not in a.article.text.lower() and _rare(w, b.lang)}
         sa = sum(support(w, a.id, b.id) > 0 for w in only_a)
         sb = sum(support(w, a.id, b.id) > 0 for w in only_b)
         if sa != sb:
-            score += 1.5 * (sa - sb)
+            score += max(-2.0, min(2.0, 1.0 * (sa - sb)))
             win, lose = (a, b) if sa > sb else (b, a)
             ev.append(
                 f"{max(sa, sb)} name variant(s) of {win.id} also appear in other articles, "
