@@ -33,7 +33,8 @@ _LABELS = {"PERSON", "ORG", "GPE", "LOC", "FAC", "EVENT", "PRODUCT"}
 _NEGATIONS = {"not", "no", "never", "without", "none", "nobody", "nothing", "neither", "nor"}
 _NEGATIONS |= {"cannot", "nowhere"}
 #: hedges and intensifiers that change a claim's strength wherever they stand
-_HEDGES = """nearly almost narrowly reportedly allegedly possibly probably likely unlikely may might could
+_HEDGES = """nearly almost narrowly reportedly allegedly possibly probably likely unlikely
+    may might could
     apparently unconfirmed highly very significantly sharply slightly largely mostly partly
     partially barely merely only seemingly purportedly supposedly presumably perhaps
     extremely strongly widely heavily substantially considerably""".split()
@@ -265,7 +266,8 @@ class _Extractor:
             if swap:
                 (s0, s1), (d0, d1) = (d0, d1), (s0, s1)
             si, dj = self.src.sentences_in(s0, s1), self.der.sentences_in(d0, d1)
-            self.units += [_unit(self.src, self.der, *g) for g in _split(self.src, self.der, si, dj)]
+            groups = _split(self.src, self.der, si, dj)
+            self.units += [_unit(self.src, self.der, *g) for g in groups]
         self.s_ok, self.d_ok = self._reach(self.src, "s"), self._reach(self.der, "d")
         if self.rel != "translation" and source.sentence_vectors is not None:
             # the relation leaves out sentence pairs that share only a quotation
@@ -273,7 +275,10 @@ class _Extractor:
             extra = [
                 (i, j)
                 for i, j, *_ in sentence_matches(source, derivative, AlignParams())
-                if i in self.s_ok and j in self.d_ok and i not in s_have and j not in d_have
+                if i in self.s_ok
+                and j in self.d_ok
+                and i not in s_have
+                and j not in d_have
                 and not (source.sentences[i].boilerplate or derivative.sentences[j].boilerplate)
             ]
             self.units += [_unit(self.src, self.der, *g) for g in _groups(extra)]
