@@ -149,9 +149,17 @@ def test_compare_shows_both_passages(capsys):
     assert "copy" in out or "duplicate" in out
     assert "direction:" in out and "coverage" in out
     assert "coastline-ferry-strike-wire" in out and "gazette-ferry-strike" in out
-    # a passage that exists only in the original, and the wire's rewritten lead
-    assert "The strike follows four months of talks" in out
-    assert "Mayor Lena Okafor urged both sides" in out
+    # the passages shown are the aligned spans of both texts (checked on the JSON record,
+    # since the side-by-side table wraps its columns)
+    assert main(["compare", str(a), str(b), *FAST, "--json"]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    texts = {p.stem: p.read_text(encoding="utf-8") for p in (a, b)}
+    left = " ".join(texts[rec["a"]][x["a_start"] : x["a_end"]] for x in rec["alignment"])
+    right = " ".join(texts[rec["b"]][x["b_start"] : x["b_end"]] for x in rec["alignment"])
+    for side in (left, right):
+        assert "The strike follows four months of talks" in side
+        assert "Mayor Lena Okafor urged both sides" in side
+        assert "READ MORE" not in side  # boilerplate is kept out of the evidence
 
 
 def test_compare_json_and_offsets(capsys):

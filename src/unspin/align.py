@@ -113,7 +113,15 @@ def _passages(a: Doc, b: Doc, matches, p: AlignParams) -> list[AlignedPassage]:
             di, dj = it[0] - li, it[1] - lj
             # next sentence on either side (splits, merges), or across one unaligned
             # sentence (a rewritten or dropped one inside the block): the same passage
-            if 0 <= di <= p.max_gap + 1 and 0 <= dj <= p.max_gap + 1 and di + dj > 0:
+            skipped = [a.sentences[k] for k in range(li + 1, it[0])] + [
+                b.sentences[k] for k in range(lj + 1, it[1])
+            ]
+            if (
+                0 <= di <= p.max_gap + 1
+                and 0 <= dj <= p.max_gap + 1
+                and di + dj > 0
+                and not any(x.boilerplate for x in skipped)
+            ):
                 g.append(it)
                 continue
         groups.append([it])

@@ -387,7 +387,7 @@ def _read_one(path: str, name: str, err: Console):
     return articles[0]
 
 
-def _passage_text(text: str, start: int, end: int, limit: int = 1000) -> str:
+def _passage_text(text: str, start: int, end: int, limit: int = 4000) -> str:
     s = " ".join(text[start:end].split())
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
