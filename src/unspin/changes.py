@@ -33,8 +33,9 @@ _LABELS = {"PERSON", "ORG", "GPE", "LOC", "FAC", "EVENT", "PRODUCT"}
 _NEGATIONS = {"not", "no", "never", "without", "none", "nobody", "nothing", "neither", "nor"}
 _NEGATIONS |= {"cannot", "nowhere"}
 #: hedges and intensifiers that change a claim's strength wherever they stand
-_HEDGES = """nearly almost narrowly reportedly allegedly possibly probably likely unlikely may
-    might could apparently unconfirmed highly very significantly sharply slightly largely mostly partly
+_HEDGES = """nearly almost narrowly reportedly allegedly possibly probably likely unlikely
+    may might could
+    apparently unconfirmed highly very significantly sharply slightly largely mostly partly
     partially barely merely only seemingly purportedly supposedly presumably perhaps
     extremely strongly widely heavily substantially considerably""".split()
 #: approximators, counted only in front of a number ("about 500", "at least 3")
@@ -150,8 +151,6 @@ class _Side:
 class _Unit:
     """Corresponding source and derivative sentences, with a word-level diff."""
 
-    si: list[int]
-    dj: list[int]
     s: Span
     d: Span
     st: list[Tok]
@@ -166,7 +165,7 @@ def _unit(src: _Side, der: _Side, si: list[int], dj: list[int]) -> _Unit:
     ops = SequenceMatcher(None, [t[0] for t in st], [t[0] for t in dt], autojunk=False)
     ops = ops.get_opcodes()
     fwd = {i1 + k: j1 + k for op, i1, i2, j1, _ in ops if op == "equal" for k in range(i2 - i1)}
-    return _Unit(si, dj, s, d, st, dt, ops, fwd)
+    return _Unit(s, d, st, dt, ops, fwd)
 
 
 def _groups(edges: list[tuple[int, int]]) -> list[tuple[list[int], list[int]]]:
@@ -177,6 +176,16 @@ def _groups(edges: list[tuple[int, int]]) -> list[tuple[list[int], list[int]]]:
         merged = ({i}.union(*(c[0] for c in hit)), {j}.union(*(c[1] for c in hit)))
         comps = [c for c in comps if c not in hit] + [merged]
     return sorted((sorted(a), sorted(b)) for a, b in comps)
+
+
+def _split(src: _Side, der: _Side, si: list[int], dj: list[int]) -> list[tuple[list, list]]:
+    """Split an aligned passage into sentence groups that are each other's best match."""
+    va, vb = src.doc.sentence_vectors, der.doc.sentence_vectors
+    if len(si) == 1 or len(dj) == 1 or va is None or vb is None:
+        return [(si, dj)]
+    sim = va[si] @ vb[dj].T
+    edges = [(si[r], dj[int(sim[r].argmax())]) for r in range(len(si))]
+    return _groups(edges + [(si[int(sim[:, c].argmax())], dj[c]) for c in range(len(dj))])
 
 
 # ---------------------------------------------------------------- quotations
@@ -201,29 +210,7 @@ def _extend(text: str, toks: list[Tok], i: int, step: int, want: int) -> int:
     return n
 
 
-def _cluster(blocks: list, q: list[Tok], q_text: str, toks: list[Tok], text: str) -> list:
-    """The matching blocks around the longest one, without strays that match far away
-    or single words past a quote mark the source has not there ("said" in ”, Cates said)."""
-    if not blocks:
-        return blocks
-    lo = hi = max(range(len(blocks)), key=lambda i: blocks[i].size)
-
-    def near(x, y) -> bool:  # y follows x with about as many words between on both sides
-        marks = [
-            bool(_QMARK.search(t[w[e - 1][2] : w[f][1]]))
-            for t, w, e, f in ((text, toks, x.b + x.size, y.b), (q_text, q, x.a + x.size, y.a))
-        ]
-        stray = min(x.size, y.size) == 1 and marks[0] and not marks[1]
-        return (y.b - x.b - x.size) - (y.a - x.a - x.size) <= 3 and not stray
-
-    while lo > 0 and near(blocks[lo - 1], blocks[lo]):
-        lo -= 1
-    while hi < len(blocks) - 1 and near(blocks[hi], blocks[hi + 1]):
-        hi += 1
-    return blocks[lo : hi + 1]
-
-
-def _best_match(q: list[Tok], q_text: str, side: _Side, windows: list[Span]) -> _Match | None:
+def _best_match(q: list[Tok], side: _Side, windows: list[Span]) -> _Match | None:
     """The stretch of ``side`` that best matches the words ``q`` (at least half of them)."""
     qk = [t[0] for t in q]
     need, qset = max(min(3, len(qk)), 0.5 * len(qk)), set(qk) - STOPWORDS
@@ -234,7 +221,6 @@ def _best_match(q: list[Tok], q_text: str, side: _Side, windows: list[Span]) -> 
             continue
         blocks = SequenceMatcher(None, qk, [t[0] for t in wt], autojunk=False)
         blocks = [m for m in blocks.get_matching_blocks() if m.size]
-        blocks = _cluster(blocks, q, q_text, wt, side.text)
         matched = sum(m.size for m in blocks)
         if matched < need:
             continue
@@ -242,32 +228,15 @@ def _best_match(q: list[Tok], q_text: str, side: _Side, windows: list[Span]) -> 
         end = last.b + last.size - 1
         lead = _extend(side.text, wt, first.b, -1, first.a)
         trail = _extend(side.text, wt, end, 1, len(qk) - last.a - last.size)
-        qa, qb, da, db = first.a - lead, last.a + last.size + trail, first.b - lead, end + 1 + trail
-        rest = [t[0] for t in wt[:da]] + [""] + [t[0] for t in wt[db:]]
-        # words cut at the quote's edges count as dropped unless they moved outside it
-        qa = qa if qa and _find(rest, qk[:qa]) is not None else 0
-        qb = qb if qb < len(qk) and _find(rest, qk[qb:]) is not None else len(qk)
-        score = matched - 0.5 * (db - da - matched)
+        qq, dd = (
+            q[first.a - lead : last.a + last.size + trail],
+            wt[first.b - lead : end + 1 + trail],
+        )
+        score = matched - 0.5 * (len(dd) - matched)
         if best is None or score > best.score:
-            ratio = SequenceMatcher(None, qk[qa:qb], [t[0] for t in wt[da:db]]).ratio()
-            best = _Match(score, q[qa:qb], wt[da:db], ratio)
+            ratio = SequenceMatcher(None, [t[0] for t in qq], [t[0] for t in dd]).ratio()
+            best = _Match(score, qq, dd, ratio)
     return best if best and best.ratio >= 0.5 else None
-
-
-def _altered(q: list[Tok], d: list[Tok], text: str) -> bool:
-    """Whether quoted words differ beyond typography ("re-election" / "reelection") and
-    beyond an attribution the copy put between two quote marks (”, he said. “)."""
-    qk, dk = [t[0] for t in q], [t[0] for t in d]
-    for op, i1, i2, j1, j2 in SequenceMatcher(None, qk, dk, autojunk=False).get_opcodes():
-        if op == "equal" or "".join(qk[i1:i2]) == "".join(dk[j1:j2]):
-            continue
-        if op == "insert" and 0 < j1 and j2 < len(d):
-            if _QMARK.search(text[d[j1 - 1][2] : d[j1][1]]) and _QMARK.search(
-                text[d[j2 - 1][2] : d[j2][1]]
-            ):
-                continue
-        return True
-    return False
 
 
 def _windows(side: _Side, allowed: set[int], k: int) -> list[Span]:
@@ -290,44 +259,30 @@ class _Extractor:
     def __init__(self, source: Doc, derivative: Doc, relation: Relation) -> None:
         self.src, self.der, self.rel = _Side(source), _Side(derivative), relation.relation
         self.out: list[Change] = []
-        self.claimed: list[Span] = []  # derivative spans already matched to a source quote
-        vectors = source.sentence_vectors is not None and derivative.sentence_vectors is not None
-        pairs = [(i, j) for i, j, *_ in sentence_matches(source, derivative, AlignParams())]
-        pairs = pairs if vectors else []
         swap = relation.a != source.id
-        side_a, side_b = (self.der, self.src) if swap else (self.src, self.der)
-        edges: list[tuple[int, int]] = []
+        self.units: list[_Unit] = []
         for p in relation.alignment:
-            ai = p.a_sentences or side_a.sentences_in(p.a_start, p.a_end)
-            bj = p.b_sentences or side_b.sentences_in(p.b_start, p.b_end)
-            si, dj = (bj, ai) if swap else (ai, bj)
-            edges += [(i, j) for i, j in pairs if i in si and j in dj] or [
-                (i, j) for i in si for j in dj
+            (s0, s1), (d0, d1) = (p.a_start, p.a_end), (p.b_start, p.b_end)
+            if swap:
+                (s0, s1), (d0, d1) = (d0, d1), (s0, s1)
+            si, dj = self.src.sentences_in(s0, s1), self.der.sentences_in(d0, d1)
+            groups = _split(self.src, self.der, si, dj)
+            self.units += [_unit(self.src, self.der, *g) for g in groups]
+        self.s_ok, self.d_ok = self._reach(self.src, "s"), self._reach(self.der, "d")
+        if self.rel != "translation" and source.sentence_vectors is not None:
+            # the relation leaves out sentence pairs that share only a quotation
+            s_have, d_have = self.covered("s"), self.covered("d")
+            extra = [
+                (i, j)
+                for i, j, *_ in sentence_matches(source, derivative, AlignParams())
+                if i in self.s_ok
+                and j in self.d_ok
+                and i not in s_have
+                and j not in d_have
+                and not (source.sentences[i].boilerplate or derivative.sentences[j].boilerplate)
             ]
-        self.s_ok = self._reach(source, {i for i, _ in edges})
-        self.d_ok = self._reach(derivative, {j for _, j in edges})
-        if self.rel != "translation":
-            free_s = {i for i in self.s_ok if not source.sentences[i].boilerplate}
-            free_d = {j for j in self.d_ok if not derivative.sentences[j].boilerplate}
-            free_s -= {i for i, _ in edges}
-            free_d -= {j for _, j in edges}
-            # the relation leaves out pairs that share only a quotation ...
-            extra = [(i, j) for i, j in pairs if i in free_s and j in free_d]
-            free_s -= {i for i, _ in extra}
-            free_d -= {j for _, j in extra}
-            edges += extra
-            # ... and the aligner misses short sentences whose name or figure changed:
-            # take a left-over pair between two corresponding pairs when they look alike
-            grown = True
-            while grown:
-                grown = False
-                for (i, j), k in [(e, k) for e in edges for k in (-1, 1)]:
-                    if i + k in free_s and j + k in free_d and self._alike(i + k, j + k):
-                        edges.append((i + k, j + k))
-                        free_s.discard(i + k)
-                        free_d.discard(j + k)
-                        grown = True
-        self.units = [_unit(self.src, self.der, *g) for g in _groups(edges)]
+            self.units += [_unit(self.src, self.der, *g) for g in _groups(extra)]
+        self.claimed: list[Span] = []
 
     def add(
         self,
@@ -361,21 +316,16 @@ class _Extractor:
         )
 
     def covered(self, side: str) -> set[int]:
-        return {i for u in self.units for i in (u.si if side == "s" else u.dj)}
+        sd = self.src if side == "s" else self.der
+        return {i for u in self.units for i in sd.sentences_in(*getattr(u, side))}
 
-    def _reach(self, doc: Doc, have: set[int]) -> set[int]:
-        """Sentences compared beyond the aligned passages: all, or for partial reuse only
-        those in and around the reused passages."""
+    def _reach(self, side: _Side, key: str) -> set[int]:
+        """Sentences compared beyond the aligned passages (which leave out quote-only
+        matches): all, or for partial reuse those in and around the reused passages."""
         if self.rel != "partial":
-            return set(range(len(doc.sentences)))
+            return set(range(len(side.doc.sentences)))
+        have = self.covered(key)
         return set(range(min(have) - 1, max(have) + 2)) if have else set()
-
-    def _alike(self, i: int, j: int) -> bool:
-        si, dj = self.src.doc.sentences[i].text, self.der.doc.sentences[j].text
-        va, vb = self.src.doc.sentence_vectors, self.der.doc.sentence_vectors
-        cos = float(va[i] @ vb[j]) if va is not None and vb is not None else 0.0
-        content = lambda t: [w for w in _words(t) if w not in STOPWORDS]  # noqa: E731
-        return cos >= 0.6 or _dice(content(si), content(dj)) >= 0.5
 
     def quotes(self) -> None:
         """Source quotations whose words the derivative changed; quotations it made up."""
@@ -392,14 +342,15 @@ class _Extractor:
                     (self.der.toks[exact][1], self.der.toks[exact + len(qt) - 1][2])
                 )
                 continue
-            m = _best_match(qt, self.src.text, self.der, _windows(self.der, d_ok, len(si) + 1))
+            m = _best_match(qt, self.der, _windows(self.der, d_ok, len(si) + 1))
             if m is None:
                 continue
             ds = (m.d[0][1], m.d[-1][2])
             if any(a < ds[1] and ds[0] < b for a, b in self.claimed):
                 continue
             self.claimed.append(ds)
-            if _altered(m.q, m.d, self.der.text) and _QMARK.search(
+            qk, dk = [t[0] for t in m.q], [t[0] for t in m.d]
+            if "".join(qk) != "".join(dk) and _QMARK.search(
                 self.der.text[max(0, ds[0] - 3) : ds[1] + 3]
             ):
                 self.add("quote_altered", (m.q[0][1], m.q[-1][2]), ds)
@@ -412,7 +363,7 @@ class _Extractor:
                 or any(a < q.end and q.start < b for a, b in self.claimed)
             ):
                 continue
-            if _best_match(qt, self.der.text, self.src, all_src) is None:
+            if _best_match(qt, self.src, all_src) is None:
                 self.add("quote_added", None, (qt[0][1], qt[-1][2]))
 
     def entities(self, u: _Unit, taken: list[Span]) -> None:
@@ -452,21 +403,8 @@ class _Extractor:
         same_lang = self.rel != "translation"
         sm = _mentions(self.src.text, u.s, same_lang)
         dm = _mentions(self.der.text, u.d, same_lang)
-        s_un, d_un = list(sm), list(dm)
-        for positional in (True, False):  # equal figures: first those in the same place
-            for s in list(s_un):
-                j = u.fwd.get(_tok_at(u.st, s.span[0]))
-                d = next(
-                    (
-                        d
-                        for d in d_un
-                        if d.key == s.key and (not positional or _tok_at(u.dt, d.span[0]) == j)
-                    ),
-                    None,
-                )
-                if d is not None:
-                    s_un.remove(s)
-                    d_un.remove(d)
+        s_un = [m for m in sm if all(m.key != x.key for x in dm)]
+        d_un = [m for m in dm if all(m.key != x.key for x in sm)]
         replaced = [op for op in u.ops if op[0] == "replace"]
         for s in s_un:
             i = _tok_at(u.st, s.span[0])
@@ -490,29 +428,39 @@ class _Extractor:
                 self.add("date_changed" if s.cat == "date" else "number_changed", s.span, d.span)
 
     def qualifiers(self, u: _Unit) -> None:
-        """Hedges and intensifiers on one side only, the words around them unchanged."""
+        """Hedges and intensifiers on one side only, the phrase around them unchanged."""
         back = {j: i for i, j in u.fwd.items()}
-        for kind, mine, theirs, fwd in (
-            ("qualifier_dropped", u.st, u.dt, u.fwd),
-            ("qualifier_added", u.dt, u.st, back),
+        for kind, mine, theirs, fwd, to_mine in (
+            ("qualifier_dropped", u.st, u.dt, u.fwd, True),
+            ("qualifier_added", u.dt, u.st, back, False),
         ):
             keys, other = [t[0] for t in mine], [t[0] for t in theirs]
-            for i, q in [(i, q) for i in range(len(keys)) for q in _QUALIFIERS]:
-                k = len(q)
-                if tuple(keys[i : i + k]) != q or i + k >= len(keys):
-                    continue
-                if _occurs(other, q) >= _occurs(keys, q):
-                    continue
-                number = _is_number(keys[i + k])
-                if q in _APPROX_T and not number or q in _MODALS and number:
-                    continue
-                j, prev = fwd.get(i + k), fwd.get(i - 1, -1)
-                if j is None or (i and i - 1 not in fwd) or j - prev > 2:
-                    continue  # the words around it changed too: a rewrite, not a hedge
-                if any(_occurs(other[prev + 1 : j], x) for x in _QUALIFIERS):
-                    continue
-                spans = (mine[i][1], mine[i + k][2]), (theirs[j][1], theirs[j][2])
-                self.add(kind, *(spans if kind == "qualifier_dropped" else spans[::-1]))
+            for i in range(len(keys)):
+                for q in _QUALIFIERS:
+                    k = len(q)
+                    if (
+                        tuple(keys[i : i + k]) != q
+                        or i + k >= len(keys)
+                        or _find(other, list(q)) is not None
+                    ):
+                        continue
+                    head = keys[i + k]
+                    if (
+                        q in _APPROX_T
+                        and not _is_number(head)
+                        or q[0] in ("may", "might", "could")
+                        and _is_number(head)
+                    ):
+                        continue
+                    j = fwd.get(i + k)
+                    prev = fwd.get(i - 1, -1) if i else -1
+                    if j is None or (i and i - 1 not in fwd) or j - prev - 1 > 1:
+                        continue
+                    if any(_find(other[prev + 1 : j], list(x)) is not None for x in _QUALIFIERS):
+                        continue
+                    a = (mine[i][1], mine[i + k][2])
+                    b = (theirs[j][1], theirs[j][2])
+                    self.add(kind, *((a, b) if to_mine else (b, a)))
 
     def negations(self, u: _Unit) -> None:
         """A not/no/never on one side whose counterpart on the other side has none."""
@@ -568,11 +516,7 @@ class _Extractor:
         return taken
 
     def sentences(self) -> None:
-        """Content sentences of one side that nothing on the other side resembles.
-
-        Headline-like lines (a paragraph without final punctuation) are left out: every
-        outlet writes its own headlines and related-story links.
-        """
+        """Content sentences of one side that nothing on the other side resembles."""
         for kind, mine, theirs, have in (
             ("sentence_dropped", self.src, self.der, self.covered("s")),
             ("sentence_added", self.der, self.src, self.covered("d")),
@@ -580,10 +524,7 @@ class _Extractor:
             cos = mine.doc.sentence_vectors @ theirs.doc.sentence_vectors.T
             for s in mine.doc.content_sentences:
                 w = [x for x in _words(s.text) if x not in STOPWORDS]
-                line = mine.text[s.end : s.end + 1] in ("", "\n") and not re.search(
-                    r"[.!?][\"'”’)]*$", s.text
-                )
-                if s.index in have or line or len(w) < 4 or cos[s.index].max() >= 0.75:
+                if s.index in have or len(_words(s.text)) < 5 or cos[s.index].max() >= 0.6:
                     continue
                 if max(_containment(w, _words(t.text)) for t in theirs.doc.sentences) >= 0.6:
                     continue
@@ -616,7 +557,6 @@ class _Extractor:
 
 
 _APPROX_T = {tuple(q.split("_")) for q in _APPROX}
-_MODALS = {("may",), ("might",), ("could",)}
 
 
 def _short(s: str, n: int = 200) -> str:
@@ -643,11 +583,6 @@ def _neg(w: str) -> bool:
 
 def _is_number(w: str) -> bool:
     return w[:1].isdigit() or w in _NUMBER_WORDS
-
-
-def _occurs(seq: list[str], sub: tuple[str, ...]) -> int:
-    n = len(sub)
-    return sum(tuple(seq[i : i + n]) == sub for i in range(len(seq) - n + 1))
 
 
 def _find(seq: list[str], sub: list[str]) -> int | None:
