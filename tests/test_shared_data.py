@@ -75,3 +75,27 @@ def test_meantime_translations(shared: Path) -> None:
     for r in result.relations:
         if r.a.split("/")[0] != r.b.split("/")[0]:
             assert r.relation not in STRONG, (r.a, r.b, r.relation)
+
+
+def test_seed_changes_from_001_to_000(seeds: unspin.Result) -> None:
+    s000, s001 = _id(seeds, "000_"), _id(seeds, "001_")
+    mine = [c for c in seeds.changes if (c.source, c.derivative) == (s001, s000)]
+    texts = {d.id: d.article.text for d in seeds.docs}
+    for c in mine:  # spans point at the words they name
+        if c.source_span:
+            assert texts[s001][c.source_span[0] : c.source_span[1]] == c.source_text
+        if c.derivative_span:
+            assert texts[s000][c.derivative_span[0] : c.derivative_span[1]] == c.derivative_text
+    assert any(
+        c.kind == "quote_altered"
+        and "Homan wants something immediate" in c.source_text
+        and "Hogan" in c.derivative_text
+        for c in mine
+    )
+    assert any(
+        c.kind == "entity_changed"
+        and "Tren de Aragua" in c.source_text
+        and "Train de Aragua" in c.derivative_text
+        for c in mine
+    )
+    assert any(c.kind == "qualifier_dropped" and "narrowly" in c.source_text for c in mine)
