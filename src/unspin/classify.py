@@ -223,7 +223,11 @@ def direction(
         and al.features["verbatim"] < p.copy_verbatim
     ):
         fa, fb = function_word_share(a, ia), function_word_share(b, ib)
-        if abs(fa - fb) >= p.function_word_margin:
+        na = sum(len(words(a.sentences[i].text)) for i in ia)
+        nb = sum(len(words(b.sentences[j].text)) for j in ib)
+        # translationese both adds function words and lengthens: count it only when the
+        # two agree (a synonym spinner may shorten, and then says nothing here)
+        if abs(fa - fb) >= p.function_word_margin and (fb - fa) * (nb - na) > 0:
             weight = 2.0 if abs(fa - fb) >= 2.5 * p.function_word_margin else 1.0
             score += weight if fb > fa else -weight
             ev.append(
