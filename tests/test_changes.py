@@ -1,0 +1,255 @@
+"""What a derivative changed: one made-up edit per kind, found with tight spans."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import unspin
+from unspin.align import align
+from unspin.changes import change_counts, changes_for_result, extract_changes
+from unspin.classify import classify
+from unspin.model import CHANGE_KINDS, Article, Change
+from unspin.pipeline import Config, fingerprint
+
+SOURCE = """Harbour council approves new ferry terminal
+
+The Westport harbour council narrowly approved a $45 million ferry terminal on Tuesday, \
+officials said.
+Mayor Linda Okafor said the project would create about 300 jobs over four years.
+"This terminal will carry our town into the next century, and we will not waste a single \
+dollar," Okafor told reporters.
+Opponents led by the Greenfield Residents Association argued that the vote was rushed.
+The association's chair, Tomas Reyes, said the group may appeal the decision in court.
+Construction is expected to begin in March 2026 and to finish by the end of 2029.
+The terminal will replace a pier built in 1958 that handles 1,200 passengers a day.
+Council members debated the proposal for six hours before the final vote.
+
+Reporting by Anna Berg; Editing by Mark Cole"""
+
+
+def _pair(derivative: str, source: str = SOURCE, kind: str = "copy") -> list[Change]:
+    """The changes from ``source`` to ``derivative``, whose relation must be ``kind``."""
+    docs = fingerprint(
+        [Article(id="src", text=source), Article(id="der", text=derivative)], Config()
+    )
+    rel = classify(docs[0], docs[1], align(docs[0], docs[1]))
+    assert rel is not None and rel.relation == kind
+    return extract_changes(docs[0], docs[1], rel)
+
+
+def _edit(old: str, new: str, text: str = SOURCE) -> str:
+    assert text.count(old) == 1, old
+    return text.replace(old, new)
+
+
+def _one(changes: list[Change], kind: str) -> Change:
+    hits = [c for c in changes if c.kind == kind]
+    assert len(hits) == 1, [c.description for c in changes]
+    return hits[0]
+
+
+def _spans(c: Change, source: str, derivative: str) -> tuple[str, str]:
+    s = source[slice(*c.source_span)] if c.source_span else ""
+    d = derivative[slice(*c.derivative_span)] if c.derivative_span else ""
+    assert (s, d) == (c.source_text, c.derivative_text)
+    return s, d
+
+
+def test_identical_copy_reports_no_quote_name_or_number_change() -> None:
+    der = SOURCE.replace('"', "“", 1).replace('," Okafor', ",” Okafor")
+    der = der.replace("Reporting by Anna Berg; Editing by Mark Cole", "")
+    der = _edit(
+        "Council members debated the proposal for six hours before the final vote.", "", der
+    )
+    kinds = {c.kind for c in _pair(der)}
+    assert not kinds & {"quote_altered", "quote_added", "entity_changed", "number_changed"}
+
+
+def test_quote_altered() -> None:
+    der = _edit("a single dollar", "a single cent")
+    c = _one(_pair(der), "quote_altered")
+    s, d = _spans(c, SOURCE, der)
+    assert s.startswith("This terminal") and s.endswith("dollar") and d.endswith("cent")
+    assert c.severity == "high"
+    assert c.description == (
+        'quote_altered: "This terminal will carry our town into the next century, and we will '
+        'not waste a single dollar" → "This terminal will carry our town into the next '
+        'century, and we will not waste a single cent"'
+    )
+
+
+def test_quote_altered_survives_a_moved_quote_mark_and_ignores_typography() -> None:
+    der = _edit(
+        '"This terminal will carry our town into the next century, and we will not waste a '
+        'single dollar," Okafor told reporters.',
+        "“This terminal will carry our town into the next century, And we will not waste any "
+        "single dollar, “Okafor told reporters.”",
+    )
+    c = _one(_pair(der), "quote_altered")
+    s, d = _spans(c, SOURCE, der)
+    assert "a single dollar" in s and "any single dollar" in d and "Okafor" not in d
+
+
+def test_quote_added() -> None:
+    der = _edit(
+        "argued that the vote was rushed.",
+        'argued that the vote was rushed. "It is the worst deal this harbour has ever '
+        'signed," one resident shouted.',
+    )
+    c = _one(_pair(der), "quote_added")
+    assert c.source_span is None and "worst deal" in _spans(c, SOURCE, der)[1]
+
+
+def test_entity_changed() -> None:
+    der = _edit("Tomas Reyes", "Tomas Reyez")
+    c = _one(_pair(der), "entity_changed")
+    assert _spans(c, SOURCE, der) == ("Tomas Reyes", "Tomas Reyez")
+    assert c.severity == "high" and c.description.startswith('entity_changed: "Tomas Reyes" →')
+
+
+def test_case_change_is_not_an_entity_change() -> None:
+    der = _edit("Greenfield Residents Association", "GREENFIELD RESIDENTS ASSOCIATION")
+    der = _edit("six hours", "seven hours", der)  # else the texts are duplicates
+    assert [c.kind for c in _pair(der)] == ["number_changed"]
+
+
+def test_number_changed() -> None:
+    der = _edit("$45 million", "$ 54 million")
+    c = _one(_pair(der), "number_changed")
+    assert _spans(c, SOURCE, der) == ("$45 million", "$ 54 million")
+    assert c.severity == "high"
+
+
+def test_date_changed() -> None:
+    der = _edit("on Tuesday", "on Thursday")
+    c = _one(_pair(der), "date_changed")
+    assert _spans(c, SOURCE, der) == ("Tuesday", "Thursday")
+    assert c.severity == "medium"
+
+
+def test_qualifier_dropped_and_added() -> None:
+    der = _edit("narrowly approved", "approved", _edit("argued", "reportedly argued"))
+    changes = _pair(der)
+    s, d = _spans(_one(changes, "qualifier_dropped"), SOURCE, der)
+    assert (s, d) == ("narrowly approved", "approved")
+    s, d = _spans(_one(changes, "qualifier_added"), SOURCE, der)
+    assert (s, d) == ("argued", "reportedly argued")
+
+
+def test_negation_flipped() -> None:
+    der = _edit("the vote was rushed", "the vote was not rushed")
+    c = _one(_pair(der), "negation_flipped")
+    s, d = _spans(c, SOURCE, der)
+    assert "not" in d and "not" not in s and "rushed" in s
+    assert c.severity == "high"
+
+
+def test_attribution_changed() -> None:
+    der = _edit("Anna Berg", "John Dunne", _edit("six hours", "seven hours"))
+    c = _one(_pair(der), "attribution_changed")
+    s, d = _spans(c, SOURCE, der)
+    assert "Anna Berg" in s and "John Dunne" in d
+
+
+def test_sentence_dropped_and_added() -> None:
+    der = _edit(
+        "Council members debated the proposal for six hours before the final vote.",
+        "A regional sailing festival drew large crowds to the seafront last summer.",
+    )
+    changes = _pair(der)
+    s, _ = _spans(_one(changes, "sentence_dropped"), SOURCE, der)
+    assert s.startswith("Council members debated")
+    _, d = _spans(_one(changes, "sentence_added"), SOURCE, der)
+    assert d.startswith("A regional sailing festival")
+
+
+SPANISH = """El consejo del puerto aprueba una nueva terminal de ferris
+
+El consejo del puerto de Westport aprobó por poco una terminal de ferris de 45 millones de \
+dólares el martes, dijeron las autoridades.
+La alcaldesa Linda Okafor dijo que el proyecto crearía unos 300 empleos en cuatro años.
+"Esta terminal llevará a nuestra ciudad al próximo siglo, y no desperdiciaremos ni un solo \
+dólar", dijo Okafor a los periodistas.
+Los opositores, encabezados por la Asociación de Residentes de Greenfield, argumentaron que la \
+votación fue apresurada.
+El presidente de la asociación, Tomas Reyes, dijo que el grupo podría recurrir la decisión ante \
+los tribunales.
+Se espera que la construcción comience en marzo de 2026 y termine a finales de 2029.
+La terminal sustituirá a un muelle construido en 1958 que atiende a 1.200 pasajeros al día.
+Los concejales debatieron la propuesta durante seis horas antes de la votación final."""
+
+
+def test_translation_reports_number_changes_only() -> None:
+    assert _pair(SPANISH, kind="translation") == []
+    der = _edit("45 millones", "54 millones", SPANISH)
+    c = _one(_pair(der, kind="translation"), "number_changed")
+    assert _spans(c, SOURCE, der) == ("$45 million", "54 millones de dólares")
+
+
+def test_partial_reuse_reports_changes_inside_the_reused_passage_only() -> None:
+    der = """Regional roundup: schools, roads and the harbour
+
+The county school board will publish its new timetable for secondary pupils next week.
+Road works on the coastal highway are set to close two lanes until the end of the month.
+Drivers were advised to use the inland route through Millbrook and Ashford instead.
+In Westport, the harbour council narrowly approved a $45 million ferry terminal on Tuesday, \
+officials said.
+Mayor Linda Okafor said the project would create about 700 jobs over four years.
+Opponents led by the Greenfield Residents Association argued that the vote was rushed.
+Meanwhile the county library has extended its opening hours on Saturdays.
+Volunteers at the animal shelter are appealing for donations of blankets and food."""
+    (c,) = _pair(der, kind="partial")
+    assert c.kind == "number_changed" and _spans(c, SOURCE, der) == ("300", "700")
+
+
+def test_changes_are_sorted_by_derivative_offset_and_counted() -> None:
+    der = _edit("on Tuesday", "on Thursday", _edit("Tomas Reyes", "Tomas Reyez"))
+    changes = _pair(der)
+    offsets = [c.derivative_span[0] for c in changes if c.derivative_span]
+    assert offsets == sorted(offsets)
+    counts = change_counts(changes)
+    assert list(counts) == list(CHANGE_KINDS)
+    assert counts["date_changed"] == counts["entity_changed"] == 1
+
+
+def test_changes_for_result_follows_the_directed_relations(tmp_path: Path) -> None:
+    records = [
+        {"id": "first", "text": SOURCE, "published_at": "2025-03-01T08:00:00Z"},
+        {
+            "id": "later",
+            "text": _edit("$45 million", "$54 million"),
+            "published_at": "2025-03-01T12:00:00Z",
+        },
+    ]
+    (tmp_path / "articles.jsonl").write_text("\n".join(json.dumps(r) for r in records))
+    result = unspin.scan([tmp_path])
+    rel = result.relation("first", "later")
+    assert (rel.source, rel.derivative) == ("first", "later")
+    changes = changes_for_result(result)
+    assert [c.kind for c in changes] == ["number_changed"]
+    assert (changes[0].source, changes[0].derivative) == ("first", "later")
+
+
+@pytest.mark.shared
+def test_seed_spin_changes(shared: Path) -> None:
+    result = unspin.scan([shared / "seeds"])
+    (src,) = [d for d in result.docs if d.id.startswith("001_")]
+    (der,) = [d for d in result.docs if d.id.startswith("000_")]
+    changes = extract_changes(src, der, result.relation(src.id, der.id))
+    assert any(
+        c.kind == "quote_altered"
+        and "Homan wants something immediate" in c.source_text
+        and "Hogan" in c.derivative_text
+        for c in changes
+    )
+    assert any(
+        c.kind == "entity_changed"
+        and c.source_text == "Tren de Aragua"
+        and c.derivative_text == "Train de Aragua"
+        for c in changes
+    )
+    assert any(c.kind == "qualifier_dropped" and "narrowly" in c.source_text for c in changes)
+    assert all(c.source == src.id and c.derivative == der.id for c in changes)
