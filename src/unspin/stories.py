@@ -32,7 +32,13 @@ class StoryParams:
     # global name overlap is left out: it merges different events of the same cast
     weights: tuple[float, ...] = (0.936, 1.877, 0.0, 16.927, 5.008, 1.23)
     bias: float = -5.733
-    same_story: float = 0.65  # average-linkage cut (chosen on the training topics)
+    same_story: float = 0.7  # average-linkage cut (chosen on the training topics)
+    # second pass: a fragment of at most ``attach_max`` articles joins the story it is
+    # on average most likely one event with, when that mean probability is >= attach_bar
+    # and one of its pairs with that story is >= attach_link
+    attach_max: int = 4
+    attach_bar: float = 0.2
+    attach_link: float = 0.75
     related: float = 0.15  # below same_story but at least this: "related"
     link_sim: float = 0.5  # candidate pairs at least this similar form a component
     max_component: int = 300
@@ -42,6 +48,8 @@ class StoryParams:
             raise ValueError(f"StoryParams.weights needs {len(FEATURES)} values {FEATURES}")
         if not 0 < self.related <= self.same_story < 1:
             raise ValueError("StoryParams needs 0 < related <= same_story < 1")
+        if self.attach_max < 0 or not 0 < self.attach_bar <= 1 or not 0 < self.attach_link <= 1:
+            raise ValueError("StoryParams needs attach_max >= 0, attach_bar/link in (0, 1]")
 
 
 @lru_cache(maxsize=200_000)
@@ -179,9 +187,42 @@ def cluster_component(
         for y in range(x + 1, len(members)):
             prob[x, y] = prob[y, x] = probs[(members[x], members[y])]
     by_label: dict[int, list[int]] = {}
-    for m, lab in zip(members, _average_linkage(prob, p.same_story)):
-        by_label.setdefault(lab, []).append(m)
-    return list(by_label.values())
+    for x, lab in enumerate(_average_linkage(prob, p.same_story)):
+        by_label.setdefault(lab, []).append(x)
+    groups = attach_fragments(list(by_label.values()), prob, p)
+    return [sorted(members[x] for x in g) for g in groups]
+
+
+def attach_fragments(groups: list[list[int]], prob: np.ndarray, p: StoryParams) -> list[list[int]]:
+    """Second pass over average-linkage groups (indices into ``prob``).
+
+    The strict cut keeps look-alike events apart but leaves articles with little
+    detail (short, few names) alone or in small fragments: a large story's mean
+    probability is diluted by its many loosely related members. A fragment of at most
+    ``attach_max`` articles joins the group with the highest mean probability to it when
+    that mean is at least ``attach_bar`` and one pair between them is confidently one
+    event (at least ``attach_link``); smallest fragments first, until nothing moves.
+    """
+    groups = [list(g) for g in groups]
+    settled: set[int] = set()  # smallest member of fragments that found no home
+    while len(groups) > 1:
+        todo = sorted(
+            (g for g in groups if len(g) <= p.attach_max and min(g) not in settled),
+            key=lambda g: (len(g), min(g)),
+        )
+        if not todo:
+            break
+        frag = todo[0]
+        others = [h for h in groups if h is not frag]
+        blocks = [prob[np.ix_(frag, h)] for h in others]
+        best = int(np.argmax([b.mean() for b in blocks]))
+        if blocks[best].mean() >= p.attach_bar and blocks[best].max() >= p.attach_link:
+            others[best].extend(frag)
+            groups = others
+            settled.clear()  # a grown group may now take a fragment that found none
+        else:
+            settled.add(min(frag))
+    return groups
 
 
 def label_for(docs: Sequence[Doc], members: list[int], sources: set[str]) -> str:
