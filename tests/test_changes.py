@@ -110,6 +110,22 @@ def test_entity_changed() -> None:
     assert c.severity == "high" and c.description.startswith('entity_changed: "Tomas Reyes" →')
 
 
+def test_entity_replaced_by_an_unrelated_name() -> None:
+    der = _edit("Tomas Reyes", "Viktor Halbarden")
+    c = _one(_pair(der), "entity_changed")
+    assert _spans(c, SOURCE, der) == ("Tomas Reyes", "Viktor Halbarden")
+    assert "replaced" in c.description
+
+
+def test_credit_line_on_one_side_only() -> None:
+    plain = SOURCE.rsplit("\n\n", 1)[0]
+    der = plain + "\n\nMetro Wire staff contributed to this report."
+    c = _one(_pair(der, plain, kind="duplicate"), "attribution_changed")
+    assert c.source_span is None and _spans(c, plain, der)[1].startswith("Metro Wire staff")
+    c = _one(_pair(plain + "\n\nOne more line.", kind="copy"), "attribution_changed")
+    assert c.derivative_span is None and "Reporting by Anna Berg" in c.source_text
+
+
 def test_case_change_is_not_an_entity_change() -> None:
     der = _edit("Greenfield Residents Association", "GREENFIELD RESIDENTS ASSOCIATION")
     der = _edit("six hours", "seven hours", der)  # else the texts are duplicates

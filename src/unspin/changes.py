@@ -340,7 +340,7 @@ class _Extractor:
     def add(self, kind: str, s_span: Span | None, d_span: Span | None, sev: str = "", note=""):
         st = self.src.text[slice(*s_span)] if s_span else ""
         dt = self.der.text[slice(*d_span)] if d_span else ""
-        if kind == "sentence_dropped":
+        if not d_span:
             desc = f'{kind}: "{_short(st)}" is not in the derivative'
         elif not s_span:
             desc = f'{kind}: "{_short(dt)}" has no counterpart in the source'
@@ -403,12 +403,24 @@ class _Extractor:
                     score = _similar(name, dt[a:b])
                     if score and came(dt[a:b]):
                         pairs.append((score, e, (a, b)))
+        # substitutions: one name where the words around it correspond, another in its place
+        for op, i1, i2, j1, j2 in u.ops:
+            if op != "replace" or max(i2 - i1, j2 - j1) > 6:
+                continue
+            sa, sb, da, db = u.st[i1][1], u.st[i2 - 1][2], u.dt[j1][1], u.dt[j2 - 1][2]
+            se = [e for e in s_ents if e[0] < sb and sa < e[1]]
+            se = se or [e for e in _caps(st, sa, sb) if " " in st[e[0] : e[1]]]
+            se = [e for e in se if not _count(st[e[0] : e[1]], d_text)]
+            de = [c for c in _caps(dt, da, db) if not _count(dt[c[0] : c[1]], s_text)]
+            if len(se) == 1 and len(de) == 1:
+                pairs.append((0.0, se[0], de[0][:2]))
         used: list = []
-        for _, e, c in sorted(pairs, reverse=True):
+        for score, e, c in sorted(pairs, key=lambda p: p[0], reverse=True):
             if not any(e == x or _overlaps(c, [y]) for x, y in used) and not _overlaps(c, taken):
                 used.append((e, c))
                 sev = "high" if e[2] in ("PERSON", "ORG") else "medium"
-                self.add("entity_changed", e[:2], c, sev, f" ({e[2]})" if e[2] else "")
+                how = "misspelled or translated" if score else "replaced"
+                self.add("entity_changed", e[:2], c, sev, f" ({e[2] + ', ' if e[2] else ''}{how})")
 
     def numbers(self, u: _Unit) -> None:
         """Amounts, figures and dates that differ between corresponding sentences."""
@@ -435,6 +447,8 @@ class _Extractor:
             alone = len(peers) == 1 and [x.unit for x in s_un if x.cat == s.cat] == [s.unit]
             if not hit and alone and (not same_lang or s.unit != "num" or s.cat == "date"):
                 hit = peers
+            if not hit and same_lang:  # a year turned into a plain figure, in its place
+                hit = [d for d in d_un if d.unit == s.unit and placed(s, d)]
             if hit and (same_lang or s.cat == "number"):  # no dates across languages
                 d_un.remove(hit[0])
                 kind = "date_changed" if s.cat == "date" else "number_changed"
@@ -499,6 +513,15 @@ class _Extractor:
             d = max(peers, key=lambda d: _dice(_words(s.text), _words(d.text)), default=None)
             if d is not None and _names(s.text) != _names(d.text):
                 self.add("attribution_changed", (s.start, s.end), (d.start, d.end))
+        if self.rel in ("duplicate", "copy", "spun"):  # whole copies: a credit on one side only
+            s_credits = [s for s in self.src.doc.sentences if _credit(s) is not None]
+            for kind, mine, theirs in (("s", s_credits, credits), ("d", credits, s_credits)):
+                for x in mine:
+                    if not any(_credit(y) == _credit(x) for y in theirs):
+                        span = (x.start, x.end)
+                        self.add(
+                            "attribution_changed", *((span, None) if kind == "s" else (None, span))
+                        )
         return taken
 
     def sentences(self) -> None:
@@ -717,7 +740,11 @@ def changes_for_result(result: Result) -> list[Change]:
     docs = {d.id: d for d in result.docs}
     out: list[Change] = []
     for r in result.relations:
-        if r.relation in ("copy", "spun", "partial", "translation") and r.source and r.derivative:
+        if (
+            r.relation in ("duplicate", "copy", "spun", "partial", "translation")
+            and r.source
+            and r.derivative
+        ):
             out.extend(extract_changes(docs[r.source], docs[r.derivative], r))
     return out
 

@@ -7,7 +7,6 @@ maps them in this process.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 from unspin.align import AlignParams, align
 from unspin.candidates import CandidateParams, candidate_pairs, quote_keys
 from unspin.classify import ClassifyParams, classify
+from unspin.corpus import CorpusSupport
 from unspin.embed import get_embedder
 from unspin.fingerprint import embed_docs, prepare
 from unspin.model import Article, Doc, InputError, Relation, Result
@@ -94,20 +94,6 @@ def fingerprint(
     return [d for d in docs if d is not None]
 
 
-def _support_index(docs: Sequence[Doc]) -> Callable[[str, str, str], int]:
-    """How many docs other than the pair itself contain a name (as a key word)."""
-    index: dict[str, set[str]] = defaultdict(set)
-    for d in docs:
-        for k in d.keys:
-            if k.startswith("w:"):
-                index[k[2:]].add(d.id)
-
-    def support(word: str, a: str, b: str) -> int:
-        return len(index.get(word, set()) - {a, b})
-
-    return support
-
-
 @dataclass
 class PairStage:
     """What the per-pair work produced: reuse relations and story features by pair."""
@@ -127,7 +113,7 @@ def pair_stage(
     """Candidates, then per candidate pair: alignment, reuse typing, story features."""
     engine = engine or LocalEngine()
     pairs = sorted(candidate_pairs(docs, config.candidates))
-    support = _support_index(docs)
+    support = CorpusSupport(docs)
     qkeys = [quote_keys(d, config.candidates.quote_min_words) for d in docs]
 
     def feature_fn(i: int, j: int) -> dict[str, float]:

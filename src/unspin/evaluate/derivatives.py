@@ -303,10 +303,21 @@ _FLIP = {
     "great": "modest",
     "strong": "weak",
 }
-_PEOPLE = ("Maria Lindqvist", "David Okafor", "Helen Marsh", "Paolo Ferreira", "Anika Rao")
-_PEOPLE += ("Thomas Becker", "Grace Mbeki", "Jonas Holm")
-_ORGS = ("Northfield Capital", "Hartwell Group", "Meridian Holdings", "Caldera Systems")
-_ORGS += ("Bluewater Partners", "Redstone Council")
+# made-up replacement names: surnames and company names built from syllables, so that
+# two derivatives seldom share one (a name shared by unrelated articles would read as
+# corpus support for the copy's wording, which a real spinner's invention does not get)
+_FIRST = """Maria David Helen Paolo Anika Thomas Grace Jonas Ingrid Kofi Lucia Marek Nadia
+    Oscar Priya Rafael Sofia Tomasz Ulrike Viktor Wen Yusuf Zainab Emeka""".split()
+_SYLLABLES = "bar dun vel kor mis tan ro hal wen sted fir lo gra ven mar tho bek ri".split()
+_ORG_TAILS = "Capital Group Holdings Systems Partners Council Industries Trust".split()
+
+
+def _made_up(rng: random.Random, org: bool) -> str:
+    """A person's or company's name that no real article is likely to use."""
+    word = "".join(rng.choice(_SYLLABLES) for _ in range(rng.choice((2, 3)))).capitalize()
+    return f"{word} {rng.choice(_ORG_TAILS)}" if org else f"{rng.choice(_FIRST)} {word}"
+
+
 _ORG_WORDS = frozenset(
     """Bank Group Inc Corp Corporation Company Council Party Commission Ministry Association
     Union Agency Airways Airlines Motors Bros Foundation Institute University Committee Office
@@ -617,8 +628,7 @@ def _edit_entity(rng: random.Random, s: _Src, body_start: int, taken: _Taken) ->
     if not names:
         return None
     a, e, toks = rng.choice(names)
-    pool = _ORGS if toks[-1] in _ORG_WORDS else _PEOPLE
-    new = rng.choice([n for n in pool if n not in s.text])
+    new = _made_up(rng, toks[-1] in _ORG_WORDS)
     return a, e, new, 0
 
 
