@@ -101,8 +101,10 @@ def eval_derivatives(
         by_source.setdefault(lab["source"], set()).add(lab["derivative"])
     tune = {lab["derivative"] for lab in labels if _half(lab["derivative"]) == 0}
     derivs = {lab["derivative"] for lab in labels}
-    gold = {
-        pair_key(lab["source"], lab["derivative"]): lab
+    gold = {  # a copy left unedited is the same text: a duplicate by definition
+        pair_key(lab["source"], lab["derivative"]): (
+            {**lab, "relation": "duplicate"} if _unedited(lab) else lab
+        )
         for lab in labels
         if lab["derivative"] not in tune
     }
@@ -145,6 +147,7 @@ def eval_derivatives(
     )
     table.add("direction right (undecided counts wrong)", unspin=acc)
     table.notes.append(f"direction: {n} gold pairs, {und} undecided or missed")
+    _direction_and_changes(table, gold, rels, result, config)
     partial = {p: lab for p, lab in gold.items() if lab["relation"] == "partial"}
     if partial:
         pd = plagdet(*_plagdet_inputs(partial, rels))
@@ -163,6 +166,124 @@ def eval_derivatives(
     )
     table.seconds = time.time() - t0
     return table
+
+
+def _unedited(lab: dict) -> bool:
+    """A copy left without edits: the same text, which no evidence can direct."""
+    return lab.get("kind") == "injected_edits" and not lab.get("edits")
+
+
+#: a changed figure that is part of a date ("9 January") is reported as a date change
+_EDIT_KINDS = {"number_changed": ("number_changed", "date_changed")}
+
+
+def _found(edit: dict, changes: Sequence) -> bool:
+    """Whether a reported change of the edit's kind overlaps its derivative span."""
+    ds, de = edit["derivative_span"]
+    kinds = _EDIT_KINDS.get(edit["kind"], (edit["kind"],))
+    return any(
+        c.kind in kinds
+        and c.derivative_span
+        and c.derivative_span[0] < max(de, ds + 1)
+        and c.derivative_span[1] > ds
+        for c in changes
+    )
+
+
+def _direction_and_changes(
+    table: EvalTable, gold: dict[Pair, dict], rels: dict, result: Result, config: Config | None
+) -> None:
+    """Direction by kind, without and with publication times (the source a day earlier,
+    each detected pair classified again), and the injected edits reported."""
+    import dataclasses
+
+    from unspin.align import align
+    from unspin.changes import extract_changes
+    from unspin.classify import classify
+    from unspin.corpus import CorpusSupport
+
+    config = config or Config()
+    docs = {d.id: d for d in result.docs}
+    support = CorpusSupport(result.docs)
+    reported = {}
+    for c in result.changes:
+        reported.setdefault((c.source, c.derivative), []).append(c)
+
+    def timed(doc_id: str, source: str) -> Any:
+        when = "2026-01-01T00:00:00" if doc_id == source else "2026-01-02T00:00:00"
+        d = docs[doc_id]
+        return dataclasses.replace(d, article=dataclasses.replace(d.article, published_at=when))
+
+    counts: dict[str, list[int]] = {}
+    hits: dict[tuple[str, str], list[int]] = {}
+    false_quotes = unedited = 0
+    for p, lab in gold.items():
+        src, der = lab["source"], lab["derivative"]
+        kind = "unedited copy" if _unedited(lab) else lab.get("kind", "")
+        row = counts.setdefault(kind, [0, 0, 0, 0, 0])  # right, undecided, wrong; timed
+        rel = rels.get(p)
+        guess = rel.source if rel is not None and rel.relation in REUSE_RELATIONS else None
+        row[0 if guess == src else 1 if guess is None else 2] += 1
+        trel = None
+        if rel is not None and rel.relation in REUSE_RELATIONS:
+            a, b = sorted((src, der))
+            ta, tb = timed(a, src), timed(b, src)
+            trel = classify(ta, tb, align(ta, tb, config.align), config.classify, support)
+        if trel is not None and trel.source is not None:
+            row[3 if trel.source == src else 4] += 1
+        if lab.get("kind") != "injected_edits" or trel is None or trel.source != src:
+            continue
+        timed_changes = extract_changes(docs[src], docs[der], trel)
+        if _unedited(lab):
+            unedited += 1
+            false_quotes += sum(c.kind == "quote_altered" for c in timed_changes)
+        for e in lab.get("edits", []):
+            h = hits.setdefault((e["kind"], "untimed"), [0, 0])
+            h[0] += _found(e, reported.get((src, der), []))
+            h[1] += 1
+            h = hits.setdefault((e["kind"], "timed"), [0, 0])
+            h[0] += _found(e, timed_changes)
+            h[1] += 1
+    for kind, (right, und, wrong, t_right, t_wrong) in sorted(counts.items()):
+        n = right + und + wrong
+        table.add(
+            f"direction, {kind} (of {n}): right / undecided / wrong",
+            unspin=f"{right} / {und} / {wrong}",
+        )
+        table.add(
+            f"direction with publication times, {kind}: right / wrong",
+            unspin=f"{t_right} / {t_wrong}",
+        )
+    directed = [v for k, v in counts.items() if k != "unedited copy"]
+    n_dir = sum(sum(v[:3]) for v in directed)
+    if n_dir:
+        table.add(
+            "direction right, pairs with edits (no times; undecided counts wrong)",
+            unspin=sum(v[0] for v in directed) / n_dir,
+        )
+        timed_n = sum(v[3] + v[4] for v in directed)
+        table.add(
+            "direction right with publication times, of pairs detected",
+            unspin=sum(v[3] for v in directed) / timed_n if timed_n else None,
+        )
+    for how, label in (("timed", "with times"), ("untimed", "in the output, no times")):
+        rows = {k: v for (k, h), v in hits.items() if h == how}
+        if not rows:
+            continue
+        for kind, (found, n) in sorted(rows.items()):
+            table.add(f"injected {kind} reported, {label} (of {n})", unspin=found / n)
+        found, n = sum(v[0] for v in rows.values()), sum(v[1] for v in rows.values())
+        table.add(f"injected edits reported, {label} (of {n})", unspin=found / n)
+    if unedited:
+        table.add(
+            f"false quote_altered per 20 unedited copies (of {unedited})",
+            unspin=20 * false_quotes / unedited,
+        )
+    table.notes.append(
+        "injected edits are scored on the run's changes.jsonl (only pairs it directed) and "
+        "on the changes of each pair classified again with publication times; a changed "
+        "figure inside a date counts when reported as date_changed"
+    )
 
 
 def _plagdet_inputs(gold: dict[Pair, dict], rels: dict) -> tuple[list, list]:
