@@ -67,3 +67,17 @@ def test_corpus_agreement_decides_the_direction_of_a_copy_with_a_swapped_name() 
     alone = CorpusSupport([prepare(a) for a in arts[:2]])
     assert wording_votes(src, d, al, alone) == (0, 0)
     assert "other articles" not in classify(src, d, al, support=alone).direction_reason
+
+
+def test_context_fit_is_the_cosine_of_centroids() -> None:
+    from unspin.classify import context_fit
+
+    text = "\n\n".join(f"Sentence number {w} of this text." for w in ("one", "two", "3", "4"))
+    doc = fingerprint([Article(id="x", text=text)], Config(embedder="hashing"))[0]
+    v = np.zeros((4, 3), dtype=np.float32)
+    v[0], v[1], v[2], v[3] = [1, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]
+    doc.sentence_vectors = v
+    assert len(doc.sentences) == 4
+    # passage {0}: centroid (1,0,0); the rest's centroid (1,1,1)/3: cosine 1/sqrt(3)
+    assert abs(context_fit(doc, {0}) - 1 / np.sqrt(3)) < 1e-6
+    assert context_fit(doc, {0, 1, 2, 3}) == 0.0  # nothing left to fit

@@ -412,8 +412,9 @@ class _Extractor:
             se = se or [e for e in _caps(st, sa, sb) if " " in st[e[0] : e[1]]]
             se = [e for e in se if not _count(st[e[0] : e[1]], d_text)]
             de = [c for c in _caps(dt, da, db) if not _count(dt[c[0] : c[1]], s_text)]
-            if len(se) == 1 and len(de) == 1:
-                pairs.append((0.0, se[0], de[0][:2]))
+            if se and len(de) == 1:  # "Defence Secretary" + "Michael Portillo": one name
+                label = max(se, key=lambda e: e[1] - e[0])[2]
+                pairs.append((0.0, (se[0][0], se[-1][1], label), de[0][:2]))
         used: list = []
         for score, e, c in sorted(pairs, key=lambda p: p[0], reverse=True):
             if not any(e == x or _overlaps(c, [y]) for x, y in used) and not _overlaps(c, taken):

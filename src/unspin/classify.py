@@ -32,7 +32,7 @@ class ClassifyParams:
     artefact_margin: float = 0.8  # artefacts per 100 words, derivative minus source
     function_word_margin: float = 0.01  # function-word share, derivative minus source
     containment_margin: float = 0.08  # copy: share reused, derivative minus source
-    context_margin: float = 0.1  # partial: fit of the passages to the rest of each article
+    context_margin: float = 0.2  # partial: fit of the passages to the rest of each article
 
     def __post_init__(self) -> None:
         for name in ("full_cov", "full_cov_other", "copy_verbatim"):
@@ -136,12 +136,16 @@ def function_word_share(doc: Doc, idx: set[int]) -> float:
 
 
 def context_fit(doc: Doc, idx: set[int]) -> float:
-    """Mean cosine between the given sentences and the article's other content sentences."""
+    """Cosine between the centroid of the given sentences and that of the article's other
+    content sentences: how well a passage fits the rest of the article (centroids average
+    out the single sentences that stray from the topic)."""
     rest = [s.index for s in doc.sentences if not s.boilerplate and s.index not in idx]
     if not idx or not rest or doc.sentence_vectors is None:
         return 0.0
     v = doc.sentence_vectors
-    return float((v[sorted(idx)] @ v[rest].T).mean())
+    c, r = v[sorted(idx)].mean(axis=0), v[rest].mean(axis=0)
+    norm = float(np.linalg.norm(c) * np.linalg.norm(r))
+    return float(c @ r) / norm if norm else 0.0
 
 
 def odd_words(doc: Doc, idx: set[int], other: Doc, other_idx: set[int]) -> int:
