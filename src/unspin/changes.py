@@ -403,6 +403,7 @@ class _Extractor:
                     score = _similar(name, dt[a:b])
                     if score and came(dt[a:b]):
                         pairs.append((score, e, (a, b)))
+        d_ner = {e[:2] for e in d_ents if e[2]}  # names NER found (not just capitalised)
         # substitutions: one name where the words around it correspond, another in its place
         for op, i1, i2, j1, j2 in u.ops:
             if op != "replace" or max(i2 - i1, j2 - j1) > 6:
@@ -412,6 +413,7 @@ class _Extractor:
             se = se or [e for e in _caps(st, sa, sb) if " " in st[e[0] : e[1]]]
             se = [e for e in se if not _count(st[e[0] : e[1]], d_text)]
             de = [c for c in _caps(dt, da, db) if not _count(dt[c[0] : c[1]], s_text)]
+            de = [c for c in de if " " in dt[c[0] : c[1]] or c[:2] in d_ner]
             if se and len(de) == 1:  # "Defence Secretary" + "Michael Portillo": one name
                 label = max(se, key=lambda e: e[1] - e[0])[2]
                 pairs.append((0.0, (se[0][0], se[-1][1], label), de[0][:2]))
