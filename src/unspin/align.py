@@ -3,9 +3,11 @@
 Sentences are matched on embedding cosine, lifted by lexical overlap, keeping a
 match when it is the best for either side (so split and merged sentences align to
 their counterpart) and regardless of order (reordered paragraphs). Adjacent matches
-merge into passages. Matches that touch boilerplate are dropped; matches that rest on
-quoted material alone are kept but flagged, because two outlets quoting the same
-person is not reuse of each other.
+merge into passages, across a few garbled or dropped sentences when the gap looks like
+the same block, and a passage takes in weaker neighbours at its ends. Matches that touch
+boilerplate are dropped; matches that rest on quoted material alone are kept but
+flagged, because two outlets quoting the same person is not reuse of each other, unless
+they sit inside a reused block (then they are part of it, though not evidence for it).
 """
 
 from __future__ import annotations
@@ -28,15 +30,23 @@ class AlignParams:
     prefilter: float = 0.55  # cosine below which no lexical check is made
     min_unquoted_words: int = 4  # shorter remainders outside quotes cannot carry reuse
     min_strong_words: int = 6  # shorter sentences (datelines, "he said") prove nothing
-    max_gap: int = 1  # unaligned sentences a passage may span
+    max_gap: int = 1  # unaligned sentences a passage may span anywhere
+    bridge_gap: int = 3  # ... and up to this many when the gap looks like the same block
+    bridge_chars: int = 160  # a gap this short on both sides is bridged whatever its shape
+    bridge_cos: float = 0.45  # a gap of as many sentences on each side: mean cosine in it
+    extend_score: float = 0.6  # a neighbour pair this close extends a passage at its ends
 
     def __post_init__(self) -> None:
-        for name in ("min_score", "min_score_cross", "strong", "prefilter"):
+        for name in ("min_score", "min_score_cross", "strong", "prefilter", "bridge_cos"):
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
                 raise ValueError(f"AlignParams.{name} must be in [0, 1], got {v}")
         if self.prefilter > min(self.min_score, self.min_score_cross):
             raise ValueError("AlignParams.prefilter must not exceed min_score")
+        if not self.prefilter <= self.extend_score <= 1.0:
+            raise ValueError("AlignParams.extend_score must be in [prefilter, 1]")
+        if self.bridge_gap < self.max_gap:
+            raise ValueError("AlignParams.bridge_gap must not be below max_gap")
 
 
 def dice(a: list[str], b: list[str]) -> float:
@@ -72,12 +82,10 @@ def _quote_only(sa: Sentence, sb: Sentence, ta: str, tb: str, p: AlignParams) ->
     return dice(ra, rb) < 0.5
 
 
-def sentence_matches(a: Doc, b: Doc, p: AlignParams) -> list[tuple[int, int, float, float, float]]:
-    """Accepted sentence pairs ``(i, j, score, cosine, lexical)``."""
+def _scores(a: Doc, b: Doc, p: AlignParams) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sentence-pair ``(score, cosine, lexical)`` matrices; lexical only above the prefilter."""
     if a.sentence_vectors is None or b.sentence_vectors is None:
         raise ValueError("align needs embedded docs (run fingerprint first)")
-    if not len(a.sentences) or not len(b.sentences):
-        return []
     cos = np.clip(a.sentence_vectors @ b.sentence_vectors.T, 0.0, 1.0)  # float error past 1
     score = cos.copy()
     lex = np.zeros_like(cos)
@@ -85,6 +93,11 @@ def sentence_matches(a: Doc, b: Doc, p: AlignParams) -> list[tuple[int, int, flo
         lx = max(dice(a.tokens[i], b.tokens[j]), 0.8 * containment(a.tokens[i], b.tokens[j]))
         lex[i, j] = lx
         score[i, j] = max(cos[i, j], 0.5 * cos[i, j] + 0.5 * lx)
+    return score, cos, lex
+
+
+def _accepted(a: Doc, b: Doc, p: AlignParams, m) -> list[tuple[int, int, float, float, float]]:
+    score, cos, lex = m
     best_j = score.argmax(axis=1)
     best_i = score.argmax(axis=0)
     cross = a.lang != b.lang and "und" not in (a.lang, b.lang)
@@ -95,56 +108,153 @@ def sentence_matches(a: Doc, b: Doc, p: AlignParams) -> list[tuple[int, int, flo
     return out
 
 
-def _passages(a: Doc, b: Doc, matches, p: AlignParams) -> list[AlignedPassage]:
-    """Merge adjacent sentence matches (diagonal runs, splits, merges) into passages."""
+def sentence_matches(a: Doc, b: Doc, p: AlignParams) -> list[tuple[int, int, float, float, float]]:
+    """Accepted sentence pairs ``(i, j, score, cosine, lexical)``."""
+    if a.sentence_vectors is None or b.sentence_vectors is None:
+        raise ValueError("align needs embedded docs (run fingerprint first)")
+    if not len(a.sentences) or not len(b.sentences):
+        return []
+    return _accepted(a, b, p, _scores(a, b, p))
+
+
+#: a sentence pair inside a passage: i, j, score, cosine, lexical, quote-only, core
+#: (core: an accepted match; not core: a neighbour taken in at a passage end)
+_Item = tuple[int, int, float, float, float, bool, bool]
+
+
+def _gap(a: Doc, b: Doc, x: _Item, y: _Item) -> tuple[list[Sentence], list[Sentence]] | None:
+    """The unaligned sentences between two items on each side (None: not forward on both)."""
+    if not (x[0] <= y[0] and x[1] <= y[1] and (x[0], x[1]) != (y[0], y[1])):
+        return None
+    return a.sentences[x[0] + 1 : y[0]], b.sentences[x[1] + 1 : y[1]]
+
+
+def _same_block(a: Doc, b: Doc, x: _Item, y: _Item, p: AlignParams) -> bool:
+    """Whether ``y`` continues the passage that ends with ``x``.
+
+    The next sentence on either side (splits, merges) or across ``max_gap`` unaligned
+    sentences always does. A wider gap, up to ``bridge_gap`` sentences, does when it is
+    plausibly a rewritten or garbled stretch of the same reused block: as many sentences
+    on both sides that still resemble each other (mean cosine of the facing pairs at least
+    ``bridge_cos``), or at most ``bridge_chars`` characters on both sides.
+    """
+    g = _gap(a, b, x, y)
+    if g is None:
+        return False
+    ga, gb = g
+    if any(s.boilerplate for s in ga + gb):
+        return False
+    if len(ga) <= p.max_gap and len(gb) <= p.max_gap:
+        return True
+    if len(ga) > p.bridge_gap or len(gb) > p.bridge_gap:
+        return False
+    if sum(len(s.text) for s in ga) <= p.bridge_chars >= sum(len(s.text) for s in gb):
+        return True
+    if len(ga) != len(gb) or a.sentence_vectors is None or b.sentence_vectors is None:
+        return False
+    va = a.sentence_vectors[[s.index for s in ga]]
+    vb = b.sentence_vectors[[s.index for s in gb]]
+    return float(np.mean(np.sum(va * vb, axis=1))) >= p.bridge_cos
+
+
+def _extend(a: Doc, b: Doc, g: list[_Item], m, taken, p: AlignParams) -> list[_Item]:
+    """Take in the neighbouring sentence pair at either end while it is close enough.
+
+    A block's first and last sentences are often the ones a rewrite or machine translation
+    garbles most; their position next to the block is the evidence the score lacks.
+    """
+    score, cos, lex = m
+    ta, tb = taken
+
+    def ok(i: int, j: int) -> bool:
+        if not (0 <= i < len(a.sentences) and 0 <= j < len(b.sentences)):
+            return False
+        if i in ta or j in tb or a.sentences[i].boilerplate or b.sentences[j].boilerplate:
+            return False
+        if score[i, j] < p.extend_score:
+            return False
+        # and each other's best among the neighbours (no sentence slid in beside it)
+        return (
+            score[i, j] >= score[i, max(0, j - 1) : j + 2].max()
+            and score[i, j] >= score[max(0, i - 1) : i + 2, j].max()
+        )
+
+    def item(i: int, j: int) -> _Item:
+        sa, sb = a.sentences[i], b.sentences[j]
+        q = _quote_only(sa, sb, a.article.text, b.article.text, p)
+        return (i, j, float(score[i, j]), float(cos[i, j]), float(lex[i, j]), q, False)
+
+    first, last = min(g, key=lambda x: (x[0], x[1])), max(g, key=lambda x: (x[0], x[1]))
+    head: list[_Item] = []
+    i, j = first[0] - 1, first[1] - 1
+    while ok(i, j):
+        head.insert(0, item(i, j))
+        ta.add(i)
+        tb.add(j)
+        i, j = i - 1, j - 1
+    tail: list[_Item] = []
+    i, j = last[0] + 1, last[1] + 1
+    while ok(i, j):
+        tail.append(item(i, j))
+        ta.add(i)
+        tb.add(j)
+        i, j = i + 1, j + 1
+    return head + g + tail
+
+
+def _groups(a: Doc, b: Doc, matches, p: AlignParams, m=None) -> list[list[_Item]]:
+    """Sentence matches grouped into passages (reused blocks): diagonal runs, splits,
+    merges, bridged gaps; with the score matrices ``m``, extended at both ends."""
     ta, tb = a.article.text, b.article.text
-    items = []
+    items: list[_Item] = []
     for i, j, sc, cs, lx in sorted(matches):
         sa, sb = a.sentences[i], b.sentences[j]
         if sa.boilerplate or sb.boilerplate:
             continue
-        items.append((i, j, sc, cs, lx, _quote_only(sa, sb, ta, tb, p)))
-    passages: list[AlignedPassage] = []
-    groups: list[list[tuple]] = []
+        items.append((i, j, sc, cs, lx, _quote_only(sa, sb, ta, tb, p), True))
+    groups: list[list[_Item]] = []
     for it in items:
-        g = groups[-1] if groups else None
-        if g and it[5] == g[-1][5]:
-            li, lj = g[-1][0], g[-1][1]
-            di, dj = it[0] - li, it[1] - lj
-            # next sentence on either side (splits, merges), or across one unaligned
-            # sentence (a rewritten or dropped one inside the block): the same passage
-            skipped = [a.sentences[k] for k in range(li + 1, it[0])] + [
-                b.sentences[k] for k in range(lj + 1, it[1])
-            ]
-            if (
-                0 <= di <= p.max_gap + 1
-                and 0 <= dj <= p.max_gap + 1
-                and di + dj > 0
-                and not any(x.boilerplate for x in skipped)
-            ):
-                g.append(it)
-                continue
-        groups.append([it])
-    for g in groups:
-        ai = sorted({x[0] for x in g})
-        bj = sorted({x[1] for x in g})
-        wts = [len(a.sentences[x[0]].text) + len(b.sentences[x[1]].text) for x in g]
-        avg = np.average(np.array([x[2:5] for x in g]), axis=0, weights=wts)
-        passages.append(
-            AlignedPassage(
-                a_start=a.sentences[ai[0]].start,
-                a_end=a.sentences[ai[-1]].end,
-                b_start=b.sentences[bj[0]].start,
-                b_end=b.sentences[bj[-1]].end,
-                score=float(avg[0]),
-                semantic=float(avg[1]),
-                lexical=float(avg[2]),
-                a_sentences=ai,
-                b_sentences=bj,
-                quote_only=g[0][5],
-            )
-        )
-    return passages
+        # a quotation matched inside a reused block is part of the block; the block
+        # counts as reuse unless every match in it rests on quotations alone
+        if groups and _same_block(a, b, groups[-1][-1], it, p):
+            groups[-1].append(it)
+        else:
+            groups.append([it])
+    if m is None or not groups:
+        return groups
+    taken = ({x[0] for x in items}, {x[1] for x in items})
+    groups = [_extend(a, b, g, m, taken, p) if not all(x[5] for x in g) else g for g in groups]
+    merged: list[list[_Item]] = [groups[0]]
+    for g in groups[1:]:  # extending may have narrowed a gap enough to bridge it
+        if _same_block(a, b, merged[-1][-1], g[0], p):
+            merged[-1].extend(g)
+        else:
+            merged.append(g)
+    return merged
+
+
+def _passage(a: Doc, b: Doc, g: list[_Item]) -> AlignedPassage:
+    ai = sorted({x[0] for x in g})
+    bj = sorted({x[1] for x in g})
+    wts = [len(a.sentences[x[0]].text) + len(b.sentences[x[1]].text) for x in g]
+    avg = np.average(np.array([x[2:5] for x in g]), axis=0, weights=wts)
+    return AlignedPassage(
+        a_start=a.sentences[ai[0]].start,
+        a_end=a.sentences[ai[-1]].end,
+        b_start=b.sentences[bj[0]].start,
+        b_end=b.sentences[bj[-1]].end,
+        score=float(avg[0]),
+        semantic=float(avg[1]),
+        lexical=float(avg[2]),
+        a_sentences=ai,
+        b_sentences=bj,
+        quote_only=all(x[5] for x in g),
+    )
+
+
+def _core_score(a: Doc, b: Doc, core: list[_Item]) -> float:
+    wts = [len(a.sentences[x[0]].text) + len(b.sentences[x[1]].text) for x in core]
+    return float(np.average([x[2] for x in core], weights=wts))
 
 
 def _coverage(doc: Doc, idx: set[int]) -> float:
@@ -153,6 +263,20 @@ def _coverage(doc: Doc, idx: set[int]) -> float:
     if not total:
         return 0.0
     return sum(len(s.text) for s in content if s.index in idx) / total
+
+
+def _own_run(doc: Doc, spans: list[tuple[int, int]]) -> int:
+    """Characters in the longest run of content sentences outside every passage span."""
+    best = run = 0
+    for s in doc.sentences:
+        if s.boilerplate:
+            continue
+        if any(lo <= s.index <= hi for lo, hi in spans):
+            run = 0
+        else:
+            run += len(s.text)
+            best = max(best, run)
+    return best
 
 
 def _order(pairs: list[tuple[int, int]]) -> float:
@@ -172,8 +296,16 @@ def _order(pairs: list[tuple[int, int]]) -> float:
 def align(a: Doc, b: Doc, params: AlignParams | None = None) -> Alignment:
     """Align two docs and compute the features the classifier reads."""
     p = params or AlignParams()
-    matches = sentence_matches(a, b, p)
-    passages = _passages(a, b, matches, p)
+    if a.sentence_vectors is None or b.sentence_vectors is None:
+        raise ValueError("align needs embedded docs (run fingerprint first)")
+    groups: list[list[_Item]] = []
+    if len(a.sentences) and len(b.sentences):
+        m = _scores(a, b, p)
+        matches = _accepted(a, b, p, m)
+        groups = _groups(a, b, matches, p, m)
+    else:
+        matches = []
+    passages = [_passage(a, b, g) for g in groups]
     reuse = [x for x in passages if not x.quote_only]
     ia = {i for x in reuse for i in x.a_sentences}
     jb = {j for x in reuse for j in x.b_sentences}
@@ -187,23 +319,23 @@ def align(a: Doc, b: Doc, params: AlignParams | None = None) -> Alignment:
     w = sum(n for _, n in verb) or 1
     pair_idx = [(i, j) for i, j, *_ in matches if i in ia and j in jb]
     longest = max((len(x.a_sentences) + len(x.b_sentences) for x in reuse), default=0) / 2
+    # evidence of reuse: the accepted matches of a passage that do not rest on quotations
+    # (quotations and neighbours taken in at the ends widen a passage, not the evidence)
+    core = [[x for x in g if x[6] and not x[5]] for g in groups]
     strong = [
-        x
-        for x in reuse
-        if x.score >= p.strong
-        or (a.lang != b.lang and len(x.a_sentences) + len(x.b_sentences) >= 4)
+        c
+        for c, x in zip(core, passages)
+        if c
+        and (
+            _core_score(a, b, c) >= p.strong
+            or (a.lang != b.lang and len(x.a_sentences) + len(x.b_sentences) >= 4)
+        )
     ]
     sa = {
-        i
-        for x in strong
-        for i in x.a_sentences
-        if len(words(a.sentences[i].text)) >= p.min_strong_words
+        x[0] for c in strong for x in c if len(words(a.sentences[x[0]].text)) >= p.min_strong_words
     }
     sb = {
-        j
-        for x in strong
-        for j in x.b_sentences
-        if len(words(b.sentences[j].text)) >= p.min_strong_words
+        x[1] for c in strong for x in c if len(words(b.sentences[x[1]].text)) >= p.min_strong_words
     }
     feats = {
         "cov_a": _coverage(a, ia),
@@ -226,5 +358,8 @@ def align(a: Doc, b: Doc, params: AlignParams | None = None) -> Alignment:
         "lexical": float(np.mean([x.lexical for x in reuse])) if reuse else 0.0,
         "order": _order(pair_idx),
         "doc_sim": float(a.doc_vector @ b.doc_vector) if a.doc_vector is not None else 0.0,
+        # the longest stretch of each article's own text (not inside a reused passage)
+        "own_run_a": float(_own_run(a, [(x.a_sentences[0], x.a_sentences[-1]) for x in reuse])),
+        "own_run_b": float(_own_run(b, [(x.b_sentences[0], x.b_sentences[-1]) for x in reuse])),
     }
     return Alignment(a=a.id, b=b.id, passages=passages, features=feats)

@@ -25,9 +25,12 @@ from unspin.normalise import STOPWORDS, words
 class ClassifyParams:
     full_cov: float = 0.6  # a derivative made mostly of the other's passages
     full_cov_other: float = 0.3  # ... and covering a fair part of the other
+    copy_cov_other: float = 0.55  # same language: the other must be mostly reused too
+    partial_own_chars: int = 1000  # own text in one stretch: an article in its own right
     copy_verbatim: float = 0.6  # word 3-gram containment inside aligned passages
     partial_min_sentences: int = 2
     partial_min_chars: int = 200
+    partial_single_chars: int = 100  # ... or one long sentence reused (score >= strong)
     min_time_gap_hours: float = 1.0
     artefact_margin: float = 0.8  # artefacts per 100 words, derivative minus source
     function_word_margin: float = 0.01  # function-word share, derivative minus source
@@ -35,7 +38,7 @@ class ClassifyParams:
     context_margin: float = 0.2  # partial: fit of the passages to the rest of each article
 
     def __post_init__(self) -> None:
-        for name in ("full_cov", "full_cov_other", "copy_verbatim"):
+        for name in ("full_cov", "full_cov_other", "copy_cov_other", "copy_verbatim"):
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
                 raise ValueError(f"ClassifyParams.{name} must be in [0, 1], got {v}")
@@ -380,6 +383,15 @@ def reuse_type(
             f"{int(f['n_quote_only'])} matches rest on shared quotations only; not counted"
         )
     full = hi >= p.full_cov and lo >= p.full_cov_other
+    own = max(f.get("own_run_a", 0.0), f.get("own_run_b", 0.0))
+    if full and not cross and (lo < p.copy_cov_other or own >= p.partial_own_chars):
+        # one article mostly made of the other's passages, but the other keeps much of its
+        # own text (a long stretch of it, or most of it): reuse inside an article of its own
+        full = False
+        reasons.append(
+            f"not a whole copy: {1 - lo:.0%} of one article is its own text, "
+            f"{own:.0f} characters of it unbroken"
+        )
     if full:
         strength = min(_ramp(hi, p.full_cov - 0.1, 0.9), _ramp(f["semantic"], 0.75, 0.95))
         conf = 0.6 + 0.39 * strength
@@ -394,7 +406,9 @@ def reuse_type(
             conf * (0.8 + 0.2 * _ramp(p.copy_verbatim - f["verbatim"], 0.0, 0.3)),
             reasons,
         )
-    if f["strong_sents"] >= p.partial_min_sentences and f["strong_chars"] >= p.partial_min_chars:
+    if (
+        f["strong_sents"] >= p.partial_min_sentences and f["strong_chars"] >= p.partial_min_chars
+    ) or (f["strong_sents"] >= 1 and f["strong_chars"] >= p.partial_single_chars):
         conf = 0.5 + 0.4 * min(
             _ramp(f["strong_sents"], 1, 5), _ramp(f["strong_chars"], p.partial_min_chars, 800)
         )
