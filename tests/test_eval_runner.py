@@ -137,3 +137,21 @@ def test_labels_task_scores_pairs_and_direction(tmp_path: Path, capsys) -> None:
     out = capsys.readouterr().out
     assert "direction right" in out
     assert main(["eval", "labels", str(arts)]) == 2
+
+
+def test_share_sentence_sees_verbatim_reuse_through_the_source() -> None:
+    from unspin.evaluate.runner import _share_sentence
+
+    line = "The minister said the new rail line would open to passengers next spring."
+    texts = {
+        "src": f"Rail plan approved.\n\n{line}\n\nCosts rose by a third.",
+        "der": "Rail plan gets the nod.\n\nThe line opens next spring, the minister said.",
+        "other": f"Budget day.\n\n{line}\n\nTaxes will not rise.",
+        "far": "Cup final tonight.\n\nThe home side are missing three first-team players.",
+    }
+    origin = {"der": "src"}
+    assert _share_sentence(texts, ("der", "other"), origin)  # via the source
+    assert _share_sentence(texts, ("other", "src"), origin)
+    assert not _share_sentence(texts, ("der", "far"), origin)
+    short = {"a": "Short one here.", "b": "Short one here."}  # under 8 words: not counted
+    assert not _share_sentence(short, ("a", "b"), {})
