@@ -155,3 +155,13 @@ def test_sts_mapping_is_fitted_on_the_training_split(monkeypatch, capsys) -> Non
     out = capsys.readouterr().out
     assert "Spearman rho (features, mapping fitted on train)" in out
     assert "mapping fitted on" in out
+
+
+def test_pan_pairs_take_a_file_prefix(monkeypatch, capsys, tmp_path: Path) -> None:
+    import unspin.evaluate.sentences as sentences
+
+    monkeypatch.setattr(sentences, "get_embedder", lambda name="use": HashingEmbedder())
+    monkeypatch.setattr(sentences, "cv_decisions", lambda x, y, folds=10: np.ones(len(y), bool))
+    assert main(["eval", "pan-pairs", str(DATA / "pan-sample"), "--baselines", ""]) == 0
+    assert "F1 (10-fold CV decision rule)" in capsys.readouterr().out
+    assert main(["eval", "pan-pairs", str(tmp_path / "pan-missing")]) == 2

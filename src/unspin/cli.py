@@ -496,7 +496,13 @@ def _run_eval(args: argparse.Namespace, out: Console, err: Console) -> int:
     from unspin.evaluate import runner
 
     data = [Path(d) for d in args.data]
-    missing = [str(d) for d in data if not d.exists()]
+    # pan-pairs takes a prefix: PREFIX_s1.txt, PREFIX_s2.txt, PREFIX.labels
+    exists = (
+        (lambda d: Path(f"{d}_s1.txt").exists())
+        if args.task == "pan-pairs"
+        else (lambda d: d.exists())
+    )
+    missing = [str(d) for d in data if not exists(d)]
     if missing:
         raise UsageError(f"no such file or folder: {', '.join(missing)}")
     if args.task == "make-derivatives":
