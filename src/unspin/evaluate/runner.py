@@ -240,9 +240,6 @@ def _direction_and_changes(
     config = config or Config()
     docs = {d.id: d for d in result.docs}
     support = CorpusSupport(result.docs)
-    reported = {}
-    for c in result.changes:
-        reported.setdefault((c.source, c.derivative), []).append(c)
 
     def timed(doc_id: str, source: str) -> Any:
         when = "2026-01-01T00:00:00" if doc_id == source else "2026-01-02T00:00:00"
@@ -272,9 +269,11 @@ def _direction_and_changes(
         if _unedited(lab):
             unedited += 1
             false_quotes += sum(c.kind == "quote_altered" for c in timed_changes)
+        # what changes.jsonl holds for the pair: changes only where the run directed it
+        out = extract_changes(docs[src], docs[der], rel) if guess == src else []
         for e in lab.get("edits", []):
             h = hits.setdefault((e["kind"], "untimed"), [0, 0])
-            h[0] += _found(e, reported.get((src, der), []))
+            h[0] += _found(e, out)
             h[1] += 1
             h = hits.setdefault((e["kind"], "timed"), [0, 0])
             h[0] += _found(e, timed_changes)
@@ -315,7 +314,7 @@ def _direction_and_changes(
             unspin=20 * false_quotes / unedited,
         )
     table.notes.append(
-        "injected edits are scored on the run's changes.jsonl (only pairs it directed) and "
+        "injected edits are scored on the changes the run reports (only for pairs it directed) and "
         "on the changes of each pair classified again with publication times; a changed "
         "figure inside a date counts when reported as date_changed"
     )
