@@ -324,7 +324,14 @@ def direction(
                 f"{max(sa, sb)} name variant(s) of {win.id} also appear in other articles, "
                 f"{min(sa, sb)} of {lose.id}'s"
             )
-    if support is not None and a.lang == b.lang and relation in ("spun", "copy", "partial"):
+    if (
+        support is not None
+        and a.lang == b.lang
+        and relation in ("copy", "partial")
+        and al.features["verbatim"] >= p.copy_verbatim
+    ):
+        # near-verbatim text only: a rewrite or a translation's stock phrasing reads as
+        # more common than the original's wording, whichever side came first
         va, vb = wording_votes(a, b, al, support)
         if va != vb and max(va, vb) >= 2 * min(va, vb):
             score += max(-2.0, min(2.0, float(va - vb)))
