@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections import Counter
 
 from common import meantime
 
@@ -34,7 +35,8 @@ def main() -> int:
         for r in res.relations
         if r.relation in REUSE_RELATIONS and r.a.split("/")[0] != r.b.split("/")[0]
     ]
-    print(f"pairs with different doc_ids typed as reuse: {len(wrong)}")
+    by_type = Counter(r.relation for r in wrong)
+    print(f"pairs with different doc_ids typed as reuse: {len(wrong)} {dict(by_type)}")
     for r in wrong[:20]:
         print("  ", r.a, r.b, r.relation, r.confidence)
     missed = gold - pred
