@@ -56,6 +56,11 @@ def test_boilerplate() -> None:
     assert is_boilerplate("BLUE CITY POLICE SAY THEY ARE PAID LESS THAN SUBORDINATES")
     assert not is_boilerplate("The mayor said the city would work with federal authorities.")
     assert not is_boilerplate("NATO said on Monday that the talks had failed.")
+    assert is_boilerplate("Sign up for our daily briefing")
+    assert is_boilerplate("Subscribe now for full access to every story.")
+    # calls to action only: ordinary sentences with the same verbs are content
+    assert not is_boilerplate("The US refused to sign up to the Kyoto treaty in 2001.")
+    assert not is_boilerplate("Few economists subscribe to the view that rates will fall.")
 
 
 def test_normalise_text_folds_case_space_quotes() -> None:

@@ -168,7 +168,8 @@ def find_quotes(text: str, min_words: int = 3) -> list[Quote]:
 
 _BOILER_PATTERNS = re.compile(
     r"click (?:here|to)|download (?:the|our)\b.*\bapp\b|get the .{0,40}\bapp\b|"
-    r"sign up (?:for|to)|subscribe (?:to|now|for)|newsletter|all rights reserved|"
+    r"^\W*sign up\b|sign up (?:for|to) (?:our|free)\b|^\W*subscribe\b|"
+    r"subscribe (?:now|to our|for free)\b|newsletter|all rights reserved|"
     r"do not reproduce|without permission|contributed to this (?:report|story)|"
     r"^\s*(?:reporting|writing|editing|additional reporting) by\b|"
     r"^\s*(?:read more|related|see also|more from|watch|listen)\s*:|©|\(c\) ?\d{4}|"
