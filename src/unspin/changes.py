@@ -509,21 +509,21 @@ class _Extractor:
             if sa and da:
                 taken.append(da[0].span(1))
                 self.add("attribution_changed", sa[0].span(1), da[0].span(1))
-        credits = [d for d in self.der.doc.sentences if _credit(d) is not None]
-        for s in self.src.doc.sentences:
-            kind = _credit(s)
-            peers = [d for d in credits if kind is not None and _credit(d) == kind]
+        s_cr = [(s, k) for s in self.src.doc.sentences if (k := _credit(s)) is not None]
+        d_cr = [(d, k) for d in self.der.doc.sentences if (k := _credit(d)) is not None]
+        for s, kind in s_cr:
+            peers = [d for d, k in d_cr if k == kind]
             d = max(peers, key=lambda d: _dice(_words(s.text), _words(d.text)), default=None)
             if d is not None and _names(s.text) != _names(d.text):
                 self.add("attribution_changed", (s.start, s.end), (d.start, d.end))
         if self.rel in ("duplicate", "copy", "spun"):  # whole copies: a credit on one side only
-            s_credits = [s for s in self.src.doc.sentences if _credit(s) is not None]
-            for kind, mine, theirs in (("s", s_credits, credits), ("d", credits, s_credits)):
-                for x in mine:
-                    if not any(_credit(y) == _credit(x) for y in theirs):
+            for side, mine, theirs in (("s", s_cr, d_cr), ("d", d_cr, s_cr)):
+                kinds = {k for _, k in theirs}
+                for x, k in mine:
+                    if k not in kinds:
                         span = (x.start, x.end)
                         self.add(
-                            "attribution_changed", *((span, None) if kind == "s" else (None, span))
+                            "attribution_changed", *((span, None) if side == "s" else (None, span))
                         )
         return taken
 
