@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 import unspin
 from unspin.align import align
 from unspin.changes import change_counts, changes_for_result, extract_changes
@@ -247,25 +245,3 @@ def test_changes_for_result_follows_the_directed_relations(tmp_path: Path) -> No
     changes = changes_for_result(result)
     assert [c.kind for c in changes] == ["number_changed"]
     assert (changes[0].source, changes[0].derivative) == ("first", "later")
-
-
-@pytest.mark.shared
-def test_seed_spin_changes(shared: Path) -> None:
-    result = unspin.scan([shared / "seeds"])
-    (src,) = [d for d in result.docs if d.id.startswith("001_")]
-    (der,) = [d for d in result.docs if d.id.startswith("000_")]
-    changes = extract_changes(src, der, result.relation(src.id, der.id))
-    assert any(
-        c.kind == "quote_altered"
-        and "Homan wants something immediate" in c.source_text
-        and "Hogan" in c.derivative_text
-        for c in changes
-    )
-    assert any(
-        c.kind == "entity_changed"
-        and c.source_text == "Tren de Aragua"
-        and c.derivative_text == "Train de Aragua"
-        for c in changes
-    )
-    assert any(c.kind == "qualifier_dropped" and "narrowly" in c.source_text for c in changes)
-    assert all(c.source == src.id and c.derivative == der.id for c in changes)

@@ -94,8 +94,8 @@ def test_seed_changes_from_001_to_000(seeds: unspin.Result) -> None:
     )
     assert any(
         c.kind == "entity_changed"
-        and "Tren de Aragua" in c.source_text
-        and "Train de Aragua" in c.derivative_text
+        and c.source_text == "Tren de Aragua"
+        and c.derivative_text == "Train de Aragua"
         for c in mine
     )
     assert any(c.kind == "qualifier_dropped" and "narrowly" in c.source_text for c in mine)
