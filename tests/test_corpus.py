@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from unspin.align import align
-from unspin.classify import classify, wording_votes
+from unspin.classify import classify, name_votes, wording_votes
 from unspin.corpus import CorpusSupport, bigram_hashes
 from unspin.fingerprint import prepare
 from unspin.model import Article
@@ -58,15 +58,60 @@ def test_corpus_agreement_decides_the_direction_of_a_copy_with_a_swapped_name() 
     support = CorpusSupport([prepare(a) for a in arts])
     src, d = docs
     al = align(src, d)
-    assert wording_votes(src, d, al, support) == (2, 0)
+    # a name for a name is judged by name_votes, not by the word pairs around it
+    assert wording_votes(src, d, al, support) == (0, 0)
+    swaps = [("East Midlands", "Varkor Group")] * 2
+    assert name_votes(src, d, al, support) == (swaps, [])
+    assert name_votes(d, src, align(d, src), support) == ([], [(y, x) for x, y in swaps])
     rel = classify(src, d, al, support=support)
     assert rel is not None and rel.relation in ("copy", "duplicate")
     assert (rel.source, rel.derivative) == ("src", "der")
-    assert "other articles use src's wording" in rel.direction_reason
-    # without the other articles there is nothing to agree with
+    assert "nothing else uses der's" in rel.direction_reason
+    # without the other articles there is nothing to agree with: both mentions were
+    # swapped, so neither name recurs in the texts
     alone = CorpusSupport([prepare(a) for a in arts[:2]])
-    assert wording_votes(src, d, al, alone) == (0, 0)
-    assert "other articles" not in classify(src, d, al, support=alone).direction_reason
+    assert name_votes(src, d, al, alone) == ([], [])
+    assert "nothing else uses" not in classify(src, d, al, support=alone).direction_reason
+
+
+def test_a_swapped_mention_is_judged_by_the_mentions_left_in_the_texts() -> None:
+    text = (
+        "Fraud inquiry widens\n\nInvestigators led by Helen Okafor said on Tuesday that "
+        "the fraud inquiry at the port authority would widen to three more firms. "
+        "Ms Okafor said the firms had been told to keep their records. "
+        "Okafor's team expects charges before the summer, the authority said."
+    )
+    der = text.replace("led by Helen Okafor", "led by Dario Velkanor")
+    arts = [Article(id="a", text=der), Article(id="b", text=text)]
+    da, db = fingerprint(arts, Config(embedder="hashing"))
+    alone = CorpusSupport([prepare(x) for x in arts])
+    al = align(da, db)
+    # "Okafor" is named twice more in both texts; nothing else names Velkanor
+    assert name_votes(da, db, al, alone) == ([], [("Dario Velkanor", "Helen Okafor")])
+    rel = classify(da, db, al, support=alone)
+    assert (rel.source, rel.derivative) == ("b", "a")
+    # a real name for another real name, both named again: no evidence either way
+    both = (
+        text.replace("led by Helen Okafor", "led by Tom Reyes") + " Mr Reyes declined to comment."
+    )
+    both_src = text + " Mr Reyes declined to comment."
+    arts = [Article(id="a", text=both), Article(id="b", text=both_src)]
+    da, db = fingerprint(arts, Config(embedder="hashing"))
+    sup = CorpusSupport([prepare(x) for x in arts])
+    assert name_votes(da, db, align(da, db), sup) == ([], [])
+
+
+def test_wording_votes_read_the_word_pairs_around_an_edit() -> None:
+    der = SOURCE.replace("worst delays in the country", "worst delays the in country")
+    arts = _docs(der) + [
+        Article(id=f"w{i}", text=f"Fans said it was the best game in the country {t}.")
+        for i, t in enumerate(("this year", "for years", "since May"))
+    ]
+    docs = fingerprint(arts[:2], Config(embedder="hashing"))
+    support = CorpusSupport([prepare(a) for a in arts])
+    src, d = docs
+    assert wording_votes(src, d, align(src, d), support) == (1, 0)
+    assert wording_votes(d, src, align(d, src), support) == (0, 1)
 
 
 def test_context_fit_is_the_cosine_of_centroids() -> None:

@@ -8,7 +8,7 @@ are decided by :mod:`unspin.stories`, which sees all pairs at once.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from difflib import SequenceMatcher
@@ -18,7 +18,7 @@ import numpy as np
 
 from unspin.corpus import bigram_hashes
 from unspin.model import Alignment, Doc, Relation
-from unspin.normalise import STOPWORDS, words
+from unspin.normalise import STOPWORDS, word_spans, words
 
 
 @dataclass(frozen=True)
@@ -215,6 +215,56 @@ def _edit_regions(ops: list[tuple[str, int, int, int, int]]) -> list[tuple[int, 
     return [(r[0], r[1], r[2], r[3]) for r in out]
 
 
+def _edits(
+    a: Doc, b: Doc, al: Alignment
+) -> Iterator[tuple[list[str], list[str], list[str], list[str], tuple[int, int], tuple[int, int]]]:
+    """Small edits inside aligned passages: per edit, each side's lowercased words with one
+    word of context each side, the edited words in their original case, and the edit's
+    character span in each article (empty span at the insertion point when a side has
+    nothing there)."""
+    for x in al.passages:
+        if x.quote_only:
+            continue
+        sides = []
+        for doc, start, end in ((a, x.a_start, x.a_end), (b, x.b_start, x.b_end)):
+            text = doc.article.text[start:end]
+            spans = word_spans(text)
+            sides.append((words(text), [text[s:e] for s, e in spans], spans, start))
+        (ta, oa, sa, a0), (tb, ob, sb, b0) = sides
+        ops = SequenceMatcher(None, ta, tb, autojunk=False).get_opcodes()
+        for i1, i2, j1, j2 in _edit_regions(ops):
+            if max(i2 - i1, j2 - j1) > 5:
+                continue
+
+            def span(sp: list[tuple[int, int]], i: int, j: int, off: int) -> tuple[int, int]:
+                if i < j:
+                    return off + sp[i][0], off + sp[j - 1][1]
+                p = off + (sp[i - 1][1] if i else 0)
+                return p, p
+
+            yield (
+                ta[max(i1 - 1, 0) : i2 + 1],
+                tb[max(j1 - 1, 0) : j2 + 1],
+                oa[i1:i2],
+                ob[j1:j2],
+                span(sa, i1, i2, a0),
+                span(sb, j1, j2, b0),
+            )
+
+
+def _name_words(edited: list[str]) -> list[str] | None:
+    """The words of a name when an edit side is one (capitalised words, function words
+    between them: "Bank of England"), else None."""
+    content = [t for t in edited if t.lower() not in STOPWORDS]
+    if not content or any(not t[:1].isupper() or t.isdigit() for t in content):
+        return None
+    return [t for t in content if len(t) > 2]
+
+
+def _is_name_edit(ea: list[str], eb: list[str]) -> bool:
+    return _name_words(ea) is not None and _name_words(eb) is not None
+
+
 def wording_votes(
     a: Doc, b: Doc, al: Alignment, support: KeySupport, min_support: int = 2
 ) -> tuple[int, int]:
@@ -224,36 +274,89 @@ def wording_votes(
     An edit is read through the word pairs that touch it (one word of context on each
     side), leaving out pairs both sides have. A pair is known when at least
     ``min_support`` other articles use it; a side wins when the share of its pairs that
-    are known is at least half higher than the other side's: "the East Midlands" over
-    "the Maria Lindqvist", "Tren de" over "Train de". Figures and long insertions say
-    nothing here (any number reads as natural).
+    are known is at least half higher than the other side's: "Tren de" over "Train de".
+    Figures and long insertions say nothing here (any number reads as natural); one name
+    put for another is :func:`name_votes`' to judge.
     """
     phrase = getattr(support, "phrase_support", None)
     if phrase is None:
         return 0, 0
     va = vb = 0
-    for x in al.passages:
-        if x.quote_only:
+    for ca, cb, ea, eb, _, _ in _edits(a, b, al):
+        if any(c.isdigit() for w in ea + eb for c in w) or _is_name_edit(ea, eb):
             continue
-        ta = words(a.article.text[x.a_start : x.a_end])
-        tb = words(b.article.text[x.b_start : x.b_end])
-        ops = SequenceMatcher(None, ta, tb, autojunk=False).get_opcodes()
-        for i1, i2, j1, j2 in _edit_regions(ops):
-            if max(i2 - i1, j2 - j1) > 5:
-                continue
-            if any(c.isdigit() for w in ta[i1:i2] + tb[j1:j2] for c in w):
-                continue
-            ga = set(bigram_hashes(ta[max(i1 - 1, 0) : i2 + 1]).tolist())
-            gb = set(bigram_hashes(tb[max(j1 - 1, 0) : j2 + 1]).tolist())
-            ga, gb = ga - gb, gb - ga
-            if not ga or not gb:
-                continue
-            known_a = phrase(np.array(sorted(ga), dtype=np.uint64), a.id, b.id) >= min_support
-            known_b = phrase(np.array(sorted(gb), dtype=np.uint64), a.id, b.id) >= min_support
-            if known_a.mean() - known_b.mean() >= 0.5:
-                va += 1
-            elif known_b.mean() - known_a.mean() >= 0.5:
-                vb += 1
+        ga = set(bigram_hashes(ca).tolist())
+        gb = set(bigram_hashes(cb).tolist())
+        ga, gb = ga - gb, gb - ga
+        if not ga or not gb:
+            continue
+        known_a = phrase(np.array(sorted(ga), dtype=np.uint64), a.id, b.id) >= min_support
+        known_b = phrase(np.array(sorted(gb), dtype=np.uint64), a.id, b.id) >= min_support
+        if known_a.mean() - known_b.mean() >= 0.5:
+            va += 1
+        elif known_b.mean() - known_a.mean() >= 0.5:
+            vb += 1
+    return va, vb
+
+
+def _uses(text: str, word: str, skip: list[tuple[int, int]]) -> bool:
+    """Whether ``text`` has ``word`` outside the ``skip`` spans."""
+    for m in re.finditer(rf"\b{re.escape(word)}\b", text):
+        if not any(s <= m.start() < e for s, e in skip):
+            return True
+    return False
+
+
+def _known_name(
+    edited: list[str],
+    ws: list[str],
+    a: Doc,
+    b: Doc,
+    skip: tuple[list[tuple[int, int]], list[tuple[int, int]]],
+    support: KeySupport,
+) -> bool:
+    """A name the rest of the two texts uses (any of its own words ``ws``, outside the
+    edits), or other articles use as a whole (each of its word pairs; a one-word name)."""
+    if any(_uses(a.article.text, w, skip[0]) or _uses(b.article.text, w, skip[1]) for w in ws):
+        return True
+    toks = words(" ".join(edited))
+    if len(toks) == 1:
+        return support(toks[0], a.id, b.id) > 0
+    phrase = getattr(support, "phrase_support", None)
+    if phrase is None:
+        return False
+    return bool((phrase(bigram_hashes(toks), a.id, b.id) > 0).all())
+
+
+def name_votes(
+    a: Doc, b: Doc, al: Alignment, support: KeySupport
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """One name put for another inside near-verbatim text, where only one side's name is
+    known: ``(edits where a's name is, edits where b's is)``, each as (a's, b's) name.
+
+    A name is known when a word of it recurs in the two articles outside the edits (the
+    person is named again further down: "Mr Hewitt") or other articles of the corpus use
+    the whole name. An editor who swaps a name tends to change one mention and leave the
+    rest of the story, and the rest of the corpus, with the old one; a name nothing else
+    uses is the newer. When both names are known (a real name put for another real name)
+    or neither is, the edit says nothing.
+    """
+    edits = list(_edits(a, b, al))
+    skip = ([x[4] for x in edits], [x[5] for x in edits])
+    va: list[tuple[str, str]] = []
+    vb: list[tuple[str, str]] = []
+    for _, _, ea, eb, _, _ in edits:
+        na, nb = _name_words(ea), _name_words(eb)
+        if not na or not nb:
+            continue
+        only_a = [w for w in na if w not in eb]
+        only_b = [w for w in nb if w not in ea]
+        if not only_a or not only_b:
+            continue
+        ka = _known_name(ea, only_a, a, b, skip, support)
+        kb = _known_name(eb, only_b, a, b, skip, support)
+        if ka != kb:
+            (va if ka else vb).append((" ".join(ea), " ".join(eb)))
     return va, vb
 
 
@@ -339,6 +442,16 @@ def direction(
             ev.append(
                 f"other articles use {win.id}'s wording at {max(va, vb)} edit(s), "
                 f"{lose.id}'s at {min(va, vb)}"
+            )
+        name_a, name_b = name_votes(a, b, al, support)
+        if len(name_a) != len(name_b):
+            score += max(-2.0, min(2.0, float(len(name_a) - len(name_b))))
+            win, lose = (a, b) if len(name_a) > len(name_b) else (b, a)
+            pairs = name_a if win is a else [(y, x) for x, y in name_b]
+            shown = "; ".join(f"'{x}' for '{y}'" for x, y in pairs[:3])
+            ev.append(
+                f"{win.id} names {shown}: the rest of the texts or other articles use "
+                f"{win.id}'s name(s), nothing else uses {lose.id}'s"
             )
     ca, cb = al.features["cov_a"], al.features["cov_b"]
     if relation == "copy" and abs(ca - cb) >= p.containment_margin:

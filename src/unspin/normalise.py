@@ -65,6 +65,11 @@ def words(text: str) -> list[str]:
     return [m.group(0).lower().replace("’", "'") for m in _WORD.finditer(text)]
 
 
+def word_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of the tokens :func:`words` returns, in the same order."""
+    return [m.span() for m in _WORD.finditer(text)]
+
+
 def content_words(text: str) -> list[str]:
     return [w for w in words(text) if w not in STOPWORDS]
 

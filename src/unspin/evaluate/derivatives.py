@@ -314,7 +314,7 @@ _ORG_TAILS = "Capital Group Holdings Systems Partners Council Industries Trust".
 
 def _made_up(rng: random.Random, org: bool) -> str:
     """A person's or company's name that no real article is likely to use."""
-    word = "".join(rng.choice(_SYLLABLES) for _ in range(rng.choice((2, 3)))).capitalize()
+    word = "".join(rng.choice(_SYLLABLES) for _ in range(3)).capitalize()  # 5,832 of them
     return f"{word} {rng.choice(_ORG_TAILS)}" if org else f"{rng.choice(_FIRST)} {word}"
 
 
