@@ -245,3 +245,35 @@ def test_changes_for_result_follows_the_directed_relations(tmp_path: Path) -> No
     changes = changes_for_result(result)
     assert [c.kind for c in changes] == ["number_changed"]
     assert (changes[0].source, changes[0].derivative) == ("first", "later")
+
+
+def test_a_pair_of_unknown_direction_lists_its_differences(tmp_path: Path) -> None:
+    from unspin.summary import summarise
+
+    records = [
+        {"id": "first", "text": SOURCE},
+        {"id": "second", "text": _edit("$45 million", "$54 million")},
+    ]
+    (tmp_path / "articles.jsonl").write_text("\n".join(json.dumps(r) for r in records))
+    result = unspin.scan([tmp_path])
+    rel = result.relation("first", "second")
+    assert rel.relation == "copy" and rel.source is None  # nothing tells which came first
+    changes = changes_for_result(result)
+    assert [(c.kind, c.directed) for c in changes] == [("number_changed", False)]
+    c = changes[0]
+    assert (c.source, c.derivative) == ("first", "second")  # the pair's order, not a claim
+    assert (c.source_text, c.derivative_text) == ("$45 million", "$54 million")
+    assert c.description.startswith("direction unknown, first vs second: number_changed")
+    assert result.changes == changes
+    # the summary does not charge either article with the change
+    nodes, todo = [], [n for s in summarise(result).stories for n in s.roots]
+    while todo:
+        nodes.append(todo.pop())
+        todo += nodes[-1].children
+    assert {n.id for n in nodes} == {"first", "second"}
+    assert not any(n.changes for n in nodes)
+    # compare() lists the same difference
+    cmp = unspin.compare(
+        Article(id="first", text=SOURCE), Article(id="second", text=records[1]["text"])
+    )
+    assert [(c.kind, c.directed) for c in cmp.changes] == [("number_changed", False)]

@@ -134,11 +134,13 @@ def compare(a: Article | PathLike, b: Article | PathLike, config: Config | None 
     al = align(da, db, config.align)
     rel = classify(da, db, al, config.classify)
     if rel is not None:
-        if rel.source and rel.derivative:
-            from unspin.changes import extract_changes
+        from unspin.changes import extract_changes, undirected_changes
 
+        if rel.source and rel.derivative:
             src, der = (da, db) if rel.source == da.id else (db, da)
             rel.changes = extract_changes(src, der, rel)
+        else:
+            rel.changes = undirected_changes(da, db, rel)
         return rel
     from unspin.candidates import quote_keys
 

@@ -10,6 +10,7 @@ merely dropped name is never reported.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import unicodedata
 from bisect import bisect_left
@@ -738,17 +739,31 @@ def extract_changes(source: Doc, derivative: Doc, relation: Relation) -> list[Ch
     return _Extractor(source, derivative, relation).run()
 
 
+def undirected_changes(a: Doc, b: Doc, relation: Relation) -> list[Change]:
+    """The differences of a pair whose direction is unknown, read from ``a`` to ``b``
+    (``directed`` False; the description says so): what differs, not who changed it."""
+    out = []
+    for c in extract_changes(a, b, dataclasses.replace(relation, source=a.id, derivative=b.id)):
+        c.directed = False
+        desc = c.description.replace("in the derivative", f"in {b.id}")
+        desc = desc.replace("in the source", f"in {a.id}")
+        c.description = f"direction unknown, {a.id} vs {b.id}: {desc}"
+        out.append(c)
+    return out
+
+
 def changes_for_result(result: Result) -> list[Change]:
-    """Changes for every copy, spin, partial reuse and translation with a known direction."""
+    """Changes for every copy, spin, partial reuse and translation: from source to
+    derivative where the direction is known, as differences (``directed`` False) where not."""
     docs = {d.id: d for d in result.docs}
     out: list[Change] = []
     for r in result.relations:
-        if (
-            r.relation in ("duplicate", "copy", "spun", "partial", "translation")
-            and r.source
-            and r.derivative
-        ):
+        if r.relation not in ("duplicate", "copy", "spun", "partial", "translation"):
+            continue
+        if r.source and r.derivative:
             out.extend(extract_changes(docs[r.source], docs[r.derivative], r))
+        else:
+            out.extend(undirected_changes(docs[r.a], docs[r.b], r))
     return out
 
 

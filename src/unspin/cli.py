@@ -462,6 +462,18 @@ def _run_compare(args: argparse.Namespace, out: Console, err: Console) -> int:
     n_quote = sum(p.quote_only for p in rel.alignment)
     if n_quote:
         out.print(f"{n_quote} passage(s) match on quoted material only (marked 'quote only')")
+    if rel.changes:
+        directed = rel.changes[0].directed
+        title = (
+            f"changes {rel.source} -> {rel.derivative}"
+            if directed
+            else f"differences {rel.a} vs {rel.b} (direction unknown)"
+        )
+        out.print(Text(f"{title}: {len(rel.changes)}", style="bold"))
+        for c in rel.changes:
+            line = Text(f"  [{c.severity}] ", style="red" if c.severity == "high" else "yellow")
+            line.append(c.description if directed else c.description.split(": ", 1)[-1])
+            out.print(line)
     return EXIT_OK
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"
 
 #: The relation types, strongest reuse first.
 RELATIONS = ("duplicate", "copy", "spun", "translation", "partial", "same_story", "related")
@@ -203,7 +203,9 @@ class Change:
     """One difference between a source and its derivative, with both spans.
 
     Spans are character offsets into each article's text; a side is ``None`` when the
-    change has nothing there (a dropped or added sentence).
+    change has nothing there (a dropped or added sentence). When the pair's direction is
+    unknown, ``directed`` is False and ``source``/``derivative`` are only the pair's first
+    and second article: the differences are listed, not who made them.
     """
 
     source: str
@@ -215,6 +217,7 @@ class Change:
     source_text: str
     derivative_text: str
     description: str  # one plain-language line
+    directed: bool = True
 
     def to_record(self) -> dict[str, Any]:
         return asdict(self)

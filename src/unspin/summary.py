@@ -133,7 +133,8 @@ def summarise(result: Result) -> Summary:
         ]
     changed: dict[str, Counter] = {}
     for c in result.changes:
-        changed.setdefault(c.derivative, Counter())[c.kind] += 1
+        if c.directed:  # a pair of unknown direction: nobody is known to have changed it
+            changed.setdefault(c.derivative, Counter())[c.kind] += 1
     story_of = {a: s.id for s in result.stories for a in s.articles}
     stories = sorted(result.stories, key=lambda s: (-len(s.articles), s.id))
     out = []

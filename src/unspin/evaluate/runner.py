@@ -217,17 +217,19 @@ def _unedited(lab: dict) -> bool:
 _EDIT_KINDS = {"number_changed": ("number_changed", "date_changed")}
 
 
-def _found(edit: dict, changes: Sequence) -> bool:
-    """Whether a reported change of the edit's kind overlaps its derivative span."""
+def _found(edit: dict, changes: Sequence, derivative: str | None = None) -> bool:
+    """Whether a reported change of the edit's kind overlaps its derivative span (on the
+    side that is ``derivative`` when given: a pair of unknown direction lists its
+    differences from either article)."""
     ds, de = edit["derivative_span"]
     kinds = _EDIT_KINDS.get(edit["kind"], (edit["kind"],))
-    return any(
-        c.kind in kinds
-        and c.derivative_span
-        and c.derivative_span[0] < max(de, ds + 1)
-        and c.derivative_span[1] > ds
-        for c in changes
-    )
+    for c in changes:
+        span = c.derivative_span
+        if derivative is not None and c.derivative != derivative:
+            span = c.source_span
+        if c.kind in kinds and span and span[0] < max(de, ds + 1) and span[1] > ds:
+            return True
+    return False
 
 
 def _direction_and_changes(
@@ -238,7 +240,7 @@ def _direction_and_changes(
     import dataclasses
 
     from unspin.align import align
-    from unspin.changes import extract_changes
+    from unspin.changes import extract_changes, undirected_changes
     from unspin.classify import classify
     from unspin.corpus import CorpusSupport
 
@@ -274,11 +276,17 @@ def _direction_and_changes(
         if _unedited(lab):
             unedited += 1
             false_quotes += sum(c.kind == "quote_altered" for c in timed_changes)
-        # what changes.jsonl holds for the pair: changes only where the run directed it
-        out = extract_changes(docs[src], docs[der], rel) if guess == src else []
+        # what changes.jsonl holds for the pair: changes where the run directed it right,
+        # the pair's differences where it left the direction open, nothing where wrong
+        if guess == src:
+            out = extract_changes(docs[src], docs[der], rel)
+        elif guess is None:
+            out = undirected_changes(docs[rel.a], docs[rel.b], rel)
+        else:
+            out = []
         for e in lab.get("edits", []):
             h = hits.setdefault((e["kind"], "untimed"), [0, 0])
-            h[0] += _found(e, out)
+            h[0] += _found(e, out, der)
             h[1] += 1
             h = hits.setdefault((e["kind"], "timed"), [0, 0])
             h[0] += _found(e, timed_changes)
@@ -319,7 +327,9 @@ def _direction_and_changes(
             unspin=20 * false_quotes / unedited,
         )
     table.notes.append(
-        "injected edits are scored on the changes the run reports (only for pairs it directed) and "
+        "injected edits are scored on the changes the run reports (from source to derivative "
+        "where it directed the pair right, as differences where it left the direction open, "
+        "none where it directed it wrong) and "
         "on the changes of each pair classified again with publication times; a changed "
         "figure inside a date counts when reported as date_changed"
     )
