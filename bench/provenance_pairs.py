@@ -4,9 +4,10 @@ Usage: PYTHONPATH=src:bench .venv/bin/python bench/provenance_pairs.py DIR [--ti
 
 Unlike `unspin eval derivatives` (the whole pipeline, half the labels), this aligns and
 classifies each labelled pair directly (so a pair the candidate stage would miss is still
-judged) with corpus support from all articles of the folder, and extracts changes with
-the true direction. `--times` gives each source a publication time one day before its
-derivative. Prints right / undecided / wrong per kind and the injected edits found.
+judged) with corpus support from all articles of the folder. It extracts changes with
+the true direction, and as the output lists them for the pair as classified. `--times`
+gives each source a publication time one day before its derivative. Prints right /
+undecided / wrong per kind and the injected edits found.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from unspin.align import align
-from unspin.changes import extract_changes
+from unspin.changes import extract_changes, undirected_changes
 from unspin.classify import classify
 from unspin.corpus import CorpusSupport
 from unspin.evaluate.runner import _found, _unedited
@@ -46,6 +47,7 @@ def main() -> int:
     by_kind: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     found: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     false_quotes = unedited = 0
+    in_output = [0, 0]  # injected edits in the changes listed for the pair as classified
     for lab in labels:
         src, der = lab["source"], lab["derivative"]
         a, b = sorted((src, der))
@@ -56,12 +58,19 @@ def main() -> int:
         if lab["kind"] != "injected_edits" or rel is None:
             continue
         changes = extract_changes(docs[src], docs[der], dataclasses.replace(rel, source=src))
+        # what changes.jsonl lists for the pair as classified (directed, or differences)
+        if rel.source == src:
+            listed = extract_changes(docs[src], docs[der], rel)
+        else:
+            listed = undirected_changes(docs[a], docs[b], rel) if rel.source is None else []
         if _unedited(lab):
             unedited += 1
             false_quotes += sum(c.kind == "quote_altered" for c in changes)
         for e in lab["edits"]:
             found[e["kind"]][0] += _found(e, changes)
             found[e["kind"]][1] += 1
+            in_output[0] += _found(e, listed, der)
+            in_output[1] += 1
     print(f"{args.folder} {'with' if args.times else 'without'} publication times")
     total = [0, 0, 0]
     for kind, v in sorted(by_kind.items()):
@@ -80,6 +89,10 @@ def main() -> int:
         print(
             f"  injected edits found {k}/{m} ({k / m:.3f}); false quote_altered "
             f"{false_quotes} in {unedited} unedited copies"
+        )
+        print(
+            f"  injected edits in the changes listed for the pair as classified "
+            f"(directed, or differences of an undirected pair): {in_output[0]}/{in_output[1]}"
         )
     return 0
 

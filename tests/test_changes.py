@@ -161,6 +161,20 @@ def test_negation_flipped() -> None:
     assert c.severity == "high"
 
 
+def test_a_negation_reworded_keeps_its_sense() -> None:
+    # "no" -> "lacked", "unable" -> "not able": a paraphrase, not a flipped negation
+    der = _edit("argued that the vote was rushed", "argued that the vote lacked any debate")
+    src = _edit("argued that the vote was rushed", "argued that the vote had no debate")
+    assert not [c for c in _pair(der, src) if c.kind == "negation_flipped"]
+    src2 = _edit("may appeal", "was unable to appeal")
+    der2 = _edit("may appeal", "was not able to appeal")
+    assert not [c for c in _pair(der2, src2) if c.kind == "negation_flipped"]
+    # a real flip next to a reworded one is still found
+    der3 = _edit("was unable to appeal", "was able to appeal", src2)
+    c = _one(_pair(der3, src2), "negation_flipped")
+    assert "unable" in c.source_text
+
+
 def test_attribution_changed() -> None:
     der = _edit("Anna Berg", "John Dunne", _edit("six hours", "seven hours"))
     c = _one(_pair(der), "attribution_changed")

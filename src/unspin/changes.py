@@ -32,6 +32,12 @@ _NAME_TOKEN = re.compile(r"\w(?:[\w'’&.-]*\w)?")
 _PIECE = re.compile(r"(?<!['’])(?<!['’]s)(?:(?!['’]s?(?:\s|$)).)+")  # parts around possessives
 _LABELS = {"PERSON", "ORG", "GPE", "LOC", "FAC", "EVENT", "PRODUCT"}
 _NEGATIONS = set("not no never without none nobody nothing neither nor cannot nowhere".split())
+#: words that negate by their meaning: a paraphraser's "lacked" for "had no", "not able" for
+#: "unable" keeps the sense, so these count on the other side of a negation
+_NEGATIVE_MEANING = set(
+    """unable unlikely unwilling unaware unclear unknown lack lacks lacked lacking fail fails
+    failed failing refuse refuses refused refusing absent absence absences""".split()
+)
 #: hedges and intensifiers that change a claim's strength wherever they stand
 _HEDGES = """just nearly almost narrowly reportedly allegedly possibly probably likely unlikely
     may might could apparently unconfirmed highly very significantly sharply slightly largely
@@ -490,13 +496,13 @@ class _Extractor:
     def negations(self, u: _Unit) -> None:
         """A not/no/never on one side where the other side has none, the rest alike."""
         sk, dk = [t[0] for t in u.st], [t[0] for t in u.dt]
-        more = sum(map(_neg, sk)) - sum(map(_neg, dk))  # > 0: the source negates more
+        more = sum(map(_negates, sk)) - sum(map(_negates, dk))  # > 0: the source negates more
         if not more or _dice([w for w in sk if not _neg(w)], [w for w in dk if not _neg(w)]) < 0.5:
             return
         for op, i1, i2, j1, j2 in u.ops:
             if op == "equal" or max(i2 - i1, j2 - j1) > 4:  # longer: added or cut material
                 continue
-            ns, nd = any(map(_neg, sk[i1:i2])), any(map(_neg, dk[j1:j2]))
+            ns, nd = any(map(_negates, sk[i1:i2])), any(map(_negates, dk[j1:j2]))
             if ns != nd and ns == (more > 0):
                 self.add("negation_flipped", _at(u.st, i1, i2, ns), _at(u.dt, j1, j2, nd))
 
@@ -595,10 +601,15 @@ def _neg(w: str) -> bool:
     return w in _NEGATIONS or w.endswith("n't")
 
 
+def _negates(w: str) -> bool:
+    """A negation, or a word that negates by its meaning ("unable", "lacked")."""
+    return _neg(w) or w in _NEGATIVE_MEANING
+
+
 def _at(toks: list[Tok], lo: int, hi: int, negated: bool) -> Span:
     """The negation and its next word; on the other side the changed words or the next."""
     if negated:
-        lo = next(k for k in range(lo, hi) if _neg(toks[k][0]))
+        lo = next(k for k in range(lo, hi) if _negates(toks[k][0]))
         hi = lo + 2
     lo = min(lo, len(toks) - 1)
     return toks[lo][1], toks[min(max(hi, lo + 1), len(toks)) - 1][2]
