@@ -12,13 +12,18 @@ from unspin.embed import HashingEmbedder
 from unspin.evaluate.sentences import (
     FEATURES,
     LEXICAL,
+    align_words,
     char_ngrams,
     cv_decisions,
+    edit_distance,
     lexical_features,
     longest_common_run,
+    meteor,
     names,
     negated,
+    ngram_precision,
     numbers,
+    rarity,
     residual_cosines,
     residuals,
     sentence_features,
@@ -64,6 +69,48 @@ def test_identical_sentences_score_as_copies() -> None:
     assert f["common_run"] == 1.0 and f["sequence_ratio"] == 1.0
     assert f["number_mismatch"] == 0.0 and f["number_share"] == 1.0
     assert f["name_mismatch"] == 0.0 and f["negation_mismatch"] == 0.0
+    for n in (1, 2, 3, 4):
+        assert f[f"ngram{n}_precision_min"] == f[f"ngram{n}_precision_max"] == 1.0
+    assert f["edit_distance"] == 0.0 and f["rare_unmatched"] == 0.0
+    assert f["stem_coverage_min"] == f["rare_coverage_min"] == 1.0
+    # 11 words aligned in one run: 1 - 0.5 * (1 / 11) ** 3
+    assert f["meteor_min"] == f["meteor_max"] == pytest.approx(1 - 0.5 / 11**3)
+
+
+def test_ngram_precision_is_clipped() -> None:
+    a, b = "the cat sat on the mat".split(), "the cat on the mat".split()
+    assert ngram_precision(a, b, 1) == pytest.approx(5 / 6)  # 'sat' unmatched
+    assert ngram_precision(b, a, 1) == 1.0
+    assert ngram_precision(a, b, 2) == pytest.approx(3 / 5)  # the cat, on the, the mat
+    assert ngram_precision("the the the".split(), "the cat".split(), 1) == pytest.approx(1 / 3)
+    assert ngram_precision(["cat"], ["cat"], 2) == 0.0  # no bigram to score
+
+
+def test_edit_distance_counts_word_edits() -> None:
+    assert edit_distance("a b c d".split(), "a x c".split()) == 2  # b -> x, d deleted
+    assert edit_distance([], "a b".split()) == 2
+    assert edit_distance("a b".split(), "a b".split()) == 0
+
+
+def test_meteor_aligns_exact_words_then_stems() -> None:
+    a = "police announced arrests".split()
+    b = "arrests were announces by police".split()
+    assert align_words(a, b) == [(0, 4), (1, 2), (2, 0)]  # announced ~ announces by stem
+    # P = 1, R = 3/5: F = 10PR / (R + 9P) = 0.625; 3 matches in 3 chunks: penalty 0.5
+    assert meteor(a, b) == pytest.approx(0.3125)
+    assert meteor(a, []) == 0.0
+    same = "shares rose sharply today".split()
+    assert meteor(same, same) == pytest.approx(1 - 0.5 * (1 / 4) ** 3)
+
+
+def test_rare_words_weigh_more() -> None:
+    assert 0.0 <= rarity("the") < 1.0 < rarity("ferry")
+    assert rarity("qzxvbnmqq") == 8.0  # unknown to wordfreq
+    f = _lex("Acme shares rose 5 percent.", "Acme shares rose 5 percent.")
+    g = _lex("Acme shares rose 5 percent.", "Zorbex shares rose 5 percent.")
+    h = _lex("Acme shares rose 5 percent.", "Acme stock rose 5 percent.")
+    assert f["rare_unmatched"] == 0.0 < h["rare_unmatched"] < g["rare_unmatched"]
+    assert g["rare_coverage_min"] < h["rare_coverage_min"] < 1.0
 
 
 def test_fact_mismatches_are_flagged() -> None:
