@@ -148,6 +148,10 @@ def eval_derivatives(
         table.add(f"{rel}: typed {rel} (of {len(g)})", unspin=typed / len(g))
         predicted = {p for p, r in pred.items() if r == rel}
         table.add(f"{rel}: precision of the type", unspin=pair_prf(g, predicted).precision)
+        table.add(
+            f"{rel}: precision of the type, unlabelled natural reuse left out",
+            unspin=pair_prf(g, predicted - inherited).precision,
+        )
     for kind in sorted({lab.get("kind", "") for lab in gold.values()}):
         g = [p for p, lab in gold.items() if lab.get("kind") == kind]
         found = sum(p in pred for p in g)
