@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from unspin.align import AlignParams, align, is_template, slot_mismatch
+from unspin.align import AlignParams, Slots, align, is_template, slot_mismatch
 from unspin.classify import ClassifyParams, reuse_type
 from unspin.fingerprint import prepare
 from unspin.model import Article, Doc
@@ -56,21 +56,23 @@ def _aligned(sa: list[str], sb: list[str], cos: float = 0.95) -> tuple[Doc, Doc]
 
 
 def test_slot_mismatch_counts_names_and_figures_each_side_lacks() -> None:
-    only_a, only_b, total = slot_mismatch(NOTICE_A[0], NOTICE_B[0])
-    # foods, 4.2 against mills, 7.9; "Tuesday" is shared, and the opening word of a
-    # sentence is not taken for a name
-    assert (only_a, only_b) == (2, 2)
-    assert total == 6
-    assert slot_mismatch(NOTICE_A[0], SPUN[0])[:2] == (0, 0)
+    # 4.2 against 7.9; foods against mills ("Tuesday" is shared, and the opening word of
+    # a sentence is not taken for a name)
+    assert slot_mismatch(NOTICE_A[0], NOTICE_B[0]) == Slots(1, 1, 2, 1, 1, 4)
+    assert slot_mismatch(NOTICE_A[0], SPUN[0]) == Slots(0, 0, 2, 0, 0, 5)
 
 
 def test_many_swapped_names_and_figures_make_a_template_one_swap_does_not() -> None:
     p = AlignParams()
-    assert is_template(*slot_mismatch(" ".join(NOTICE_A), " ".join(NOTICE_B)), p)
-    assert not is_template(*slot_mismatch(" ".join(NOTICE_A), " ".join(EDITED)), p)
-    assert not is_template(*slot_mismatch(" ".join(NOTICE_A), " ".join(SPUN)), p)
-    # few slots, all different: too little to call a template
-    assert not is_template(2, 2, 4, p)
+    assert is_template(slot_mismatch(" ".join(NOTICE_A), " ".join(NOTICE_B)), p)
+    assert not is_template(slot_mismatch(" ".join(NOTICE_A), " ".join(EDITED)), p)
+    assert not is_template(slot_mismatch(" ".join(NOTICE_A), " ".join(SPUN)), p)
+    # one figure a side, however few the figures: an edit, not a template
+    assert not is_template(Slots(1, 1, 2, 0, 0, 6), p)
+    # two figures a side, but most figures kept: edits of a copy
+    assert not is_template(Slots(2, 2, 20, 0, 0, 10), p)
+    # two a side and most of the figures: a template
+    assert is_template(Slots(2, 2, 5, 0, 0, 10), p)
 
 
 def test_a_template_filled_in_with_other_names_and_figures_is_not_reuse() -> None:

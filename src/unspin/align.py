@@ -16,6 +16,7 @@ reuse of each other, whereas a copy, a spin or a translation keeps names and fig
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -38,9 +39,9 @@ class AlignParams:
     bridge_chars: int = 160  # a gap this short on both sides is bridged whatever its shape
     bridge_cos: float = 0.45  # a gap of as many sentences on each side: mean cosine in it
     extend_score: float = 0.6  # a neighbour pair this close extends a passage at its ends
-    # template: at least this many names/figures of EACH side missing from the other ...
-    template_min_slots: int = 3
-    # ... making up at least this share of all the passage's names and figures
+    # template: at least this many figures/names of EACH side missing from the other ...
+    template_min_slots: int = 2
+    # ... making up at least this share of all the passage's figures, or of all its names
     template_share: float = 0.5
 
     def __post_init__(self) -> None:
@@ -89,9 +90,22 @@ def verbatim(a: str, b: str, k: int = 3) -> float:
     return len(ga & gb) / min(len(ga), len(gb))
 
 
-def slot_mismatch(ta: str, tb: str) -> tuple[int, int, int]:
-    """Names and figures of two aligned texts that the other side lacks:
-    ``(a's missing from b, b's missing from a, names and figures of both)``.
+class Slots(NamedTuple):
+    """Figures and names of two aligned texts, and how many of each side the other lacks."""
+
+    fig_a: int  # a's figures missing from b
+    fig_b: int  # b's figures missing from a
+    figs: int  # figures of both sides
+    name_a: int  # a's names missing from b
+    name_b: int
+    names: int
+
+    def __add__(self, other: tuple) -> Slots:  # type: ignore[override]
+        return Slots(*(x + y for x, y in zip(self, other)))
+
+
+def slot_mismatch(ta: str, tb: str) -> Slots:
+    """Figures and names of two aligned texts that the other side lacks.
 
     Figures and names as in the sentence-pair features (:func:`unspin.evaluate.sentences.
     numbers`, :func:`~unspin.evaluate.sentences.names`); a name counts as kept when the
@@ -100,24 +114,38 @@ def slot_mismatch(ta: str, tb: str) -> tuple[int, int, int]:
     # imported here: unspin.evaluate.sentences imports this module
     from unspin.evaluate.sentences import names, numbers
 
-    na, nb, ma, mb = numbers(ta), numbers(tb), names(ta), names(tb)
-    wa, wb = set(words(ta)), set(words(tb))
-    only_a = len(na - nb) + len(ma - wb)
-    only_b = len(nb - na) + len(mb - wa)
-    return only_a, only_b, len(na) + len(nb) + len(ma) + len(mb)
+    def bare(ws: set[str] | list[str]) -> set[str]:  # "Google's" keeps the name "Google"
+        return {w.removesuffix("'s") for w in ws}
+
+    na, nb, ma, mb = numbers(ta), numbers(tb), bare(names(ta)), bare(names(tb))
+    wa, wb = bare(words(ta)), bare(words(tb))
+    return Slots(
+        len(na - nb),
+        len(nb - na),
+        len(na) + len(nb),
+        len(ma - wb),
+        len(mb - wa),
+        len(ma) + len(mb),
+    )
 
 
-def is_template(only_a: int, only_b: int, total: int, p: AlignParams) -> bool:
-    """Whether aligned text differing in these names and figures reads as one template
+def is_template(s: Slots, p: AlignParams) -> bool:
+    """Whether aligned text differing in these figures and names reads as one template
     filled in twice rather than as reuse.
 
-    A template swaps MANY names and figures on both sides while the words around them
-    agree; an edited copy changes one figure or name here and there (one or two slots a
-    side, a small share of all), and a spin or translation keeps them.
+    A template swaps its figures, or its names, on both sides: at least
+    ``template_min_slots`` of them a side, and at least ``template_share`` of all its
+    figures (or of all its names), while the words around them agree. An edited copy
+    changes a figure or a name here and there (one a side, or a small share of all), and a
+    spin or a translation keeps them.
     """
-    return min(
-        only_a, only_b
-    ) >= p.template_min_slots and only_a + only_b >= p.template_share * max(1, total)
+
+    def swapped(only_a: int, only_b: int, n: int) -> bool:
+        return min(only_a, only_b) >= p.template_min_slots and only_a + only_b >= (
+            p.template_share * n
+        )
+
+    return swapped(s.fig_a, s.fig_b, s.figs) or swapped(s.name_a, s.name_b, s.names)
 
 
 def _templates(a: Doc, b: Doc, passages: list[AlignedPassage], p: AlignParams) -> list[bool]:
@@ -128,17 +156,16 @@ def _templates(a: Doc, b: Doc, passages: list[AlignedPassage], p: AlignParams) -
     def text(doc: Doc, idx: list[int]) -> str:
         return " ".join(doc.sentences[i].text for i in idx)
 
+    none = Slots(0, 0, 0, 0, 0, 0)
     counts = [
-        slot_mismatch(text(a, x.a_sentences), text(b, x.b_sentences))
-        if not x.quote_only
-        else (0, 0, 0)
+        slot_mismatch(text(a, x.a_sentences), text(b, x.b_sentences)) if not x.quote_only else none
         for x in passages
     ]
-    out = [not x.quote_only and is_template(*c, p) for x, c in zip(passages, counts)]
+    out = [not x.quote_only and is_template(c, p) for x, c in zip(passages, counts)]
     rest = [k for k, x in enumerate(passages) if not x.quote_only and not out[k]]
     if len(rest) > 1:
-        total = tuple(sum(counts[k][n] for k in rest) for n in range(3))
-        if is_template(*total, p):
+        total = sum((counts[k] for k in rest), none)
+        if is_template(total, p):
             for k in rest:
                 out[k] = True
     return out
