@@ -104,12 +104,35 @@ class Slots(NamedTuple):
         return Slots(*(x + y for x, y in zip(self, other)))
 
 
+def _name_runs(text: str, name_words: set[str]) -> set[str]:
+    """Names as phrases: runs of consecutive name words ("East Midlands" is one name)."""
+    runs: set[str] = set()
+    cur: list[str] = []
+    for w in [*words(text), ""]:
+        w = w.removesuffix("'s")
+        if w and w in name_words:
+            cur.append(w)
+        elif cur:
+            runs.add(" ".join(cur))
+            cur = []
+    return runs
+
+
+def _lost(name: str, other: set[str]) -> bool:
+    """A name is lost when most of its words are missing from the other side (machine
+    translation may render "Mr Kennedy" as "Gentleman Kennedy": the name is kept)."""
+    ws = name.split()
+    return 2 * sum(w not in other for w in ws) > len(ws)
+
+
 def slot_mismatch(ta: str, tb: str) -> Slots:
     """Figures and names of two aligned texts that the other side lacks.
 
-    Figures and names as in the sentence-pair features (:func:`unspin.evaluate.sentences.
-    numbers`, :func:`~unspin.evaluate.sentences.names`); a name counts as kept when the
-    other side has it as any word (it may open a sentence there, or be lower-cased by MT).
+    Figures and name words as in the sentence-pair features (:func:`unspin.evaluate.
+    sentences.numbers`, :func:`~unspin.evaluate.sentences.names`); names are counted as
+    phrases (runs of name words), and a name is kept when the other side has at least half
+    of its words as any words (they may open a sentence there); possessives are compared
+    bare.
     """
     # imported here: unspin.evaluate.sentences imports this module
     from unspin.evaluate.sentences import names, numbers
@@ -117,16 +140,12 @@ def slot_mismatch(ta: str, tb: str) -> Slots:
     def bare(ws: set[str] | list[str]) -> set[str]:  # "Google's" keeps the name "Google"
         return {w.removesuffix("'s") for w in ws}
 
-    na, nb, ma, mb = numbers(ta), numbers(tb), bare(names(ta)), bare(names(tb))
+    na, nb = numbers(ta), numbers(tb)
+    ma, mb = _name_runs(ta, bare(names(ta))), _name_runs(tb, bare(names(tb)))
     wa, wb = bare(words(ta)), bare(words(tb))
-    return Slots(
-        len(na - nb),
-        len(nb - na),
-        len(na) + len(nb),
-        len(ma - wb),
-        len(mb - wa),
-        len(ma) + len(mb),
-    )
+    lost_a = sum(_lost(m, wb) for m in ma)
+    lost_b = sum(_lost(m, wa) for m in mb)
+    return Slots(len(na - nb), len(nb - na), len(na) + len(nb), lost_a, lost_b, len(ma) + len(mb))
 
 
 def is_template(s: Slots, p: AlignParams) -> bool:
@@ -161,6 +180,10 @@ def _templates(a: Doc, b: Doc, passages: list[AlignedPassage], p: AlignParams) -
         slot_mismatch(text(a, x.a_sentences), text(b, x.b_sentences)) if not x.quote_only else none
         for x in passages
     ]
+    if a.lang != b.lang and "und" not in (a.lang, b.lang):
+        # a translation renders names and number formats its own way ("Estados Unidos",
+        # "3,5"): templates are told within one language only
+        return [False] * len(passages)
     out = [not x.quote_only and is_template(c, p) for x, c in zip(passages, counts)]
     rest = [k for k, x in enumerate(passages) if not x.quote_only and not out[k]]
     if len(rest) > 1:
