@@ -8,11 +8,15 @@ the same block, and a passage takes in weaker neighbours at its ends. Matches th
 boilerplate are dropped; matches that rest on quoted material alone are kept but
 flagged, because two outlets quoting the same person is not reuse of each other, unless
 they sit inside a reused block (then they are part of it, though not evidence for it).
+Passages whose wording agrees while many of their names and figures differ are flagged
+too: two items written to one template (earnings notices of two companies) are not
+reuse of each other, whereas a copy, a spin or a translation keeps names and figures.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -35,9 +39,20 @@ class AlignParams:
     bridge_chars: int = 160  # a gap this short on both sides is bridged whatever its shape
     bridge_cos: float = 0.45  # a gap of as many sentences on each side: mean cosine in it
     extend_score: float = 0.6  # a neighbour pair this close extends a passage at its ends
+    # template: at least this many figures/names of EACH side missing from the other ...
+    template_min_slots: int = 2
+    # ... making up at least this share of all the passage's figures, or of all its names
+    template_share: float = 0.5
 
     def __post_init__(self) -> None:
-        for name in ("min_score", "min_score_cross", "strong", "prefilter", "bridge_cos"):
+        for name in (
+            "min_score",
+            "min_score_cross",
+            "strong",
+            "prefilter",
+            "bridge_cos",
+            "template_share",
+        ):
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
                 raise ValueError(f"AlignParams.{name} must be in [0, 1], got {v}")
@@ -47,6 +62,8 @@ class AlignParams:
             raise ValueError("AlignParams.extend_score must be in [prefilter, 1]")
         if self.bridge_gap < self.max_gap:
             raise ValueError("AlignParams.bridge_gap must not be below max_gap")
+        if self.template_min_slots < 1:
+            raise ValueError("AlignParams.template_min_slots must be >= 1")
 
 
 def dice(a: list[str], b: list[str]) -> float:
@@ -71,6 +88,110 @@ def verbatim(a: str, b: str, k: int = 3) -> float:
     ga = {tuple(wa[i : i + k]) for i in range(len(wa) - k + 1)}
     gb = {tuple(wb[i : i + k]) for i in range(len(wb) - k + 1)}
     return len(ga & gb) / min(len(ga), len(gb))
+
+
+class Slots(NamedTuple):
+    """Figures and names of two aligned texts, and how many of each side the other lacks."""
+
+    fig_a: int  # a's figures missing from b
+    fig_b: int  # b's figures missing from a
+    figs: int  # figures of both sides
+    name_a: int  # a's names missing from b
+    name_b: int
+    names: int
+
+    def __add__(self, other: tuple) -> Slots:  # type: ignore[override]
+        return Slots(*(x + y for x, y in zip(self, other)))
+
+
+def _name_runs(text: str, name_words: set[str]) -> set[str]:
+    """Names as phrases: runs of consecutive name words ("East Midlands" is one name)."""
+    runs: set[str] = set()
+    cur: list[str] = []
+    for w in [*words(text), ""]:
+        w = w.removesuffix("'s")
+        if w and w in name_words:
+            cur.append(w)
+        elif cur:
+            runs.add(" ".join(cur))
+            cur = []
+    return runs
+
+
+def _lost(name: str, other: set[str]) -> bool:
+    """A name is lost when most of its words are missing from the other side (machine
+    translation may render "Mr Kennedy" as "Gentleman Kennedy": the name is kept)."""
+    ws = name.split()
+    return 2 * sum(w not in other for w in ws) > len(ws)
+
+
+def slot_mismatch(ta: str, tb: str) -> Slots:
+    """Figures and names of two aligned texts that the other side lacks.
+
+    Figures and name words as in the sentence-pair features (:func:`unspin.evaluate.
+    sentences.numbers`, :func:`~unspin.evaluate.sentences.names`); names are counted as
+    phrases (runs of name words), and a name is kept when the other side has at least half
+    of its words as any words (they may open a sentence there); possessives are compared
+    bare.
+    """
+    # imported here: unspin.evaluate.sentences imports this module
+    from unspin.evaluate.sentences import names, numbers
+
+    def bare(ws: set[str] | list[str]) -> set[str]:  # "Google's" keeps the name "Google"
+        return {w.removesuffix("'s") for w in ws}
+
+    na, nb = numbers(ta), numbers(tb)
+    ma, mb = _name_runs(ta, bare(names(ta))), _name_runs(tb, bare(names(tb)))
+    wa, wb = bare(words(ta)), bare(words(tb))
+    lost_a = sum(_lost(m, wb) for m in ma)
+    lost_b = sum(_lost(m, wa) for m in mb)
+    return Slots(len(na - nb), len(nb - na), len(na) + len(nb), lost_a, lost_b, len(ma) + len(mb))
+
+
+def is_template(s: Slots, p: AlignParams) -> bool:
+    """Whether aligned text differing in these figures and names reads as one template
+    filled in twice rather than as reuse.
+
+    A template swaps its figures, or its names, on both sides: at least
+    ``template_min_slots`` of them a side, and at least ``template_share`` of all its
+    figures (or of all its names), while the words around them agree. An edited copy
+    changes a figure or a name here and there (one a side, or a small share of all), and a
+    spin or a translation keeps them.
+    """
+
+    def swapped(only_a: int, only_b: int, n: int) -> bool:
+        return min(only_a, only_b) >= p.template_min_slots and only_a + only_b >= (
+            p.template_share * n
+        )
+
+    return swapped(s.fig_a, s.fig_b, s.figs) or swapped(s.name_a, s.name_b, s.names)
+
+
+def _templates(a: Doc, b: Doc, passages: list[AlignedPassage], p: AlignParams) -> list[bool]:
+    """Which passages are template fill-ins (:func:`is_template`): each on its own, then
+    the remaining reuse passages together (a template split by a reordered or dropped
+    line into several passages, each with too few slots to tell)."""
+
+    def text(doc: Doc, idx: list[int]) -> str:
+        return " ".join(doc.sentences[i].text for i in idx)
+
+    none = Slots(0, 0, 0, 0, 0, 0)
+    counts = [
+        slot_mismatch(text(a, x.a_sentences), text(b, x.b_sentences)) if not x.quote_only else none
+        for x in passages
+    ]
+    if a.lang != b.lang and "und" not in (a.lang, b.lang):
+        # a translation renders names and number formats its own way ("Estados Unidos",
+        # "3,5"): templates are told within one language only
+        return [False] * len(passages)
+    out = [not x.quote_only and is_template(c, p) for x, c in zip(passages, counts)]
+    rest = [k for k, x in enumerate(passages) if not x.quote_only and not out[k]]
+    if len(rest) > 1:
+        total = sum((counts[k] for k in rest), none)
+        if is_template(total, p):
+            for k in rest:
+                out[k] = True
+    return out
 
 
 def _quote_only(sa: Sentence, sb: Sentence, ta: str, tb: str, p: AlignParams) -> bool:
@@ -306,7 +427,9 @@ def align(a: Doc, b: Doc, params: AlignParams | None = None) -> Alignment:
     else:
         matches = []
     passages = [_passage(a, b, g) for g in groups]
-    reuse = [x for x in passages if not x.quote_only]
+    for x, t in zip(passages, _templates(a, b, passages, p)):
+        x.template = t
+    reuse = [x for x in passages if not x.quote_only and not x.template]
     ia = {i for x in reuse for i in x.a_sentences}
     jb = {j for x in reuse for j in x.b_sentences}
     ia_all = {i for x in passages for i in x.a_sentences}
@@ -321,7 +444,10 @@ def align(a: Doc, b: Doc, params: AlignParams | None = None) -> Alignment:
     longest = max((len(x.a_sentences) + len(x.b_sentences) for x in reuse), default=0) / 2
     # evidence of reuse: the accepted matches of a passage that do not rest on quotations
     # (quotations and neighbours taken in at the ends widen a passage, not the evidence)
-    core = [[x for x in g if x[6] and not x[5]] for g in groups]
+    core = [
+        [x for x in g if x[6] and not x[5]] if not t.template else []
+        for g, t in zip(groups, passages)
+    ]
     strong = [
         c
         for c, x in zip(core, passages)
@@ -343,7 +469,8 @@ def align(a: Doc, b: Doc, params: AlignParams | None = None) -> Alignment:
         "cov_a_with_quotes": _coverage(a, ia_all),
         "cov_b_with_quotes": _coverage(b, jb_all),
         "n_passages": float(len(reuse)),
-        "n_quote_only": float(len(passages) - len(reuse)),
+        "n_quote_only": float(sum(x.quote_only for x in passages)),
+        "n_template": float(sum(x.template for x in passages)),
         "n_sent_a": float(len(ia)),
         "n_sent_b": float(len(jb)),
         "longest_run": float(longest),

@@ -223,7 +223,7 @@ def _edits(
     character span in each article (empty span at the insertion point when a side has
     nothing there)."""
     for x in al.passages:
-        if x.quote_only:
+        if x.quote_only or x.template:
             continue
         sides = []
         for doc, start, end in ((a, x.a_start, x.a_end), (b, x.b_start, x.b_end)):
@@ -377,8 +377,8 @@ def direction(
             src, der = (a, b) if gap > 0 else (b, a)
             return src.id, der.id, f"published {abs(gap):.1f} h earlier", ev
         ev.append(f"publication times {abs(gap):.1f} h apart: too close to tell")
-    ia = {i for x in al.passages if not x.quote_only for i in x.a_sentences}
-    ib = {j for x in al.passages if not x.quote_only for j in x.b_sentences}
+    ia = {i for x in al.passages if not x.quote_only and not x.template for i in x.a_sentences}
+    ib = {j for x in al.passages if not x.quote_only and not x.template for j in x.b_sentences}
     score = 0.0  # > 0: a is the source
     if relation in ("spun", "copy", "partial"):
         ra, rb = artefact_rate(a, ia), artefact_rate(b, ib)
@@ -502,6 +502,11 @@ def reuse_type(
         reasons.append(
             f"{int(f['n_quote_only'])} matches rest on shared quotations only; not counted"
         )
+    if f.get("n_template"):
+        reasons.append(
+            f"{int(f['n_template'])} passages agree in wording but differ in many names and "
+            "figures (one template filled in twice); not counted"
+        )
     full = hi >= p.full_cov and lo >= p.full_cov_other
     own = max(f.get("own_run_a", 0.0), f.get("own_run_b", 0.0))
     if full and not cross and (lo < p.copy_cov_other or own >= p.partial_own_chars):
@@ -565,7 +570,7 @@ def classify(
         derivative=der,
         direction_reason=why,
         coverage={a.id: al.features["cov_a"], b.id: al.features["cov_b"]},
-        alignment=[x for x in al.passages if not x.quote_only],
+        alignment=[x for x in al.passages if not x.quote_only and not x.template],
         reasons=reasons,
         features=dict(al.features),
     )

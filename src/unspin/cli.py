@@ -452,6 +452,8 @@ def _run_compare(args: argparse.Namespace, out: Console, err: Console) -> int:
         score = Text(f"{p.score:.2f}")
         if p.quote_only:
             score.append("\nquote\nonly", style="yellow")
+        if p.template:
+            score.append("\ntem-\nplate", style="yellow")
         table.add_row(
             str(i),
             Text(_passage_text(texts[rel.a], p.a_start, p.a_end)),
@@ -462,6 +464,12 @@ def _run_compare(args: argparse.Namespace, out: Console, err: Console) -> int:
     n_quote = sum(p.quote_only for p in rel.alignment)
     if n_quote:
         out.print(f"{n_quote} passage(s) match on quoted material only (marked 'quote only')")
+    n_tpl = sum(p.template for p in rel.alignment)
+    if n_tpl:
+        out.print(
+            f"{n_tpl} passage(s) differ in many names and figures (marked 'template'): "
+            "not counted as reuse"
+        )
     if rel.changes:
         directed = rel.changes[0].directed
         title = (

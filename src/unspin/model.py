@@ -124,6 +124,7 @@ class AlignedPassage:
     a_sentences: list[int] = field(default_factory=list)
     b_sentences: list[int] = field(default_factory=list)
     quote_only: bool = False  # the match rests on quoted material alone
+    template: bool = False  # wording agrees, many names and figures differ: not reuse
 
     def to_record(self) -> dict[str, Any]:
         return {

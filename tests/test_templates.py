@@ -1,0 +1,113 @@
+"""Template fill-ins (one pattern, other names and figures) are not reuse; edited copies
+and spins, which keep most names and figures, still are.
+
+Sentence vectors are set by hand (every sentence pair aligned at cosine 0.95), so the
+tests are about the names-and-figures rule, not the embedder.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from unspin.align import AlignParams, Slots, align, is_template, slot_mismatch
+from unspin.classify import ClassifyParams, reuse_type
+from unspin.fingerprint import prepare
+from unspin.model import Article, Doc
+
+NOTICE_A = [
+    "Harwick Foods said on Tuesday its first quarter net profit rose to 4.2 mln dlrs.",
+    "Sales at the Dunmore company reached 61.5 mln dlrs against 55.1 mln a year earlier.",
+    "Chairman Paul Ostrander told analysts that Harwick expects 18 new stores by June.",
+    "The company will pay a quarterly dividend of 12 cts a share on April 30.",
+]
+NOTICE_B = [
+    "Tellerby Mills said on Tuesday its first quarter net profit rose to 7.9 mln dlrs.",
+    "Sales at the Corvale company reached 93.4 mln dlrs against 80.2 mln a year earlier.",
+    "Chairman Agnes Whitcombe told analysts that Tellerby expects 25 new stores by March.",
+    "The company will pay a quarterly dividend of 20 cts a share on May 15.",
+]
+# the same item with one figure changed (an edit of a copy, not a template)
+EDITED = [NOTICE_A[0].replace("4.2", "4.7"), *NOTICE_A[1:]]
+# the same item reworded, names and figures kept
+SPUN = [
+    "On Tuesday Harwick Foods reported that net profit for the first quarter grew to 4.2 mln dlrs.",
+    "Turnover at the Dunmore firm hit 61.5 mln dlrs, compared with 55.1 mln one year before.",
+    "Harwick anticipates 18 additional stores by June, chairman Paul Ostrander told analysts.",
+    "A quarterly dividend of 12 cts per share will be paid by the company on April 30.",
+]
+
+
+def _doc(doc_id: str, sentences: list[str]) -> Doc:
+    d = prepare(Article(id=doc_id, text=" ".join(sentences)))
+    assert [s.text for s in d.sentences] == sentences
+    return d
+
+
+def _aligned(sa: list[str], sb: list[str], cos: float = 0.95) -> tuple[Doc, Doc]:
+    """Two docs whose k-th sentences face each other at cosine ``cos`` (others orthogonal)."""
+    a, b = _doc("a", sa), _doc("b", sb)
+    n = len(sa)
+    va = np.eye(2 * n, dtype=np.float32)[:n]
+    vb = cos * va + np.sqrt(1 - cos * cos) * np.eye(2 * n, dtype=np.float32)[n:]
+    a.sentence_vectors, b.sentence_vectors = va, vb.astype(np.float32)
+    a.doc_vector, b.doc_vector = va.mean(axis=0), vb.mean(axis=0)
+    return a, b
+
+
+def test_slot_mismatch_counts_names_and_figures_each_side_lacks() -> None:
+    # 4.2 against 7.9; foods against mills ("Tuesday" is shared, and the opening word of
+    # a sentence is not taken for a name)
+    assert slot_mismatch(NOTICE_A[0], NOTICE_B[0]) == Slots(1, 1, 2, 1, 1, 4)
+    # names are phrases: "Tuesday Harwick Foods" is one run of name words
+    assert slot_mismatch(NOTICE_A[0], SPUN[0]) == Slots(0, 0, 2, 0, 0, 3)
+
+
+def test_a_swapped_two_word_name_is_one_name_not_a_template() -> None:
+    text = "Shares of Harwick Foods fell after Harwick Foods said on Tuesday it would close."
+    swapped = text.replace("Harwick Foods", "Corvale Mills")
+    assert slot_mismatch(text, swapped) == Slots(0, 0, 0, 1, 1, 4)
+    assert not is_template(slot_mismatch(text, swapped), AlignParams())
+
+
+def test_many_swapped_names_and_figures_make_a_template_one_swap_does_not() -> None:
+    p = AlignParams()
+    assert is_template(slot_mismatch(" ".join(NOTICE_A), " ".join(NOTICE_B)), p)
+    assert not is_template(slot_mismatch(" ".join(NOTICE_A), " ".join(EDITED)), p)
+    assert not is_template(slot_mismatch(" ".join(NOTICE_A), " ".join(SPUN)), p)
+    # one figure a side, however few the figures: an edit, not a template
+    assert not is_template(Slots(1, 1, 2, 0, 0, 6), p)
+    # two figures a side, but most figures kept: edits of a copy
+    assert not is_template(Slots(2, 2, 20, 0, 0, 10), p)
+    # two a side and most of the figures: a template
+    assert is_template(Slots(2, 2, 5, 0, 0, 10), p)
+
+
+def test_a_template_filled_in_with_other_names_and_figures_is_not_reuse() -> None:
+    a, b = _aligned(NOTICE_A, NOTICE_B)
+    al = align(a, b)
+    assert al.passages and all(x.template for x in al.passages)
+    assert al.features["cov_a"] == 0.0 and al.features["n_template"] == 1.0
+    rel, _, reasons = reuse_type(a, b, al, ClassifyParams())
+    assert rel is None
+    assert any("template" in r for r in reasons)
+
+
+@pytest.mark.parametrize(("other", "expected"), [(EDITED, "copy"), (SPUN, "spun")])
+def test_copies_and_spins_that_keep_names_and_figures_stay_reuse(
+    other: list[str], expected: str
+) -> None:
+    a, b = _aligned(NOTICE_A, other)
+    al = align(a, b)
+    assert not any(x.template for x in al.passages)
+    assert reuse_type(a, b, al, ClassifyParams())[0] == expected
+
+
+def test_the_rule_can_be_switched_off_and_is_validated() -> None:
+    a, b = _aligned(NOTICE_A, NOTICE_B)
+    off = AlignParams(template_min_slots=10_000)
+    assert not any(x.template for x in align(a, b, off).passages)
+    with pytest.raises(ValueError):
+        AlignParams(template_share=1.5)
+    with pytest.raises(ValueError):
+        AlignParams(template_min_slots=0)
