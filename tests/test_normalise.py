@@ -63,6 +63,16 @@ def test_boilerplate() -> None:
     assert not is_boilerplate("Few economists subscribe to the view that rates will fall.")
 
 
+def test_an_all_caps_first_line_is_the_title_not_boilerplate() -> None:
+    title = "ACME HOLDINGS SETS QUARTERLY DIVIDEND"
+    assert is_boilerplate(title)  # inside a text: a related-link headline
+    assert not is_boilerplate(title, headline=True)
+    assert is_boilerplate("CLICK TO GET THE FOX NEWS APP", headline=True)  # patterns still apply
+    text = f"{title}\n\nAcme Holdings said it would pay 12 cts a share.\n\nREAD MORE: ACME NEWS"
+    flags = [s.boilerplate for s in sentences_for(text, [])]
+    assert flags == [False, False, True]
+
+
 def test_normalise_text_folds_case_space_quotes() -> None:
     assert normalise_text("“Hello”  World\n") == normalise_text('"hello" world')
 

@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from unspin.model import AlignedPassage, Alignment, Doc, Sentence
-from unspin.normalise import content_words, unquoted_text, words
+from unspin.normalise import content_words, names, numbers, unquoted_text, words
 
 
 @dataclass(frozen=True)
@@ -128,14 +128,13 @@ def _lost(name: str, other: set[str]) -> bool:
 def slot_mismatch(ta: str, tb: str) -> Slots:
     """Figures and names of two aligned texts that the other side lacks.
 
-    Figures and name words as in the sentence-pair features (:func:`unspin.evaluate.
-    sentences.numbers`, :func:`~unspin.evaluate.sentences.names`); names are counted as
+    Figures and name words as :func:`unspin.normalise.numbers` and
+    :func:`~unspin.normalise.names` find them (as the sentence-pair features do); names are
+    counted as
     phrases (runs of name words), and a name is kept when the other side has at least half
     of its words as any words (they may open a sentence there); possessives are compared
     bare.
     """
-    # imported here: unspin.evaluate.sentences imports this module
-    from unspin.evaluate.sentences import names, numbers
 
     def bare(ws: set[str] | list[str]) -> set[str]:  # "Google's" keeps the name "Google"
         return {w.removesuffix("'s") for w in ws}

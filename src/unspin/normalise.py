@@ -74,6 +74,31 @@ def content_words(text: str) -> list[str]:
     return [w for w in words(text) if w not in STOPWORDS]
 
 
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def numbers(text: str) -> set[str]:
+    """Numbers in a text, thousands separators dropped (``1,200`` == ``1200``)."""
+    out = set()
+    for m in _NUMBER.finditer(text):
+        s = m.group(0)
+        if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", s):
+            s = s.replace(",", "")
+        out.add(s.rstrip(".,"))
+    return out
+
+
+def names(text: str) -> set[str]:
+    """Lowercased capitalised words that do not open the sentence or a quotation (names,
+    mostly)."""
+    out = set()
+    for k, m in enumerate(_WORD.finditer(text)):
+        w, before = m.group(0), text[max(0, m.start() - 2) : m.start()]
+        if k and w[0].isupper() and not re.search(r"[\"“‘:.!?]\s*$", before):
+            out.add(w.lower().replace("’", "'"))
+    return out
+
+
 # ---------------------------------------------------------------- sentences
 
 _ABBREV = frozenset(
@@ -184,11 +209,17 @@ _BOILER_PATTERNS = re.compile(
 )
 
 
-def is_boilerplate(sentence: str) -> bool:
-    """Credit lines, app promos, calls to action and all-caps related-link headlines."""
+def is_boilerplate(sentence: str, headline: bool = False) -> bool:
+    """Credit lines, app promos, calls to action and all-caps related-link headlines.
+
+    ``headline``: the sentence opens the text, so an all-caps line there is the article's
+    own title (wire copy writes "ACME CORP SETS QUARTERLY DIVIDEND"), not a related link.
+    """
     s = sentence.strip()
     if _BOILER_PATTERNS.search(s):
         return True
+    if headline:
+        return False
     letters = [c for c in s if c.isalpha()]
     n_words = len(s.split())
     if n_words >= 3 and len(letters) >= 12:
@@ -237,7 +268,7 @@ def sentences_for(text: str, quotes: list[Quote], title: str | None = None) -> l
                 start=s,
                 end=e,
                 text=seg,
-                boilerplate=is_boilerplate(seg),
+                boilerplate=is_boilerplate(seg, headline=not text[:s].strip()),
                 quotes=qs,
                 quoted_share=min(1.0, quoted / letters),
             )

@@ -20,7 +20,6 @@ rarity-weighted coverage (words weighted by how rare they are in English, from
 from __future__ import annotations
 
 import difflib
-import re
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
@@ -29,7 +28,7 @@ import numpy as np
 
 from unspin.align import containment, dice, verbatim
 from unspin.embed import Embedder, get_embedder
-from unspin.normalise import content_words, normalise_text, words
+from unspin.normalise import content_words, names, normalise_text, numbers, words
 
 LEXICAL = (
     "dice",
@@ -62,8 +61,6 @@ FEATURES = ("cosine", "residual_cosine", *LEXICAL)
 #: the optional second embedder's cosine, appended when one is given
 SECOND = "cosine_e5"
 
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _NEGATIONS = frozenset(
     "not no never none nobody nothing neither nor without cannot nor ni nunca jamás ne pas "
     "nicht kein keine nie".split()
@@ -87,28 +84,6 @@ def longest_common_run(a: list[str], b: list[str]) -> int:
         return 0
     m = difflib.SequenceMatcher(None, a, b, autojunk=False)
     return m.find_longest_match(0, len(a), 0, len(b)).size
-
-
-def numbers(text: str) -> set[str]:
-    """Numbers in a text, thousands separators dropped (``1,200`` == ``1200``)."""
-    out = set()
-    for m in _NUMBER.finditer(text):
-        s = m.group(0)
-        if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", s):
-            s = s.replace(",", "")
-        out.add(s.rstrip(".,"))
-    return out
-
-
-def names(text: str) -> set[str]:
-    """Lowercased capitalised words that do not open the sentence or a quotation (names,
-    mostly)."""
-    out = set()
-    for k, m in enumerate(_TOKEN.finditer(text)):
-        w, before = m.group(0), text[max(0, m.start() - 2) : m.start()]
-        if k and w[0].isupper() and not re.search(r"[\"“‘:.!?]\s*$", before):
-            out.add(w.lower().replace("’", "'"))
-    return out
 
 
 def negated(text: str) -> bool:
