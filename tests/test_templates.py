@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from unspin.align import AlignParams, Slots, align, is_template, slot_mismatch
+from unspin.align import AlignParams, Slots, align, frame_agreement, is_template, slot_mismatch
 from unspin.classify import ClassifyParams, reuse_type
 from unspin.fingerprint import prepare
 from unspin.model import Article, Doc
@@ -83,6 +83,19 @@ def test_many_swapped_names_and_figures_make_a_template_one_swap_does_not() -> N
     assert is_template(Slots(2, 2, 5, 0, 0, 10), p)
 
 
+def test_a_short_notice_with_its_one_name_and_figure_swapped_is_a_template() -> None:
+    p = AlignParams()
+    # a wire dividend notice: the company only in the headline, one figure in the body
+    a = "ACME HOLDINGS CORP <ACM> SETS QUARTERLY. Qtly div 70 cts vs 70 cts prior, pay May one."
+    b = "DUNMORE MILLS INC <DNM> SETS QUARTERLY. Qtly div 20 cts vs 20 cts prior, pay May one."
+    s = slot_mismatch(a, b)
+    assert (s.fig_a, s.fig_b, s.name_a, s.name_b) == (1, 1, 1, 1)
+    assert is_template(s, p)
+    # one of the two swapped (an edited copy of the notice): not a template
+    assert not is_template(slot_mismatch(a, a.replace("70", "75")), p)
+    assert not is_template(slot_mismatch(a, a.replace("HOLDINGS CORP <ACM>", "MILLS INC <DNM>")), p)
+
+
 def test_a_template_filled_in_with_other_names_and_figures_is_not_reuse() -> None:
     a, b = _aligned(NOTICE_A, NOTICE_B)
     al = align(a, b)
@@ -111,3 +124,47 @@ def test_the_rule_can_be_switched_off_and_is_validated() -> None:
         AlignParams(template_share=1.5)
     with pytest.raises(ValueError):
         AlignParams(template_min_slots=0)
+
+
+def test_a_whole_copy_candidate_whose_texts_swap_name_and_figure_is_not_a_copy() -> None:
+    # the headlines (the only place the companies are named) do not align; the bodies do
+    head_a, head_b = (
+        "ACME HOLDINGS CORP <ACM> SETS QUARTERLY.",
+        "DUNMORE MILLS INC <DNM> RAISES PAYOUT.",
+    )
+    body = "Qtly div {} cts vs {} cts prior, payable May one, record April three, it said."
+    a, b = _aligned([head_a, body.format(70, 70)], [head_b, body.format(48, 44)], cos=0.95)
+    a.sentence_vectors[0] = b.sentence_vectors[0] = 0  # headlines: nothing in common
+    a.sentence_vectors[0, 3], b.sentence_vectors[0, 2] = 1.0, 1.0
+    al = align(a, b)
+    assert al.passages and not any(x.template for x in al.passages)  # the body alone: 1 a side
+    rel, _, reasons = reuse_type(a, b, al, ClassifyParams())
+    assert rel is None and any("template" in r for r in reasons)
+    # the same notice re-issued with a corrected figure stays a copy of it
+    a2, c = _aligned([head_a, body.format(70, 70)], [head_a, body.format(70, 75)], cos=0.97)
+    assert reuse_type(a2, c, align(a2, c), ClassifyParams())[0] in ("copy", "spun")
+    # and the rule follows the aligner's settings
+    off = AlignParams(template_min_slots=10_000)
+    assert reuse_type(a, b, al, ClassifyParams(), off)[0] is not None
+
+
+def test_a_translation_that_renders_names_its_own_way_is_not_a_template() -> None:
+    # names swapped (a think-tank's name translated, "UK" spelled out), the frame reworded
+    a = (
+        "A quarter of broadband users in Britain upload content, according to a report by "
+        "UK think-tank Demos. The Demos report looked at the impact of broadband on habits."
+    )
+    b = (
+        "A neighbourhood of broadband users in Great Britain uploads content, according to "
+        "a report by United Kingdom thinks-tank Give. The Give the report looked in the "
+        "impact of broadband in the habits of the people."
+    )
+    s = slot_mismatch(a, b)
+    assert min(s.name_a, s.name_b) >= 1
+    assert frame_agreement(a, b) < AlignParams().template_frame
+    body = "Qtly div {0} cts vs {0} cts prior, pay May one."
+    notice = "ACME HOLDINGS CORP <ACM> SETS QUARTERLY. " + body.format(70)
+    other = "DUNMORE MILLS INC <DNM> SETS QUARTERLY. " + body.format(20)
+    assert frame_agreement(notice, other) >= AlignParams().template_frame
+    with pytest.raises(ValueError):
+        AlignParams(template_frame=2.0)

@@ -43,6 +43,8 @@ class AlignParams:
     template_min_slots: int = 2
     # ... making up at least this share of all the passage's figures, or of all its names
     template_share: float = 0.5
+    # ... while at least this share of word 3-grams agree with figures and names blanked
+    template_frame: float = 0.6  # as copy_verbatim: the frame is copied, the slots are not
 
     def __post_init__(self) -> None:
         for name in (
@@ -52,6 +54,7 @@ class AlignParams:
             "prefilter",
             "bridge_cos",
             "template_share",
+            "template_frame",
         ):
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
@@ -83,6 +86,28 @@ def containment(a: list[str], b: list[str]) -> float:
 def verbatim(a: str, b: str, k: int = 3) -> float:
     """Share of the shorter text's word k-grams found in the other (1.0 = copied)."""
     wa, wb = words(a), words(b)
+    if len(wa) < k or len(wb) < k:
+        return float(wa == wb)
+    ga = {tuple(wa[i : i + k]) for i in range(len(wa) - k + 1)}
+    gb = {tuple(wb[i : i + k]) for i in range(len(wb) - k + 1)}
+    return len(ga & gb) / min(len(ga), len(gb))
+
+
+def _frame(text: str) -> list[str]:
+    """The text's words with its figures and name words blanked: a template's frame."""
+    nums, nms = numbers(text), {w.removesuffix("'s") for w in names(text)}
+    out = []
+    for w in words(text):
+        bare = w.removesuffix("'s")
+        out.append("#" if w in nums or w.isdigit() else "@" if bare in nms else w)
+    return out
+
+
+def frame_agreement(a: str, b: str, k: int = 3) -> float:
+    """Share of the shorter text's word k-grams, figures and names blanked, found in the
+    other: a template filled in twice agrees almost everywhere once its slots are blanked;
+    a translation or a spin rewords the frame too."""
+    wa, wb = _frame(a), _frame(b)
     if len(wa) < k or len(wb) < k:
         return float(wa == wb)
     ga = {tuple(wa[i : i + k]) for i in range(len(wa) - k + 1)}
@@ -151,9 +176,10 @@ def is_template(s: Slots, p: AlignParams) -> bool:
     """Whether aligned text differing in these figures and names reads as one template
     filled in twice rather than as reuse.
 
-    A template swaps its figures, or its names, on both sides: at least
-    ``template_min_slots`` of them a side, and at least ``template_share`` of all its
-    figures (or of all its names), while the words around them agree. An edited copy
+    A template swaps its figures, or its names, or both counted together, on both sides:
+    at least ``template_min_slots`` of them a side, and at least ``template_share`` of all
+    its figures (of all its names; of all its figures and names), while the words around
+    them agree. An edited copy
     changes a figure or a name here and there (one a side, or a small share of all), and a
     spin or a translation keeps them.
     """
@@ -163,7 +189,12 @@ def is_template(s: Slots, p: AlignParams) -> bool:
             p.template_share * n
         )
 
-    return swapped(s.fig_a, s.fig_b, s.figs) or swapped(s.name_a, s.name_b, s.names)
+    return (
+        swapped(s.fig_a, s.fig_b, s.figs)
+        or swapped(s.name_a, s.name_b, s.names)
+        # a short notice has too few of either: its one name and one figure, both swapped
+        or swapped(s.fig_a + s.name_a, s.fig_b + s.name_b, s.figs + s.names)
+    )
 
 
 def _templates(a: Doc, b: Doc, passages: list[AlignedPassage], p: AlignParams) -> list[bool]:
@@ -183,11 +214,20 @@ def _templates(a: Doc, b: Doc, passages: list[AlignedPassage], p: AlignParams) -
         # a translation renders names and number formats its own way ("Estados Unidos",
         # "3,5"): templates are told within one language only
         return [False] * len(passages)
-    out = [not x.quote_only and is_template(c, p) for x, c in zip(passages, counts)]
+
+    def frame(idx: list[int]) -> bool:
+        ta = " ".join(text(a, passages[k].a_sentences) for k in idx)
+        tb = " ".join(text(b, passages[k].b_sentences) for k in idx)
+        return frame_agreement(ta, tb) >= p.template_frame
+
+    out = [
+        not x.quote_only and is_template(c, p) and frame([k])
+        for k, (x, c) in enumerate(zip(passages, counts))
+    ]
     rest = [k for k, x in enumerate(passages) if not x.quote_only and not out[k]]
     if len(rest) > 1:
         total = sum((counts[k] for k in rest), none)
-        if is_template(total, p):
+        if is_template(total, p) and frame(rest):
             for k in rest:
                 out[k] = True
     return out

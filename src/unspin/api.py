@@ -132,7 +132,7 @@ def compare(a: Article | PathLike, b: Article | PathLike, config: Config | None 
 
     da, db = sorted(fingerprint([aa, bb], config), key=lambda d: d.id)
     al = align(da, db, config.align)
-    rel = classify(da, db, al, config.classify)
+    rel = classify(da, db, al, config.classify, align_params=config.align)
     if rel is not None:
         from unspin.changes import extract_changes, undirected_changes
 

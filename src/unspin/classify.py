@@ -16,6 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from unspin.align import AlignParams, frame_agreement, is_template, slot_mismatch
 from unspin.corpus import bigram_hashes
 from unspin.model import Alignment, Doc, Relation
 from unspin.normalise import STOPWORDS, word_spans, words
@@ -477,8 +478,21 @@ def direction(
 # ---------------------------------------------------------------- typing
 
 
+def _template_texts(a: Doc, b: Doc, p: AlignParams | None) -> bool:
+    """Whether the two whole texts (boilerplate left out) read as one template filled in
+    twice (:func:`unspin.align.is_template`): the check a whole copy must pass, since a
+    short notice's name sits in a headline the aligned passages may not include."""
+
+    def body(d: Doc) -> str:
+        return " ".join(x.text for x in d.sentences if not x.boilerplate)
+
+    p = p or AlignParams()
+    ta, tb = body(a), body(b)
+    return is_template(slot_mismatch(ta, tb), p) and frame_agreement(ta, tb) >= p.template_frame
+
+
 def reuse_type(
-    a: Doc, b: Doc, al: Alignment, p: ClassifyParams
+    a: Doc, b: Doc, al: Alignment, p: ClassifyParams, align_params: AlignParams | None = None
 ) -> tuple[str | None, float, list[str]]:
     """The reuse relation of an aligned pair (None if it is not reuse), confidence, reasons."""
     f = al.features
@@ -517,6 +531,16 @@ def reuse_type(
             f"not a whole copy: {1 - lo:.0%} of one article is its own text, "
             f"{own:.0f} characters of it unbroken"
         )
+    if full and not cross and _template_texts(a, b, align_params):
+        # the aligned wording is one pattern, but over the whole texts the names and
+        # figures are swapped: two items written to one template (two companies'
+        # dividend notices), not one item copied; reuse of some of it may still be
+        # partial (then the rest of each text is its own)
+        full = False
+        reasons.append(
+            "not a whole copy: over the whole texts most names and figures differ "
+            "(one template filled in twice)"
+        )
     if full:
         strength = min(_ramp(hi, p.full_cov - 0.1, 0.9), _ramp(f["semantic"], 0.75, 0.95))
         conf = 0.6 + 0.39 * strength
@@ -552,10 +576,14 @@ def classify(
     al: Alignment,
     params: ClassifyParams | None = None,
     support: KeySupport | None = None,
+    align_params: AlignParams | None = None,
 ) -> Relation | None:
-    """A reuse Relation for the pair, or None when the alignment shows no reuse."""
+    """A reuse Relation for the pair, or None when the alignment shows no reuse.
+
+    ``align_params``: the aligner's settings (its template rule is applied to the whole
+    texts of a whole-copy candidate too)."""
     p = params or ClassifyParams()
-    rel, conf, reasons = reuse_type(a, b, al, p)
+    rel, conf, reasons = reuse_type(a, b, al, p, align_params)
     if rel is None:
         return None
     src, der, why, _ = direction(a, b, al, rel, p, support)

@@ -122,7 +122,8 @@ def pair_stage(
     def per_pair(pair: tuple[int, int]) -> tuple[Relation | None, dict[str, float]]:
         i, j = pair if docs[pair[0]].id <= docs[pair[1]].id else pair[::-1]
         al = align(docs[i], docs[j], config.align)
-        return classify(docs[i], docs[j], al, config.classify, support), feature_fn(*pair)
+        rel = classify(docs[i], docs[j], al, config.classify, support, config.align)
+        return rel, feature_fn(*pair)
 
     done = [0]
 

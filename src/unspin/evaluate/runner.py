@@ -271,7 +271,8 @@ def _direction_and_changes(
         if rel is not None and rel.relation in REUSE_RELATIONS:
             a, b = sorted((src, der))
             ta, tb = timed(a, src), timed(b, src)
-            trel = classify(ta, tb, align(ta, tb, config.align), config.classify, support)
+            al = align(ta, tb, config.align)
+            trel = classify(ta, tb, al, config.classify, support, config.align)
         if trel is not None and trel.source is not None:
             row[3 if trel.source == src else 4] += 1
         if lab.get("kind") != "injected_edits" or trel is None or trel.source != src:
