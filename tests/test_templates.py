@@ -162,6 +162,8 @@ def test_a_translation_that_renders_names_its_own_way_is_not_a_template() -> Non
     s = slot_mismatch(a, b)
     assert min(s.name_a, s.name_b) >= 1
     assert frame_agreement(a, b) < AlignParams().template_frame
+    assert not is_template(Slots(0, 0, 0, 2, 2, 6), AlignParams(), frame_agreement(a, b))
+    assert is_template(Slots(0, 0, 0, 2, 2, 6), AlignParams(), 0.9)  # the frame kept
     body = "Qtly div {0} cts vs {0} cts prior, pay May one."
     notice = "ACME HOLDINGS CORP <ACM> SETS QUARTERLY. " + body.format(70)
     other = "DUNMORE MILLS INC <DNM> SETS QUARTERLY. " + body.format(20)

@@ -43,7 +43,7 @@ class AlignParams:
     template_min_slots: int = 2
     # ... making up at least this share of all the passage's figures, or of all its names
     template_share: float = 0.5
-    # ... while at least this share of word 3-grams agree with figures and names blanked
+    # names alone: ... while this share of word 3-grams agree, figures and names blanked
     template_frame: float = 0.6  # as copy_verbatim: the frame is copied, the slots are not
 
     def __post_init__(self) -> None:
@@ -172,16 +172,19 @@ def slot_mismatch(ta: str, tb: str) -> Slots:
     return Slots(len(na - nb), len(nb - na), len(na) + len(nb), lost_a, lost_b, len(ma) + len(mb))
 
 
-def is_template(s: Slots, p: AlignParams) -> bool:
+def is_template(s: Slots, p: AlignParams, frame: float = 1.0) -> bool:
     """Whether aligned text differing in these figures and names reads as one template
     filled in twice rather than as reuse.
 
-    A template swaps its figures, or its names, or both counted together, on both sides:
-    at least ``template_min_slots`` of them a side, and at least ``template_share`` of all
-    its figures (of all its names; of all its figures and names), while the words around
-    them agree. An edited copy
-    changes a figure or a name here and there (one a side, or a small share of all), and a
-    spin or a translation keeps them.
+    A template swaps its figures, or its names, on both sides: at least
+    ``template_min_slots`` of them a side, and at least ``template_share`` of all its
+    figures (or of all its names), while the words around them agree. A short notice has
+    too few of either, so figures and names also count together when at least one figure
+    a side is swapped. An edited copy changes a figure or a name here and there (one a
+    side, or a small share of all); a spin or a translation keeps the figures, and the
+    names too, except that a translation may render a name its own way ("UK think-tank
+    Demos" -> "United Kingdom thinks-tank Give"): swapped names alone make a template only
+    when the ``frame`` (:func:`frame_agreement`) is at least ``template_frame``.
     """
 
     def swapped(only_a: int, only_b: int, n: int) -> bool:
@@ -191,9 +194,11 @@ def is_template(s: Slots, p: AlignParams) -> bool:
 
     return (
         swapped(s.fig_a, s.fig_b, s.figs)
-        or swapped(s.name_a, s.name_b, s.names)
-        # a short notice has too few of either: its one name and one figure, both swapped
-        or swapped(s.fig_a + s.name_a, s.fig_b + s.name_b, s.figs + s.names)
+        or (swapped(s.name_a, s.name_b, s.names) and frame >= p.template_frame)
+        or (
+            min(s.fig_a, s.fig_b) >= 1
+            and swapped(s.fig_a + s.name_a, s.fig_b + s.name_b, s.figs + s.names)
+        )
     )
 
 
@@ -215,19 +220,19 @@ def _templates(a: Doc, b: Doc, passages: list[AlignedPassage], p: AlignParams) -
         # "3,5"): templates are told within one language only
         return [False] * len(passages)
 
-    def frame(idx: list[int]) -> bool:
+    def frame(idx: list[int]) -> float:
         ta = " ".join(text(a, passages[k].a_sentences) for k in idx)
         tb = " ".join(text(b, passages[k].b_sentences) for k in idx)
-        return frame_agreement(ta, tb) >= p.template_frame
+        return frame_agreement(ta, tb)
 
     out = [
-        not x.quote_only and is_template(c, p) and frame([k])
+        not x.quote_only and is_template(c, p, frame([k]))
         for k, (x, c) in enumerate(zip(passages, counts))
     ]
     rest = [k for k, x in enumerate(passages) if not x.quote_only and not out[k]]
     if len(rest) > 1:
         total = sum((counts[k] for k in rest), none)
-        if is_template(total, p) and frame(rest):
+        if is_template(total, p, frame(rest)):
             for k in rest:
                 out[k] = True
     return out

@@ -488,7 +488,7 @@ def _template_texts(a: Doc, b: Doc, p: AlignParams | None) -> bool:
 
     p = p or AlignParams()
     ta, tb = body(a), body(b)
-    return is_template(slot_mismatch(ta, tb), p) and frame_agreement(ta, tb) >= p.template_frame
+    return is_template(slot_mismatch(ta, tb), p, frame_agreement(ta, tb))
 
 
 def reuse_type(
