@@ -223,3 +223,24 @@ def test_bbc_corpus_makes_derivatives(shared: Path, tmp_path: Path) -> None:
         for ed in lab.get("edits", []):
             assert der[slice(*ed["derivative_span"])] == ed["derivative_text"]
             assert src[slice(*ed["source_span"])] == ed["source_text"]
+
+
+def test_the_same_story_under_two_titles_is_left_out_of_the_corpus() -> None:
+    from unspin.evaluate.derivatives import _dedupe
+
+    body = (
+        "The harbour board voted on Monday to raise mooring fees by a fifth from April, "
+        "saying repairs to the north pier could not wait another winter. Boat owners said "
+        "they had not been consulted and would ask the council to review the decision."
+    )
+    other = (
+        "Ferry crews walked out on Tuesday after talks on pay broke down late at night, "
+        "and the operator said every crossing to the island had been cancelled for the day."
+    )
+    corpus = [
+        Article(id="a", title="Mooring fees to rise", text="Mooring fees to rise\n\n" + body),
+        Article(id="b", title="Boat owners angry", text="Boat owners angry\n\n" + body),
+        Article(id="c", title="Ferry strike", text="Ferry strike\n\n" + other),
+    ]
+    kept, dropped = _dedupe(corpus)
+    assert [a.id for a in kept] == ["a", "c"] and dropped == 1

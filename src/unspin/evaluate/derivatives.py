@@ -32,6 +32,7 @@ import re
 import shutil
 import subprocess
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -733,11 +734,17 @@ def _oid(seed: int, *key: object) -> str:
 
 
 def _dedupe(corpus: Sequence[Article]) -> tuple[list[Article], int]:
-    """Drop repeated ids, exact duplicate texts and same-title near duplicates (>= 50% of
-    word 5-grams shared): they would be unlabelled copies of sources and hosts."""
+    """Drop repeated ids, exact duplicate texts, same-title near duplicates (>= 50% of word
+    5-grams shared) and any article sharing >= 70% of its (or an earlier kept article's)
+    word 5-grams with an earlier kept one, whatever the titles: the same story published
+    twice would be an unlabelled copy of a source or host, and every derivative of the
+    one would be an unlabelled derivative of the other. (70%, not 50%: articles written
+    to one template share half their 5-grams and are not copies.)"""
     seen_ids: set[str] = set()
     seen_text: set[str] = set()
     by_title: dict[str, list[str]] = {}
+    by_gram: dict[tuple[str, ...], list[int]] = {}
+    sizes: list[int] = []
     out = []
     for a in corpus:
         h = normalise_text(a.text)
@@ -746,6 +753,14 @@ def _dedupe(corpus: Sequence[Article]) -> tuple[list[Article], int]:
             continue
         if any(ngram_retention(t, h) >= 0.5 for t in same_title):
             continue
+        w = words(h)
+        grams = {tuple(w[i : i + 5]) for i in range(len(w) - 4)}
+        shared = Counter(k for g in grams for k in by_gram.get(g, ()))
+        if any(n / min(len(grams), sizes[k]) >= 0.7 for k, n in shared.items()):
+            continue
+        for g in grams:
+            by_gram.setdefault(g, []).append(len(sizes))
+        sizes.append(len(grams))
         seen_ids.add(a.id)
         seen_text.add(h)
         same_title.append(h)
