@@ -83,14 +83,19 @@ def containment(a: list[str], b: list[str]) -> float:
     return len(sa & sb) / min(len(sa), len(sb))
 
 
-def verbatim(a: str, b: str, k: int = 3) -> float:
-    """Share of the shorter text's word k-grams found in the other (1.0 = copied)."""
-    wa, wb = words(a), words(b)
+def _kgram_share(wa: list[str], wb: list[str], k: int) -> float:
+    """Share of the shorter token list's k-grams found in the other (equality when either
+    is shorter than k)."""
     if len(wa) < k or len(wb) < k:
         return float(wa == wb)
     ga = {tuple(wa[i : i + k]) for i in range(len(wa) - k + 1)}
     gb = {tuple(wb[i : i + k]) for i in range(len(wb) - k + 1)}
     return len(ga & gb) / min(len(ga), len(gb))
+
+
+def verbatim(a: str, b: str, k: int = 3) -> float:
+    """Share of the shorter text's word k-grams found in the other (1.0 = copied)."""
+    return _kgram_share(words(a), words(b), k)
 
 
 def _frame(text: str) -> list[str]:
@@ -107,12 +112,7 @@ def frame_agreement(a: str, b: str, k: int = 3) -> float:
     """Share of the shorter text's word k-grams, figures and names blanked, found in the
     other: a template filled in twice agrees almost everywhere once its slots are blanked;
     a translation or a spin rewords the frame too."""
-    wa, wb = _frame(a), _frame(b)
-    if len(wa) < k or len(wb) < k:
-        return float(wa == wb)
-    ga = {tuple(wa[i : i + k]) for i in range(len(wa) - k + 1)}
-    gb = {tuple(wb[i : i + k]) for i in range(len(wb) - k + 1)}
-    return len(ga & gb) / min(len(ga), len(gb))
+    return _kgram_share(_frame(a), _frame(b), k)
 
 
 class Slots(NamedTuple):
@@ -473,7 +473,7 @@ def align(a: Doc, b: Doc, params: AlignParams | None = None) -> Alignment:
     passages = [_passage(a, b, g) for g in groups]
     for x, t in zip(passages, _templates(a, b, passages, p)):
         x.template = t
-    reuse = [x for x in passages if not x.quote_only and not x.template]
+    reuse = [x for x in passages if x.is_evidence]
     ia = {i for x in reuse for i in x.a_sentences}
     jb = {j for x in reuse for j in x.b_sentences}
     ia_all = {i for x in passages for i in x.a_sentences}

@@ -216,15 +216,26 @@ def _edit_regions(ops: list[tuple[str, int, int, int, int]]) -> list[tuple[int, 
     return [(r[0], r[1], r[2], r[3]) for r in out]
 
 
-def _edits(
-    a: Doc, b: Doc, al: Alignment
-) -> Iterator[tuple[list[str], list[str], list[str], list[str], tuple[int, int], tuple[int, int]]]:
+def _char_span(spans: list[tuple[int, int]], i: int, j: int, off: int) -> tuple[int, int]:
+    """Character span of words ``i:j`` (their word ``spans`` shifted by ``off``); empty,
+    at the insertion point, when ``i == j``."""
+    if i < j:
+        return off + spans[i][0], off + spans[j - 1][1]
+    p = off + (spans[i - 1][1] if i else 0)
+    return p, p
+
+
+#: one small edit: each side's words with context, edited words as written, char spans
+Edit = tuple[list[str], list[str], list[str], list[str], tuple[int, int], tuple[int, int]]
+
+
+def _edits(a: Doc, b: Doc, al: Alignment) -> Iterator[Edit]:
     """Small edits inside aligned passages: per edit, each side's lowercased words with one
     word of context each side, the edited words in their original case, and the edit's
     character span in each article (empty span at the insertion point when a side has
     nothing there)."""
     for x in al.passages:
-        if x.quote_only or x.template:
+        if not x.is_evidence:
             continue
         sides = []
         for doc, start, end in ((a, x.a_start, x.a_end), (b, x.b_start, x.b_end)):
@@ -236,20 +247,13 @@ def _edits(
         for i1, i2, j1, j2 in _edit_regions(ops):
             if max(i2 - i1, j2 - j1) > 5:
                 continue
-
-            def span(sp: list[tuple[int, int]], i: int, j: int, off: int) -> tuple[int, int]:
-                if i < j:
-                    return off + sp[i][0], off + sp[j - 1][1]
-                p = off + (sp[i - 1][1] if i else 0)
-                return p, p
-
             yield (
                 ta[max(i1 - 1, 0) : i2 + 1],
                 tb[max(j1 - 1, 0) : j2 + 1],
                 oa[i1:i2],
                 ob[j1:j2],
-                span(sa, i1, i2, a0),
-                span(sb, j1, j2, b0),
+                _char_span(sa, i1, i2, a0),
+                _char_span(sb, j1, j2, b0),
             )
 
 
@@ -267,7 +271,12 @@ def _is_name_edit(ea: list[str], eb: list[str]) -> bool:
 
 
 def wording_votes(
-    a: Doc, b: Doc, al: Alignment, support: KeySupport, min_support: int = 2
+    a: Doc,
+    b: Doc,
+    al: Alignment,
+    support: KeySupport,
+    min_support: int = 2,
+    edits: list[Edit] | None = None,
 ) -> tuple[int, int]:
     """Small edits inside aligned passages where other articles use all of one side's
     wording and not the other's: ``(edits a's wording wins, edits b's wins)``.
@@ -277,13 +286,14 @@ def wording_votes(
     ``min_support`` other articles use it; a side wins when the share of its pairs that
     are known is at least half higher than the other side's: "Tren de" over "Train de".
     Figures and long insertions say nothing here (any number reads as natural); one name
-    put for another is :func:`name_votes`' to judge.
+    put for another is :func:`name_votes`' to judge. ``edits``: the pair's :func:`_edits`
+    when the caller has them already.
     """
     phrase = getattr(support, "phrase_support", None)
     if phrase is None:
         return 0, 0
     va = vb = 0
-    for ca, cb, ea, eb, _, _ in _edits(a, b, al):
+    for ca, cb, ea, eb, _, _ in _edits(a, b, al) if edits is None else edits:
         if any(c.isdigit() for w in ea + eb for c in w) or _is_name_edit(ea, eb):
             continue
         ga = set(bigram_hashes(ca).tolist())
@@ -330,7 +340,7 @@ def _known_name(
 
 
 def name_votes(
-    a: Doc, b: Doc, al: Alignment, support: KeySupport
+    a: Doc, b: Doc, al: Alignment, support: KeySupport, edits: list[Edit] | None = None
 ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """One name put for another inside near-verbatim text, where only one side's name is
     known: ``(edits where a's name is, edits where b's is)``, each as (a's, b's) name.
@@ -340,9 +350,10 @@ def name_votes(
     the whole name. An editor who swaps a name tends to change one mention and leave the
     rest of the story, and the rest of the corpus, with the old one; a name nothing else
     uses is the newer. When both names are known (a real name put for another real name)
-    or neither is, the edit says nothing.
+    or neither is, the edit says nothing. ``edits`` as for :func:`wording_votes`.
     """
-    edits = list(_edits(a, b, al))
+    if edits is None:
+        edits = list(_edits(a, b, al))
     skip = ([x[4] for x in edits], [x[5] for x in edits])
     va: list[tuple[str, str]] = []
     vb: list[tuple[str, str]] = []
@@ -378,8 +389,8 @@ def direction(
             src, der = (a, b) if gap > 0 else (b, a)
             return src.id, der.id, f"published {abs(gap):.1f} h earlier", ev
         ev.append(f"publication times {abs(gap):.1f} h apart: too close to tell")
-    ia = {i for x in al.passages if not x.quote_only and not x.template for i in x.a_sentences}
-    ib = {j for x in al.passages if not x.quote_only and not x.template for j in x.b_sentences}
+    ia = {i for x in al.passages if x.is_evidence for i in x.a_sentences}
+    ib = {j for x in al.passages if x.is_evidence for j in x.b_sentences}
     score = 0.0  # > 0: a is the source
     if relation in ("spun", "copy", "partial"):
         ra, rb = artefact_rate(a, ia), artefact_rate(b, ib)
@@ -436,7 +447,8 @@ def direction(
     ):
         # near-verbatim text only: a rewrite or a translation's stock phrasing reads as
         # more common than the original's wording, whichever side came first
-        va, vb = wording_votes(a, b, al, support)
+        edits = list(_edits(a, b, al))  # one word diff per passage for both votes
+        va, vb = wording_votes(a, b, al, support, edits=edits)
         if va != vb and max(va, vb) >= 2 * min(va, vb):
             score += max(-2.0, min(2.0, float(va - vb)))
             win, lose = (a, b) if va > vb else (b, a)
@@ -444,7 +456,7 @@ def direction(
                 f"other articles use {win.id}'s wording at {max(va, vb)} edit(s), "
                 f"{lose.id}'s at {min(va, vb)}"
             )
-        name_a, name_b = name_votes(a, b, al, support)
+        name_a, name_b = name_votes(a, b, al, support, edits)
         if len(name_a) != len(name_b):
             score += max(-2.0, min(2.0, float(len(name_a) - len(name_b))))
             win, lose = (a, b) if len(name_a) > len(name_b) else (b, a)
@@ -598,7 +610,7 @@ def classify(
         derivative=der,
         direction_reason=why,
         coverage={a.id: al.features["cov_a"], b.id: al.features["cov_b"]},
-        alignment=[x for x in al.passages if not x.quote_only and not x.template],
+        alignment=[x for x in al.passages if x.is_evidence],
         reasons=reasons,
         features=dict(al.features),
     )

@@ -126,6 +126,12 @@ class AlignedPassage:
     quote_only: bool = False  # the match rests on quoted material alone
     template: bool = False  # wording agrees, many names and figures differ: not reuse
 
+    @property
+    def is_evidence(self) -> bool:
+        """Whether the passage counts as reuse (not resting on quotations alone, not one
+        template filled in twice)."""
+        return not self.quote_only and not self.template
+
     def to_record(self) -> dict[str, Any]:
         return {
             "a_start": self.a_start,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Sequence
 
 from unspin.model import Quote, Sentence
 
@@ -72,6 +73,18 @@ def word_spans(text: str) -> list[tuple[int, int]]:
 
 def content_words(text: str) -> list[str]:
     return [w for w in words(text) if w not in STOPWORDS]
+
+
+def edit_distance(a: Sequence[str], b: Sequence[str]) -> int:
+    """Word-level Levenshtein distance (insertions, deletions, substitutions; TER without
+    block shifts)."""
+    prev = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        cur = [i]
+        for j, y in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != y)))
+        prev = cur
+    return prev[-1]
 
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")

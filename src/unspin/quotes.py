@@ -21,7 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from unspin.model import Doc, Quote
-from unspin.normalise import normalise_text, words
+from unspin.normalise import edit_distance, normalise_text, words
 
 #: shared consecutive words that make two quotations variants (and at least half of
 #: the shorter one, so two different quotations of one speech do not chain together)
@@ -230,16 +230,6 @@ def _longest_run(a: Words, b: Words) -> int:
     return best
 
 
-def _edit_distance(a: Words, b: Words) -> int:
-    prev = list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        cur = [i]
-        for j, y in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != y)))
-        prev = cur
-    return prev[-1]
-
-
 def are_variants(a: Words, b: Words) -> bool:
     """Containment (of ``MIN_CONTAINED`` words or more), a long shared word run, or a
     small word edit distance (between quotations of ``MIN_RUN`` words or more)."""
@@ -251,7 +241,7 @@ def are_variants(a: Words, b: Words) -> bool:
     limit = MAX_EDIT * len(short)
     if len(short) < MIN_RUN or len(long) - len(short) > limit:
         return False  # a one-word change in a short phrase makes another phrase
-    return _edit_distance(a, b) <= limit
+    return edit_distance(a, b) <= limit
 
 
 def index_quotes(docs: Sequence[Doc]) -> list[QuoteVariant]:

@@ -28,7 +28,14 @@ import numpy as np
 
 from unspin.align import containment, dice, verbatim
 from unspin.embed import Embedder, get_embedder
-from unspin.normalise import content_words, names, normalise_text, numbers, words
+from unspin.normalise import (
+    content_words,
+    edit_distance,
+    names,
+    normalise_text,
+    numbers,
+    words,
+)
 
 LEXICAL = (
     "dice",
@@ -99,18 +106,6 @@ def ngram_precision(a: list[str], b: list[str], n: int) -> float:
     gb = Counter(tuple(b[i : i + n]) for i in range(len(b) - n + 1))
     total = sum(ga.values())
     return sum(min(c, gb[g]) for g, c in ga.items()) / total if total else 0.0
-
-
-def edit_distance(a: list[str], b: list[str]) -> int:
-    """Word-level Levenshtein distance (insertions, deletions, substitutions; TER without
-    block shifts)."""
-    prev = list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        cur = [i]
-        for j, z in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != z)))
-        prev = cur
-    return prev[-1]
 
 
 def stem(word: str) -> str:
