@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from unspin.align import align
-from unspin.classify import classify, name_votes, wording_votes
+from unspin.classify import casing_slips, classify, name_votes, split_names, wording_votes
 from unspin.corpus import CorpusSupport, bigram_hashes
 from unspin.fingerprint import prepare
 from unspin.model import Article
@@ -126,3 +126,60 @@ def test_context_fit_is_the_cosine_of_centroids() -> None:
     # passage {0}: centroid (1,0,0); the rest's centroid (1,1,1)/3: cosine 1/sqrt(3)
     assert abs(context_fit(doc, {0}) - 1 / np.sqrt(3)) < 1e-6
     assert context_fit(doc, {0, 1, 2, 3}) == 0.0  # nothing left to fit
+
+
+LOWER_USERS = [
+    f"The {w} said on {d} that the plan knows no limits and a gentleman would agree."
+    for w, d in (("minister", "Monday"), ("mayor", "Tuesday"), ("council", "Friday"))
+] + [
+    "He knows the city well, the old gentleman told reporters late on Sunday.",
+    "Everyone knows the gentleman who runs the shop, the paper said.",
+    "Officials said Mayor Ken Livingstone knows the risks.",
+]
+
+
+def test_lower_only_tells_common_words_from_names() -> None:
+    arts = [Article(id=f"o{i}", text=t) for i, t in enumerate(LOWER_USERS)]
+    support = CorpusSupport([prepare(a) for a in arts])
+    assert support.lower_only("knows", "x", "y")  # 6 lower case, never capitalised
+    assert support.lower_only("gentleman", "x", "y")
+    assert not support.lower_only("ken", "x", "y")  # a name: never lower case
+    assert not support.lower_only("knows", "o0", "o1")  # 4 others: below 5
+    # capitalised in prose by one article in twenty or fewer: still a common word
+    capitalised = CorpusSupport(
+        [prepare(a) for a in arts] + [prepare(Article(id="c", text="He met Knows Smith."))]
+    )
+    assert not capitalised.lower_only("knows", "x", "y")  # 1 capitalised vs 6 lower
+
+
+def test_translated_names_and_split_names_count_against_the_round_trip() -> None:
+    src_text = (
+        "Mayor keeps his word\n\n"
+        "London mayor Ken Livingstone said on Monday that James Bond films bring tourists.\n"
+        "Labour's Mr Livingstone said the city would welcome visitors.\n"
+        "He spoke at the Heineken Cup final."
+    )
+    der_text = (
+        "Mayor keeps his word\n\n"
+        "Mayor of London Knows Livingstone said the Monday that James next Bond films bring "
+        "tourists.\nLabour Gentleman Livingstone said the city would welcome visitors.\n"
+        "He spoke at the final of the Heineken meeting of Cup."
+    )
+    others = LOWER_USERS + [
+        "The new James Bond film opens in London on Friday.",
+        "Leicester won the Heineken Cup match at the weekend.",
+    ]
+    arts = [Article(id="src", text=src_text), Article(id="der", text=der_text)]
+    arts += [Article(id=f"o{i}", text=t) for i, t in enumerate(others)]
+    support = CorpusSupport([prepare(a) for a in arts])
+    src, der = fingerprint(arts[:2], Config(embedder="hashing"))
+    every_s = {s.index for s in src.sentences}
+    every_d = {s.index for s in der.sentences}
+    # "Knows" and "Gentleman": words other articles write lower case; the title is left out
+    assert casing_slips(der, every_d, src, every_s, support) == 2
+    assert casing_slips(src, every_s, der, every_d, support) == 0
+    assert casing_slips(der, every_d, src, every_s, None) == 0  # no corpus, no evidence
+    # "James Bond" and "Heineken Cup" are names other articles use; the round trip
+    # has their words apart
+    assert split_names(der, every_d, src, every_s, support) == 2
+    assert split_names(src, every_s, der, every_d, support) == 0

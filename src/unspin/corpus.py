@@ -16,7 +16,8 @@ articles from copies.
 from __future__ import annotations
 
 import hashlib
-from collections import defaultdict
+import re
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -34,24 +35,50 @@ def bigram_hashes(tokens: Sequence[str]) -> np.ndarray:
     return out
 
 
+#: a capitalised word that does not open a sentence, a quotation or a bracket
+_MID_CAP = re.compile(r"(?<![.!?:;\"“”‘’'(\[\n])(?<![.!?:;\"“”‘’'(\[]\s)(?<!^)\b([A-Z][a-z]+)\b")
+_LOWER = re.compile(r"\b[a-z]+\b")
+
+
+def body_sentences(doc: Doc) -> list[int]:
+    """Indexes of sentences that end like prose (headlines and subheads may be title-cased)."""
+    ends = (".", "!", "?", '"', "”", "’", "'")
+    return [s.index for s in doc.sentences if s.text.rstrip().endswith(ends)]
+
+
+def mid_capitals(text: str) -> set[str]:
+    """Lower-cased words written with a capital inside a sentence ("met Mayor Ken")."""
+    return {m.group(1).lower() for m in _MID_CAP.finditer(text)}
+
+
 def doc_bigrams(doc: Doc) -> np.ndarray:
     """The distinct word-pair hashes of an article (title and body), sorted."""
     return np.unique(bigram_hashes(words(doc.article.text)))
 
 
 class CorpusSupport:
-    """Document frequencies of names (salient ``w:`` keys) and of word pairs.
+    """Document frequencies of names (salient ``w:`` keys), of word pairs and of casing.
 
     ``support(word, a, b)``: articles other than ``a`` and ``b`` whose keys hold the name.
     ``phrase_support(hashes, a, b)``: per word-pair hash, articles other than ``a`` and
     ``b`` that use it.
+    ``lower_only(word, a, b)``: other articles write ``word`` lower case and (almost) never
+    capitalise it inside a sentence of prose.
     """
 
     def __init__(self, docs: Iterable[Doc]) -> None:
         self._names: dict[str, set[str]] = defaultdict(set)
         self._pairs: dict[str, np.ndarray] = {}
         chunks = []
+        self._capital: dict[str, set[str]] = defaultdict(set)
+        self._lower: Counter[str] = Counter()
+        self._texts: dict[str, str] = {}
         for d in docs:
+            prose = " ".join(d.sentences[i].text for i in body_sentences(d))
+            for w in mid_capitals(prose):
+                self._capital[w].add(d.id)
+            self._lower.update(set(_LOWER.findall(prose)))
+            self._texts[d.id] = prose
             for k in d.keys:
                 if k.startswith("w:"):
                     self._names[k[2:]].add(d.id)
@@ -63,6 +90,20 @@ class CorpusSupport:
 
     def __call__(self, word: str, a: str, b: str) -> int:
         return len(self._names.get(word, set()) - {a, b})
+
+    def lower_only(self, word: str, a: str, b: str, min_lower: int = 5) -> bool:
+        """Whether at least ``min_lower`` other articles write ``word`` (lower case) in
+        prose and at most one in twenty of those counts capitalise it mid-sentence: a
+        common word, not a name ("knows", "gentleman"; not "lord", "brown")."""
+        low = self._lower.get(word, 0)
+        if low < min_lower:
+            return False
+        for own in (a, b):
+            text = self._texts.get(own)
+            if text is not None and re.search(rf"\b{re.escape(word)}\b", text):
+                low -= 1
+        cap = len(self._capital.get(word, set()) - {a, b})
+        return low >= min_lower and cap * 20 <= low
 
     def phrase_support(self, hashes: np.ndarray, a: str, b: str) -> np.ndarray:
         """How many articles other than ``a`` and ``b`` use each word pair."""
