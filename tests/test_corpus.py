@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from unspin.align import align
-from unspin.classify import casing_slips, classify, name_votes, split_names, wording_votes
+from unspin.classify import (
+    casing_slips,
+    classify,
+    lost_possessives,
+    name_votes,
+    split_names,
+    wording_votes,
+)
 from unspin.corpus import CorpusSupport, bigram_hashes
 from unspin.fingerprint import prepare
 from unspin.model import Article
@@ -183,3 +190,12 @@ def test_translated_names_and_split_names_count_against_the_round_trip() -> None
     # has their words apart
     assert split_names(der, every_d, src, every_s, support) == 2
     assert split_names(src, every_s, der, every_d, support) == 0
+
+
+def test_a_name_left_without_its_possessive_counts_against_that_side() -> None:
+    src = Article(id="src", text="Peter Hain's plan was backed by Howard's team and Hain.")
+    der = Article(id="der", text="Peter Hain plan was backed by the team of Howard and Hain.")
+    s, d = fingerprint([src, der], Config(embedder="hashing"))
+    all_s, all_d = {x.index for x in s.sentences}, {x.index for x in d.sentences}
+    assert lost_possessives(d, all_d, s, all_s) == 2  # Hain's, Howard's
+    assert lost_possessives(s, all_s, d, all_d) == 0

@@ -247,6 +247,20 @@ def split_names(
     return n
 
 
+def lost_possessives(doc: Doc, idx: set[int], other: Doc, other_idx: set[int]) -> int:
+    """Names ``other`` writes in the possessive ("Peter Hain's description") that ``doc``
+    has only bare ("Peter Hain description"): translation into a language that says
+    "the description of Hain" and back loses the "'s"; writers keep it."""
+    mine = " ".join(doc.sentences[i].text for i in idx)
+    theirs = " ".join(other.sentences[i].text for i in other_idx)
+    names = {m.group(1) for m in re.finditer(r"\b([A-Z][a-z]+)['’]s\b", theirs)}
+    return sum(
+        1
+        for n in names
+        if re.search(rf"\b{n}\b(?!['’])", mine) and not re.search(rf"\b{n}['’]s\b", mine)
+    )
+
+
 #: how many *other* docs of the corpus contain a name key (given the two docs' ids)
 KeySupport = Callable[[str, str, str], int]
 
@@ -462,6 +476,8 @@ def direction(
         lb = _broken_names(b, ib, a, ia) + odd_words(b, ib, a, ia)
         la += split_names(a, ia, b, ib, support) + casing_slips(a, ia, b, ib, support)
         lb += split_names(b, ib, a, ia, support) + casing_slips(b, ib, a, ia, support)
+        la += lost_possessives(a, ia, b, ib)
+        lb += lost_possessives(b, ib, a, ia)
         words_a = sum(len(a.sentences[i].text.split()) for i in ia) or 1
         words_b = sum(len(b.sentences[j].text.split()) for j in ib) or 1
         ra, rb = ra + 100.0 * la / words_a, rb + 100.0 * lb / words_b
