@@ -40,6 +40,10 @@ def test_derivatives_table_has_every_system_and_sane_values(deriv_dir: Path) -> 
                 assert 0.0 <= v <= 1.0
     # the fake "translator" keeps most words: a lexical system must find those copies
     assert recall["unspin"] > 0.5
+    whole = [k for k in metrics if k.startswith("whole-text reuse")]
+    assert len(whole) == 1
+    p_whole, r_whole = (float(x) for x in metrics[whole[0]]["unspin"].split(" / "))
+    assert 0.0 <= p_whole <= 1.0 and 0.0 < r_whole <= 1.0
     # publication times decide every detected pair, and the right way
     assert metrics["direction right with publication times, of pairs detected"]["unspin"] == 1.0
     timed = [k for k in metrics if k.startswith("injected edits reported, with times")]

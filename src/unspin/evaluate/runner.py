@@ -79,6 +79,9 @@ def _run(articles: Sequence[Article], config: Config | None) -> Result:
     return analyse(fingerprint(articles, cfg), cfg)
 
 
+WHOLE_TEXT = ("duplicate", "copy", "spun", "translation")
+
+
 def _reuse_pairs(result: Result) -> dict[Pair, str]:
     return {(r.a, r.b): r.relation for r in result.relations if r.relation in REUSE_RELATIONS}
 
@@ -142,6 +145,21 @@ def eval_derivatives(
         "host of a partial copy, a stock line, an updated story"
     )
     table.add("pair recall (any reuse)", **row_r)
+    # the claim "X is a copy of Y" (whole texts), apart from "X reuses a passage of Y"
+    whole = {p for p in touching if pred[p] in WHOLE_TEXT}
+    gold_whole = {p for p, lab in gold.items() if lab["relation"] in WHOLE_TEXT}
+    if gold_whole:
+        table.add(
+            "whole-text reuse (duplicate, copy, spun, translation), pairs with a derivative: "
+            "precision / recall",
+            unspin=f"{pair_prf(set(gold), whole).precision:.3f} / "
+            f"{sum(pred.get(p) in WHOLE_TEXT for p in gold_whole) / len(gold_whole):.3f}",
+        )
+        table.notes.append(
+            "whole-text reuse: a predicted whole-text pair counts as right when it is a "
+            "labelled pair (of any type); recall counts labelled whole-text pairs predicted "
+            f"with a whole-text type; {len(whole)} predicted, {len(gold_whole)} labelled"
+        )
     for rel in sorted({lab["relation"] for lab in gold.values()}):
         g = {p for p, lab in gold.items() if lab["relation"] == rel}
         typed = sum(pred.get(p) == rel for p in g)
