@@ -56,17 +56,17 @@ def _aligned(sa: list[str], sb: list[str], cos: float = 0.95) -> tuple[Doc, Doc]
 
 
 def test_slot_mismatch_counts_names_and_figures_each_side_lacks() -> None:
-    # 4.2 against 7.9; foods against mills ("Tuesday" is shared, and the opening word of
-    # a sentence is not taken for a name)
-    assert slot_mismatch(NOTICE_A[0], NOTICE_B[0]) == Slots(1, 1, 2, 1, 1, 4)
-    # names are phrases: "Tuesday Harwick Foods" is one run of name words
-    assert slot_mismatch(NOTICE_A[0], SPUN[0]) == Slots(0, 0, 2, 0, 0, 3)
+    # 4.2 against 7.9; foods against mills ("Tuesday" is a date, not a name, and the
+    # opening word of a sentence is not taken for a name)
+    assert slot_mismatch(NOTICE_A[0], NOTICE_B[0]) == Slots(1, 1, 2, 1, 1, 2)
+    # names are phrases: "Harwick Foods" is one run of name words
+    assert slot_mismatch(NOTICE_A[0], SPUN[0]) == Slots(0, 0, 2, 0, 0, 2)
 
 
 def test_a_swapped_two_word_name_is_one_name_not_a_template() -> None:
     text = "Shares of Harwick Foods fell after Harwick Foods said on Tuesday it would close."
     swapped = text.replace("Harwick Foods", "Corvale Mills")
-    assert slot_mismatch(text, swapped) == Slots(0, 0, 0, 1, 1, 4)
+    assert slot_mismatch(text, swapped) == Slots(0, 0, 0, 1, 1, 2)
     assert not is_template(slot_mismatch(text, swapped), AlignParams())
 
 
@@ -89,7 +89,8 @@ def test_a_short_notice_with_its_one_name_and_figure_swapped_is_a_template() -> 
     a = "ACME HOLDINGS CORP <ACM> SETS QUARTERLY. Qtly div 70 cts vs 70 cts prior, pay May one."
     b = "DUNMORE MILLS INC <DNM> SETS QUARTERLY. Qtly div 20 cts vs 20 cts prior, pay May one."
     s = slot_mismatch(a, b)
-    assert (s.fig_a, s.fig_b, s.name_a, s.name_b) == (1, 1, 1, 1)
+    # in the all-caps headline the rare words are the names: ACM; Dunmore and DNM
+    assert (s.fig_a, s.fig_b, s.name_a, s.name_b) == (1, 1, 1, 2)
     assert is_template(s, p)
     # one of the two swapped (an edited copy of the notice): not a template
     assert not is_template(slot_mismatch(a, a.replace("70", "75")), p)
@@ -170,3 +171,80 @@ def test_a_translation_that_renders_names_its_own_way_is_not_a_template() -> Non
     assert frame_agreement(notice, other) >= AlignParams().template_frame
     with pytest.raises(ValueError):
         AlignParams(template_frame=2.0)
+
+
+# wire notices as the wire writes them: an all-caps title naming the company, then short
+# lines with figures under ten spelled out (made-up companies)
+WIRE_A = (
+    "HARWICK FOODS CORP <HWF> SETS QUARTERLY DIVIDEND\n\n"
+    "Qtly div five cts vs five cts prior\nPay April one\nRecord March 16"
+)
+WIRE_B = (
+    "TELLERBY MILLS INC <TBM> SETS QUARTERLY DIVIDEND\n\n"
+    "Qtly div 12-1/2 cts vs 12-1/2 cts prior\nPay April one\nRecord March 16"
+)
+
+
+def _wire(doc_id: str, text: str) -> Doc:
+    return prepare(Article(id=doc_id, text=text))
+
+
+def test_figures_reads_spelled_out_figures_and_fractions_as_one_figure_each() -> None:
+    from unspin.normalise import figures, numbers
+
+    assert figures("Qtly div five cts vs 5 cts, a two-for-one split") == {"5", "2", "1"}
+    assert figures("Qtly div 12-1/2 cts vs 12.5 cts, 3/4 pct") == {"12.5", "0.75"}
+    assert figures("sales of 1,200 mln") == {"1200"}
+    assert numbers("Qtly div five cts, 12-1/2 cts") == {"12", "1", "2"}  # unchanged
+
+
+def test_in_an_all_caps_title_the_rare_words_are_names_and_dates_are_not() -> None:
+    from unspin.normalise import caps_words, names
+
+    title = "HARWICK FOODS CORP <HWF> SETS QUARTERLY DIVIDEND"
+    # casing says nothing in an all-caps line: the rare words (the company, its ticker)
+    # are the names, the first word too; the template's common words are not
+    assert names(title, caps=True) == {"harwick", "hwf"}
+    assert names(title) == {"foods", "corp", "hwf", "sets", "quarterly", "dividend"}
+    assert all(caps_words(title)) and not any(caps_words("The BBC said on Monday."))
+    # months and figures written as words are not names; a line's first word is not one
+    assert names("Pay April One\nRecord March Two to Lord Harwick", caps=True) == {
+        "lord",
+        "harwick",
+    }
+    assert names("Qtly div\nPay April") == {"april"}
+
+
+def test_two_companies_wire_notices_are_a_template_the_same_notice_reworded_is_not() -> None:
+    p = AlignParams()
+
+    def body(d: Doc) -> str:
+        return "\n".join(x.text for x in d.sentences if not x.boilerplate)
+
+    a, b = _wire("a", WIRE_A), _wire("b", WIRE_B)
+    s = slot_mismatch(body(a), body(b))
+    # five against 12-1/2 (dates shared); Harwick and HWF against Tellerby and TBM
+    assert (s.fig_a, s.fig_b, s.name_a, s.name_b) == (1, 1, 2, 2)
+    assert is_template(s, p, frame_agreement(body(a), body(b)))
+    # the same company's notice re-issued with its words and figures written another way
+    again = _wire(
+        "c",
+        "HARWICK FOODS <HWF> DECLARES QTLY PAYOUT\n\nQtly div 5 cts vs 5 cts prior\n"
+        "Payable April 1\nRecord March 16",
+    )
+    s2 = slot_mismatch(body(a), body(again))
+    assert (s2.fig_a, s2.fig_b, s2.name_a, s2.name_b) == (0, 0, 0, 0)
+    assert not is_template(s2, p, frame_agreement(body(a), body(again)))
+
+
+def test_a_whole_wire_notice_of_another_company_is_not_a_spun_copy() -> None:
+    a, b = _wire("a", WIRE_A), _wire("b", WIRE_B)
+    n = len(a.sentences)
+    assert n == len(b.sentences)
+    va = np.eye(2 * n, dtype=np.float32)[:n]
+    vb = 0.9 * va + np.sqrt(1 - 0.81) * np.eye(2 * n, dtype=np.float32)[n:]
+    a.sentence_vectors, b.sentence_vectors = va, vb.astype(np.float32)
+    a.doc_vector, b.doc_vector = va.mean(axis=0), vb.mean(axis=0)
+    rel, _, reasons = reuse_type(a, b, align(a, b), ClassifyParams())
+    assert rel not in ("copy", "spun", "duplicate")
+    assert any("template" in r for r in reasons)

@@ -21,7 +21,16 @@ from typing import NamedTuple
 import numpy as np
 
 from unspin.model import AlignedPassage, Alignment, Doc, Sentence
-from unspin.normalise import content_words, names, numbers, unquoted_text, words
+from unspin.normalise import (
+    NUMBER_WORDS,
+    caps_words,
+    content_words,
+    figures,
+    names,
+    numbers,
+    unquoted_text,
+    words,
+)
 
 
 @dataclass(frozen=True)
@@ -100,11 +109,13 @@ def verbatim(a: str, b: str, k: int = 3) -> float:
 
 def _frame(text: str) -> list[str]:
     """The text's words with its figures and name words blanked: a template's frame."""
-    nums, nms = numbers(text), {w.removesuffix("'s") for w in names(text)}
+    nms = {w.removesuffix("'s") for w in names(text, caps=True)}
+    nums = numbers(text)
     out = []
     for w in words(text):
         bare = w.removesuffix("'s")
-        out.append("#" if w in nums or w.isdigit() else "@" if bare in nms else w)
+        figure = w in nums or w.isdigit() or w in NUMBER_WORDS
+        out.append("#" if figure else "@" if bare in nms else w)
     return out
 
 
@@ -130,16 +141,24 @@ class Slots(NamedTuple):
 
 
 def _name_runs(text: str, name_words: set[str]) -> set[str]:
-    """Names as phrases: runs of consecutive name words ("East Midlands" is one name)."""
+    """Names as phrases: runs of consecutive name words ("East Midlands" is one name).
+
+    In an all-caps stretch (a wire title) there is no casing to tell where a name ends, so
+    a run would join a company's name to the rare words of the template around it ("ACME
+    QTLY"): there each name word counts on its own."""
     runs: set[str] = set()
     cur: list[str] = []
-    for w in [*words(text), ""]:
+    caps = caps_words(text)
+    for w, c in [*zip(words(text), caps), ("", False)]:
         w = w.removesuffix("'s")
-        if w and w in name_words:
+        if w and w in name_words and not c:
             cur.append(w)
-        elif cur:
+            continue
+        if cur:
             runs.add(" ".join(cur))
             cur = []
+        if w and w in name_words:
+            runs.add(w)
     return runs
 
 
@@ -153,19 +172,21 @@ def _lost(name: str, other: set[str]) -> bool:
 def slot_mismatch(ta: str, tb: str) -> Slots:
     """Figures and names of two aligned texts that the other side lacks.
 
-    Figures and name words as :func:`unspin.normalise.numbers` and
-    :func:`~unspin.normalise.names` find them (as the sentence-pair features do); names are
-    counted as
-    phrases (runs of name words), and a name is kept when the other side has at least half
-    of its words as any words (they may open a sentence there); possessives are compared
-    bare.
+    Figures as :func:`unspin.normalise.figures` finds them (spelled-out figures and
+    fractions count, "five" == 5), name words as :func:`~unspin.normalise.names` with
+    ``caps=True`` (in an all-caps title the rare words; months and weekdays are not names);
+    the texts hold one sentence a line. Names are counted as phrases (runs of name words;
+    in an all-caps title each word on its own), and a name is kept when the other side has
+    at least half of its words as any words (they may open a sentence there); possessives
+    are compared bare.
     """
 
     def bare(ws: set[str] | list[str]) -> set[str]:  # "Google's" keeps the name "Google"
         return {w.removesuffix("'s") for w in ws}
 
-    na, nb = numbers(ta), numbers(tb)
-    ma, mb = _name_runs(ta, bare(names(ta))), _name_runs(tb, bare(names(tb)))
+    na, nb = figures(ta), figures(tb)
+    ma = _name_runs(ta, bare(names(ta, caps=True)))
+    mb = _name_runs(tb, bare(names(tb, caps=True)))
     wa, wb = bare(words(ta)), bare(words(tb))
     lost_a = sum(_lost(m, wb) for m in ma)
     lost_b = sum(_lost(m, wa) for m in mb)
@@ -208,7 +229,9 @@ def _templates(a: Doc, b: Doc, passages: list[AlignedPassage], p: AlignParams) -
     line into several passages, each with too few slots to tell)."""
 
     def text(doc: Doc, idx: list[int]) -> str:
-        return " ".join(doc.sentences[i].text for i in idx)
+        # one sentence a line: a sentence without a full stop (a title) still ends there,
+        # so the next one's opening word is not taken for a name
+        return "\n".join(doc.sentences[i].text for i in idx)
 
     none = Slots(0, 0, 0, 0, 0, 0)
     counts = [
@@ -221,8 +244,8 @@ def _templates(a: Doc, b: Doc, passages: list[AlignedPassage], p: AlignParams) -
         return [False] * len(passages)
 
     def frame(idx: list[int]) -> float:
-        ta = " ".join(text(a, passages[k].a_sentences) for k in idx)
-        tb = " ".join(text(b, passages[k].b_sentences) for k in idx)
+        ta = "\n".join(text(a, passages[k].a_sentences) for k in idx)
+        tb = "\n".join(text(b, passages[k].b_sentences) for k in idx)
         return frame_agreement(ta, tb)
 
     out = [

@@ -582,7 +582,7 @@ def _template_texts(a: Doc, b: Doc, p: AlignParams | None) -> bool:
     short notice's name sits in a headline the aligned passages may not include."""
 
     def body(d: Doc) -> str:
-        return " ".join(x.text for x in d.sentences if not x.boilerplate)
+        return "\n".join(x.text for x in d.sentences if not x.boilerplate)  # as align's
 
     p = p or AlignParams()
     ta, tb = body(a), body(b)

@@ -10,6 +10,7 @@ import hashlib
 import re
 import unicodedata
 from collections.abc import Sequence
+from functools import lru_cache
 
 from unspin.model import Quote, Sentence
 
@@ -101,14 +102,98 @@ def numbers(text: str) -> set[str]:
     return out
 
 
-def names(text: str) -> set[str]:
-    """Lowercased capitalised words that do not open the sentence or a quotation (names,
-    mostly)."""
+# figures written as words (wire style spells out one to nine: "five cts", "April one")
+NUMBER_WORDS = {
+    w: str(k)
+    for k, w in enumerate(
+        """zero one two three four five six seven eight nine ten eleven twelve thirteen
+        fourteen fifteen sixteen seventeen eighteen nineteen twenty""".split()
+    )
+} | {
+    w: str(10 * k)
+    for k, w in enumerate("thirty forty fifty sixty seventy eighty ninety".split(), 3)
+}
+_FRACTION = re.compile(r"(?<![\d/])(?:(\d+)-)?(\d+)/(\d+)(?![\d/])")
+
+
+def figures(text: str) -> set[str]:
+    """The figures of a text as one item filled into a template differs from another:
+    :func:`numbers`, plus figures written as words ("five" == ``5``, "two-for-one"), and a
+    fraction as one figure, by its value ("37-1/2" == ``37.5``, not 37, 1 and 2)."""
+
+    def value(m: re.Match[str]) -> str:
+        whole, num, den = int(m.group(1) or 0), int(m.group(2)), int(m.group(3))
+        if not den:
+            return m.group(0)
+        return f"{whole + num / den:.6f}".rstrip("0").rstrip(".")
+
+    fractions = {value(m) for m in _FRACTION.finditer(text)}
+    out = numbers(_FRACTION.sub(" ", text)) | fractions
+    out.update(NUMBER_WORDS[w] for w in words(text) if w in NUMBER_WORDS)
+    return out
+
+
+# a date's month and weekday are not names of what the item is about (its day is a figure)
+DATE_WORDS = frozenset(
+    """january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday enero febrero marzo abril mayo
+    junio julio agosto septiembre octubre noviembre diciembre lunes martes miércoles jueves
+    viernes sábado domingo""".split()
+)
+
+# in an all-caps stretch (a wire title: "ACME CORP SETS QUARTERLY DIVIDEND") casing tells
+# nothing, so a word is taken for a name when it is rare (as classify's rare words: zipf
+# frequency below 3, once in a million words or less): "ACME", "QTLY"; not "SETS"
+CAPS_MIN_WORDS = 3  # as is_boilerplate's all-caps line
+CAPS_NAME_ZIPF = 3.0
+
+
+def caps_words(text: str) -> list[bool]:
+    """For each token of :func:`words`, whether it lies in an all-caps stretch: at least
+    consecutive tokens without a lower-case letter, ``CAPS_MIN_WORDS`` of them with letters."""
+    toks = [m.group(0) for m in _WORD.finditer(text)]
+    upper = [not any(c.islower() for c in t) for t in toks]
+    out = [False] * len(toks)
+    k = 0
+    while k < len(toks):
+        j = k
+        while j < len(toks) and upper[j]:
+            j += 1
+        if sum(any(c.isalpha() for c in t) for t in toks[k:j]) >= CAPS_MIN_WORDS:
+            out[k:j] = [True] * (j - k)
+        k = max(j, k + 1)
+    return out
+
+
+@lru_cache(maxsize=100_000)
+def _rare_en(word: str) -> bool:
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, "en") < CAPS_NAME_ZIPF
+
+
+def names(text: str, caps: bool = False) -> set[str]:
+    """Lowercased capitalised words that do not open the sentence (or a line) or a
+    quotation (names, mostly).
+
+    ``caps``: in an all-caps stretch (:func:`caps_words`), where every word is capitalised,
+    the rare words (zipf frequency below ``CAPS_NAME_ZIPF``, stopwords and figures left
+    out) are the names, wherever they stand; and anywhere, figures written as words and
+    the months and weekdays of dates (``DATE_WORDS``) are not names."""
     out = set()
+    in_caps = caps_words(text) if caps else None
     for k, m in enumerate(_WORD.finditer(text)):
         w, before = m.group(0), text[max(0, m.start() - 2) : m.start()]
-        if k and w[0].isupper() and not re.search(r"[\"“‘:.!?]\s*$", before):
-            out.add(w.lower().replace("’", "'"))
+        low = w.lower().replace("’", "'")
+        if in_caps is not None:
+            if low in NUMBER_WORDS or low in DATE_WORDS:
+                continue
+            if in_caps[k]:
+                if low not in STOPWORDS and any(c.isalpha() for c in low) and _rare_en(low):
+                    out.add(low)
+                continue
+        if k and w[0].isupper() and not re.search(r"[\"“‘:.!?\n]\s*$", before):
+            out.add(low)
     return out
 
 
