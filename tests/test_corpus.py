@@ -6,8 +6,10 @@ import numpy as np
 
 from unspin.align import align
 from unspin.classify import (
+    ClassifyParams,
     casing_slips,
     classify,
+    direction,
     lost_possessives,
     name_votes,
     split_names,
@@ -15,7 +17,7 @@ from unspin.classify import (
 )
 from unspin.corpus import CorpusSupport, bigram_hashes
 from unspin.fingerprint import prepare
-from unspin.model import Article
+from unspin.model import AlignedPassage, Alignment, Article
 from unspin.normalise import words
 from unspin.pipeline import Config, fingerprint
 
@@ -199,3 +201,20 @@ def test_a_name_left_without_its_possessive_counts_against_that_side() -> None:
     all_s, all_d = {x.index for x in s.sentences}, {x.index for x in d.sentences}
     assert lost_possessives(d, all_d, s, all_s) == 2  # Hain's, Howard's
     assert lost_possessives(s, all_s, d, all_d) == 0
+
+
+def test_name_and_casing_evidence_is_not_compared_across_languages() -> None:
+    en = Article(id="en", text="Peter Hain's plan was backed by Howard's team on Monday.")
+    es = Article(id="es", text="El plan de Peter Hain fue apoyado por el equipo de Howard.")
+    a, b = fingerprint([en, es], Config(embedder="hashing"))
+    a.lang, b.lang = "en", "es"  # too short for language ID: set as a reader would
+    passage = AlignedPassage(0, len(en.text), 0, len(es.text), 0.9, 0.9, 0.2, [0], [0])
+    al = Alignment("en", "es", [passage], {"verbatim": 0.0, "cov_a": 1.0, "cov_b": 1.0})
+    support = CorpusSupport([prepare(x) for x in (en, es)])
+    assert lost_possessives(b, {0}, a, {0}) == 2  # the count itself would fire
+    src, der, reason, _ = direction(a, b, al, "partial", ClassifyParams(), support)
+    assert src is None and "artefacts per 100 words" not in reason
+    # the same texts in one language: the bare names count against that side
+    b.lang = "en"
+    src, der, reason, _ = direction(a, b, al, "partial", ClassifyParams(), support)
+    assert (src, der) == ("en", "es") and "artefacts per 100 words" in reason

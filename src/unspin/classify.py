@@ -474,10 +474,11 @@ def direction(
         ra, rb = artefact_rate(a, ia), artefact_rate(b, ib)
         la = _broken_names(a, ia, b, ib) + odd_words(a, ia, b, ib)
         lb = _broken_names(b, ib, a, ia) + odd_words(b, ib, a, ia)
-        la += split_names(a, ia, b, ib, support) + casing_slips(a, ia, b, ib, support)
-        lb += split_names(b, ib, a, ia, support) + casing_slips(b, ib, a, ia, support)
-        la += lost_possessives(a, ia, b, ib)
-        lb += lost_possessives(b, ib, a, ia)
+        if a.lang == b.lang:  # names and casing compare only within one language
+            la += split_names(a, ia, b, ib, support) + casing_slips(a, ia, b, ib, support)
+            lb += split_names(b, ib, a, ia, support) + casing_slips(b, ib, a, ia, support)
+            la += lost_possessives(a, ia, b, ib)
+            lb += lost_possessives(b, ib, a, ia)
         words_a = sum(len(a.sentences[i].text.split()) for i in ia) or 1
         words_b = sum(len(b.sentences[j].text.split()) for j in ib) or 1
         ra, rb = ra + 100.0 * la / words_a, rb + 100.0 * lb / words_b
