@@ -248,3 +248,95 @@ def test_a_whole_wire_notice_of_another_company_is_not_a_spun_copy() -> None:
     rel, _, reasons = reuse_type(a, b, align(a, b), ClassifyParams())
     assert rel not in ("copy", "spun", "duplicate")
     assert any("template" in r for r in reasons)
+
+
+# two companies whose names are common English words ("Prairie", "Harbor"): in an
+# all-caps title English frequency cannot tell them from the template's words
+PLAIN_A = (
+    "PRAIRIE MEADOW CORP SETS QUARTERLY DIVIDEND\n\n"
+    "Qtly div 15 cts vs 15 cts prior\nPay April one\nRecord March 16"
+)
+PLAIN_B = (
+    "GRANITE HARBOR CORP SETS QUARTERLY DIVIDEND\n\n"
+    "Qtly div 20 cts vs 20 cts prior\nPay April one\nRecord March 16"
+)
+# the same company's notice re-issued in other template words
+PLAIN_AGAIN = (
+    "PRAIRIE MEADOW CORP DECLARES QTLY PAYOUT\n\n"
+    "Qtly div 15 cts vs 15 cts prior\nPayable April 1\nRecord March 16"
+)
+# other articles of the corpus, in prose: they write the companies' words capitalised
+# and the template's words lower case
+PROSE = [
+    "Shares of Prairie Meadow Corp rose on Monday after the dairy group said it sold "
+    "convertible debentures worth 40 mln dlrs.",
+    "Analysts said Granite Harbor Corp would buy a mill from Prairie Meadow Corp this year.",
+    "The board of Granite Harbor said it sets a quarterly dividend and sold debentures.",
+]
+
+
+def _corpus(*docs: Doc):
+    """The prose articles, the docs, and 40 articles on other things (a corpus in which
+    each company is named by a few articles, not by more than a tenth of them)."""
+    from unspin.corpus import CorpusSupport
+
+    others = [prepare(Article(id=f"p{k}", text=t)) for k, t in enumerate(PROSE)]
+    filler = [
+        prepare(Article(id=f"f{k}", text=f"Rainfall at the station was {k} mm on day {k}."))
+        for k in range(40)
+    ]
+    return CorpusSupport([*others, *filler, *docs])
+
+
+def test_the_corpus_tells_how_a_word_is_written_inside_sentences() -> None:
+    a, b = _wire("a", PLAIN_A), _wire("b", PLAIN_B)
+    sup = _corpus(a, b)
+    assert sup.casing("prairie", "a", "b") is True  # capitalised by other articles
+    assert sup.casing("debentures", "a", "b") is False  # written lower case
+    assert sup.casing("quarterly", "a", "b") is False
+    assert sup.casing("qtly", "a", "b") is None  # no prose uses it
+    # the two articles asked about are left out: only p1 and p2 name Granite Harbor
+    assert sup.casing("harbor", "p1", "p2") is None
+    # a word in more than a tenth of all articles is house vocabulary, not one item's name
+    assert sup.casing("station", "a", "b") is None
+    assert sup.casing("station", "a", "b", house_share=1.0) is False
+
+
+def test_in_an_all_caps_title_the_corpus_casing_decides_which_words_are_names() -> None:
+    from unspin.normalise import names
+
+    known = {"prairie": True, "meadow": True, "corp": True, "debentures": False}
+    title = "PRAIRIE MEADOW CORP TO SELL DEBENTURES QTLY"
+    # English frequency alone: common words are not names, rare ones are
+    assert names(title, caps=True) == {"debentures", "qtly"}
+    # the corpus: its capitalised words are names, its lower-case words are not, and
+    # where it does not tell ("qtly", "sell") English frequency still decides
+    assert names(title, caps=True, casing=known.get) == {"prairie", "meadow", "corp", "qtly"}
+
+
+def test_with_a_corpus_two_notices_of_companies_named_in_common_words_are_a_template() -> None:
+    def body(d: Doc) -> str:
+        return "\n".join(x.text for x in d.sentences if not x.boilerplate)
+
+    def typed(a: Doc, b: Doc, support=None) -> str | None:
+        n = len(a.sentences)
+        assert n == len(b.sentences)
+        va = np.eye(2 * n, dtype=np.float32)[:n]
+        vb = 0.9 * va + np.sqrt(1 - 0.81) * np.eye(2 * n, dtype=np.float32)[n:]
+        a.sentence_vectors, b.sentence_vectors = va, vb.astype(np.float32)
+        a.doc_vector, b.doc_vector = va.mean(axis=0), vb.mean(axis=0)
+        return reuse_type(a, b, align(a, b), ClassifyParams(), support=support)[0]
+
+    a, b, again = _wire("a", PLAIN_A), _wire("b", PLAIN_B), _wire("c", PLAIN_AGAIN)
+    sup = _corpus(a, b, again)
+    cas = lambda w: sup.casing(w, "a", "b")  # noqa: E731
+    # without a corpus: one figure a side and no name differ, too few for a template
+    s = slot_mismatch(body(a), body(b))
+    assert (s.fig_a, s.fig_b, s.name_a, s.name_b) == (1, 1, 0, 0)
+    assert typed(a, b) in ("copy", "spun")
+    # with it: Prairie Meadow against Granite Harbor are swapped names
+    s = slot_mismatch(body(a), body(b), cas)
+    assert (s.fig_a, s.fig_b, s.name_a, s.name_b) == (1, 1, 2, 2)
+    assert typed(a, b, sup) not in ("copy", "spun", "duplicate")
+    # the same company's notice re-issued in other words stays a whole copy
+    assert typed(a, again, sup) in ("copy", "spun")

@@ -15,6 +15,7 @@ reuse of each other, whereas a copy, a spin or a translation keeps names and fig
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -107,9 +108,9 @@ def verbatim(a: str, b: str, k: int = 3) -> float:
     return _kgram_share(words(a), words(b), k)
 
 
-def _frame(text: str) -> list[str]:
+def _frame(text: str, casing: Casing | None = None) -> list[str]:
     """The text's words with its figures and name words blanked: a template's frame."""
-    nms = {w.removesuffix("'s") for w in names(text, caps=True)}
+    nms = {w.removesuffix("'s") for w in names(text, caps=True, casing=casing)}
     nums = numbers(text)
     out = []
     for w in words(text):
@@ -119,11 +120,16 @@ def _frame(text: str) -> list[str]:
     return out
 
 
-def frame_agreement(a: str, b: str, k: int = 3) -> float:
+def frame_agreement(a: str, b: str, k: int = 3, casing: Casing | None = None) -> float:
     """Share of the shorter text's word k-grams, figures and names blanked, found in the
     other: a template filled in twice agrees almost everywhere once its slots are blanked;
-    a translation or a spin rewords the frame too."""
-    return _kgram_share(_frame(a), _frame(b), k)
+    a translation or a spin rewords the frame too. ``casing`` as in :func:`slot_mismatch`."""
+    return _kgram_share(_frame(a, casing), _frame(b, casing), k)
+
+
+#: a corpus's verdict on how a lower-cased word is written inside sentences: True
+#: capitalised (a name), False lower case, None unknown
+Casing = Callable[[str], bool | None]
 
 
 class Slots(NamedTuple):
@@ -169,7 +175,7 @@ def _lost(name: str, other: set[str]) -> bool:
     return 2 * sum(w not in other for w in ws) > len(ws)
 
 
-def slot_mismatch(ta: str, tb: str) -> Slots:
+def slot_mismatch(ta: str, tb: str, casing: Casing | None = None) -> Slots:
     """Figures and names of two aligned texts that the other side lacks.
 
     Figures as :func:`unspin.normalise.figures` finds them (spelled-out figures and
@@ -179,14 +185,20 @@ def slot_mismatch(ta: str, tb: str) -> Slots:
     in an all-caps title each word on its own), and a name is kept when the other side has
     at least half of its words as any words (they may open a sentence there); possessives
     are compared bare.
+
+    ``casing``: how the corpus writes a word inside its sentences
+    (:meth:`unspin.corpus.CorpusSupport.casing`, the two articles left out). An all-caps
+    title hides it, and English frequency misreads names made of common words
+    ("PREMIER", "OHIO") and template words rare in English ("DEBENTURES"); where the
+    corpus tells, it decides (:func:`unspin.normalise.names`). Without it, as above.
     """
 
     def bare(ws: set[str] | list[str]) -> set[str]:  # "Google's" keeps the name "Google"
         return {w.removesuffix("'s") for w in ws}
 
     na, nb = figures(ta), figures(tb)
-    ma = _name_runs(ta, bare(names(ta, caps=True)))
-    mb = _name_runs(tb, bare(names(tb, caps=True)))
+    ma = _name_runs(ta, bare(names(ta, caps=True, casing=casing)))
+    mb = _name_runs(tb, bare(names(tb, caps=True, casing=casing)))
     wa, wb = bare(words(ta)), bare(words(tb))
     lost_a = sum(_lost(m, wb) for m in ma)
     lost_b = sum(_lost(m, wa) for m in mb)

@@ -577,21 +577,32 @@ def direction(
 # ---------------------------------------------------------------- typing
 
 
-def _template_texts(a: Doc, b: Doc, p: AlignParams | None) -> bool:
+def _template_texts(
+    a: Doc, b: Doc, p: AlignParams | None, support: KeySupport | None = None
+) -> bool:
     """Whether the two whole texts (boilerplate left out) read as one template filled in
     twice (:func:`unspin.align.is_template`): the check a whole copy must pass, since a
-    short notice's name sits in a headline the aligned passages may not include."""
+    short notice's name sits in a headline the aligned passages may not include. With a
+    corpus (``support`` with ``casing``), the words of an all-caps title are names or not
+    as the other articles write them (:func:`unspin.align.slot_mismatch`)."""
 
     def body(d: Doc) -> str:
         return "\n".join(x.text for x in d.sentences if not x.boilerplate)  # as align's
 
     p = p or AlignParams()
     ta, tb = body(a), body(b)
-    return is_template(slot_mismatch(ta, tb), p, frame_agreement(ta, tb))
+    corpus = getattr(support, "casing", None)
+    casing = (lambda w: corpus(w, a.id, b.id)) if corpus is not None else None
+    return is_template(slot_mismatch(ta, tb, casing), p, frame_agreement(ta, tb, casing=casing))
 
 
 def reuse_type(
-    a: Doc, b: Doc, al: Alignment, p: ClassifyParams, align_params: AlignParams | None = None
+    a: Doc,
+    b: Doc,
+    al: Alignment,
+    p: ClassifyParams,
+    align_params: AlignParams | None = None,
+    support: KeySupport | None = None,
 ) -> tuple[str | None, float, list[str]]:
     """The reuse relation of an aligned pair (None if it is not reuse), confidence, reasons."""
     f = al.features
@@ -630,7 +641,7 @@ def reuse_type(
             f"not a whole copy: {1 - lo:.0%} of one article is its own text, "
             f"{own:.0f} characters of it unbroken"
         )
-    if full and not cross and _template_texts(a, b, align_params):
+    if full and not cross and _template_texts(a, b, align_params, support):
         # the aligned wording is one pattern, but over the whole texts the names and
         # figures are swapped: two items written to one template (two companies'
         # dividend notices), not one item copied; reuse of some of it may still be
@@ -682,7 +693,7 @@ def classify(
     ``align_params``: the aligner's settings (its template rule is applied to the whole
     texts of a whole-copy candidate too)."""
     p = params or ClassifyParams()
-    rel, conf, reasons = reuse_type(a, b, al, p, align_params)
+    rel, conf, reasons = reuse_type(a, b, al, p, align_params, support)
     if rel is None:
         return None
     src, der, why, _ = direction(a, b, al, rel, p, support)

@@ -64,6 +64,8 @@ class CorpusSupport:
     ``b`` that use it.
     ``lower_only(word, a, b)``: other articles write ``word`` lower case and (almost) never
     capitalise it inside a sentence of prose.
+    ``casing(word, a, b)``: whether other articles mostly capitalise ``word`` inside a
+    sentence (True), mostly write it lower case (False), or do not tell (None).
     """
 
     def __init__(self, docs: Iterable[Doc]) -> None:
@@ -73,7 +75,11 @@ class CorpusSupport:
         self._capital: dict[str, set[str]] = defaultdict(set)
         self._lower: Counter[str] = Counter()
         self._texts: dict[str, str] = {}
+        self._words: Counter[str] = Counter()  # articles using each word (title and body)
+        self._n = 0
         for d in docs:
+            self._n += 1
+            self._words.update(set(words(d.article.text)))
             prose = " ".join(d.sentences[i].text for i in body_sentences(d))
             for w in mid_capitals(prose):
                 self._capital[w].add(d.id)
@@ -104,6 +110,29 @@ class CorpusSupport:
                 low -= 1
         cap = len(self._capital.get(word, set()) - {a, b})
         return low >= min_lower and cap * 20 <= low
+
+    def casing(self, word: str, a: str, b: str, house_share: float = 0.1) -> bool | None:
+        """How articles other than ``a`` and ``b`` write ``word`` inside sentences of prose:
+        True when more of them capitalise it mid-sentence than write it lower case (a name:
+        "Michigan", "Premier"), False when more write it lower case (a common word:
+        "debentures", "sets"), None when none uses it or they split evenly. The verdict of
+        the majority, with no minimum: in an all-caps title it stands in for the casing the
+        title hides, where the only other guide is English frequency.
+
+        None too for a word in more than ``house_share`` of all articles: used that widely
+        it is the house's vocabulary ("Corp", "Inc", "U.S."), not the name of one item,
+        whatever its casing."""
+        if self._words.get(word, 0) > house_share * self._n:
+            return None
+        low = self._lower.get(word, 0)
+        for own in (a, b):
+            text = self._texts.get(own)
+            if low and text is not None and re.search(rf"\b{re.escape(word)}\b", text):
+                low -= 1
+        cap = len(self._capital.get(word, set()) - {a, b})
+        if cap == low:
+            return None
+        return cap > low
 
     def phrase_support(self, hashes: np.ndarray, a: str, b: str) -> np.ndarray:
         """How many articles other than ``a`` and ``b`` use each word pair."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from unspin.model import Quote, Sentence
@@ -172,14 +172,22 @@ def _rare_en(word: str) -> bool:
     return zipf_frequency(word, "en") < CAPS_NAME_ZIPF
 
 
-def names(text: str, caps: bool = False) -> set[str]:
+def names(
+    text: str, caps: bool = False, casing: Callable[[str], bool | None] | None = None
+) -> set[str]:
     """Lowercased capitalised words that do not open the sentence (or a line) or a
     quotation (names, mostly).
 
     ``caps``: in an all-caps stretch (:func:`caps_words`), where every word is capitalised,
     the rare words (zipf frequency below ``CAPS_NAME_ZIPF``, stopwords and figures left
     out) are the names, wherever they stand; and anywhere, figures written as words and
-    the months and weekdays of dates (``DATE_WORDS``) are not names."""
+    the months and weekdays of dates (``DATE_WORDS``) are not names.
+
+    ``casing`` (with ``caps``): how a corpus writes a lower-cased word inside its
+    sentences, True for capitalised (a name: "michigan", "premier"), False for lower case
+    (a common word: "debentures"), None when it does not tell
+    (:meth:`unspin.corpus.CorpusSupport.casing`); where it tells, it decides for a word
+    of an all-caps stretch instead of English frequency."""
     out = set()
     in_caps = caps_words(text) if caps else None
     for k, m in enumerate(_WORD.finditer(text)):
@@ -189,7 +197,10 @@ def names(text: str, caps: bool = False) -> set[str]:
             if low in NUMBER_WORDS or low in DATE_WORDS:
                 continue
             if in_caps[k]:
-                if low not in STOPWORDS and any(c.isalpha() for c in low) and _rare_en(low):
+                if low in STOPWORDS or not any(c.isalpha() for c in low):
+                    continue
+                known = casing(low) if casing is not None else None
+                if known if known is not None else _rare_en(low):
                     out.add(low)
                 continue
         if k and w[0].isupper() and not re.search(r"[\"“‘:.!?\n]\s*$", before):
