@@ -218,3 +218,17 @@ def test_name_and_casing_evidence_is_not_compared_across_languages() -> None:
     b.lang = "en"
     src, der, reason, _ = direction(a, b, al, "partial", ClassifyParams(), support)
     assert (src, der) == ("en", "es") and "artefacts per 100 words" in reason
+
+
+def test_split_names_are_read_sentence_by_sentence() -> None:
+    # a title line without a full stop ends in a name, the next line opens with one: the
+    # two are not a name, and the same lines in another order split nothing
+    a = Article(id="a", text="Board meets in Paris\n\nLisbon officials agreed to the plan.")
+    b = Article(id="b", text="Lisbon officials agreed to the plan.\n\nBoard meets in Paris")
+    rally = Article(id="o", text="Crowds lined the route of the Paris Lisbon rally.")
+    support = CorpusSupport([prepare(x) for x in (a, b, rally)])
+    da, db = fingerprint([a, b], Config(embedder="hashing"))
+    all_a, all_b = {s.index for s in da.sentences}, {s.index for s in db.sentences}
+    assert len(all_a) == len(all_b) == 2
+    assert split_names(db, all_b, da, all_a, support) == 0
+    assert split_names(da, all_a, db, all_b, support) == 0

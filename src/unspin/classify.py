@@ -232,15 +232,19 @@ def split_names(
     keeps out capitalised words a reordering put next to each other.)"""
     if support is None:
         return 0
-    mine = " ".join(doc.sentences[i].text for i in idx)
-    theirs = " ".join(other.sentences[i].text for i in other_idx)
+    mine = [doc.sentences[i].text for i in idx]  # sentence by sentence: no pair across two
+    pairs = {
+        m.groups()
+        for i in other_idx
+        for m in _NAME2.finditer(other.sentences[i].text)
+        if m.group(1).lower() not in STOPWORDS and m.group(2).lower() not in STOPWORDS
+    }
     n = 0
-    pairs = {m.groups() for m in _NAME2.finditer(theirs) if m.group(1).lower() not in STOPWORDS}
     for u, v in pairs:
         if (
-            re.search(rf"\b{u}\b", mine)
-            and re.search(rf"\b{v}\b", mine)
-            and not re.search(rf"\b{u}\s+{v}\b", mine)
+            any(re.search(rf"\b{u}\b", t) for t in mine)
+            and any(re.search(rf"\b{v}\b", t) for t in mine)
+            and not any(re.search(rf"\b{u}\s+{v}\b", t) for t in mine)
             and _known_phrase([u.lower(), v.lower()], support, doc.id, other.id)
         ):
             n += 1
