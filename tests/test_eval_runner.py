@@ -54,6 +54,25 @@ def test_derivatives_table_has_every_system_and_sane_values(deriv_dir: Path) -> 
     )
 
 
+def test_pair_verdicts_file_accounts_for_the_table(deriv_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "v" / "pairs.jsonl"
+    table = eval_derivatives(deriv_dir, [], Config(embedder="hashing"), pairs_out=out)
+    metrics = dict(table.rows)
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    labelled = [r for r in rows if r["labelled"] is not None]
+    unlabelled = [r for r in rows if r["labelled"] is None]
+    assert labelled and all(r["verdict"] in ("typed right", "mistyped", "missed") for r in labelled)
+    assert all(r["verdict"] == "unlabelled" for r in unlabelled)
+    found = sum(r["verdict"] != "missed" for r in labelled)
+    assert found / len(labelled) == pytest.approx(metrics["pair recall (any reuse)"]["unspin"])
+    precision = metrics["pair precision (any reuse)"]["unspin"]
+    assert found / (found + len(unlabelled)) == pytest.approx(precision)
+    right = sum(r["direction"] == "right" for r in labelled)
+    direction = metrics["direction right (undecided counts wrong)"]["unspin"]
+    assert right / len(labelled) == pytest.approx(direction)
+    assert len({(r["a"], r["b"]) for r in rows}) == len(rows)  # one row per pair
+
+
 def test_plagdet_inputs_map_alignment_sides_to_source_and_derivative() -> None:
     lab = {
         "source": "s",
@@ -94,6 +113,16 @@ def test_eval_cli_writes_markdown_and_json(tmp_path: Path, capsys) -> None:
     assert report.read_text().startswith("## story clustering")
     table = json.loads(report.with_suffix(".json").read_text())
     assert table["task"] == "story clustering"
+
+
+def test_eval_cli_derivatives_writes_pair_verdicts(deriv_dir: Path, tmp_path: Path, capsys) -> None:
+    assert (
+        main(["eval", "derivatives", str(deriv_dir), "--baselines", "", "--out", str(tmp_path)])
+        == 0
+    )
+    assert "per-pair verdicts" in capsys.readouterr().out
+    rows = [json.loads(x) for x in (tmp_path / "pairs.jsonl").read_text().splitlines()]
+    assert {r["verdict"] for r in rows} <= {"typed right", "mistyped", "missed", "unlabelled"}
 
 
 def test_eval_cli_usage_errors(tmp_path: Path) -> None:

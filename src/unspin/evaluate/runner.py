@@ -90,9 +90,16 @@ def _reuse_pairs(result: Result) -> dict[Pair, str]:
 
 
 def eval_derivatives(
-    folder: Path, systems: Sequence[str] = BASELINES, config: Config | None = None
+    folder: Path,
+    systems: Sequence[str] = BASELINES,
+    config: Config | None = None,
+    pairs_out: Path | None = None,
 ) -> EvalTable:
-    """A ``make-derivatives`` folder: detection, typing, direction and passage alignment."""
+    """A ``make-derivatives`` folder: detection, typing, direction and passage alignment.
+
+    ``pairs_out``: also write one JSON line per labelled pair of the evaluation half and
+    per unlabelled pair unspin reports as reuse, with its verdict (:func:`pair_verdicts`),
+    so every error behind the table can be read."""
     t0 = time.time()
     articles = [
         Article(id=r["id"], text=r["text"], title=r.get("title"))
@@ -199,8 +206,75 @@ def eval_derivatives(
         f"{len(articles)} articles; {len(labels)} labelled derivatives, {len(tune)} used only to "
         f"tune baseline thresholds, {len(gold)} evaluated"
     )
+    if pairs_out is not None:
+        rows = pair_verdicts(gold, pred, rels, derivs, inherited)
+        pairs_out.parent.mkdir(parents=True, exist_ok=True)
+        with open(pairs_out, "w", encoding="utf-8") as fh:
+            fh.writelines(json.dumps(r) + "\n" for r in rows)
+        table.notes.append(f"per-pair verdicts: {pairs_out}")
     table.seconds = time.time() - t0
     return table
+
+
+def pair_verdicts(
+    gold: dict[Pair, dict],
+    pred: dict[Pair, str],
+    rels: dict[Pair, Any],
+    derivs: set[str],
+    inherited: set[Pair],
+) -> list[dict[str, Any]]:
+    """One row per labelled pair and per unlabelled predicted reuse pair.
+
+    ``verdict``: ``typed right``, ``mistyped`` or ``missed`` for a labelled pair (a
+    ``same_story`` or ``related`` relation is reported but counts as missed);
+    ``unlabelled`` for a predicted pair no label describes, with ``natural_reuse`` when
+    the texts (or the derivative's source and the other) share a sentence. ``direction``
+    (labelled pairs): ``right``, ``undecided`` or ``wrong`` (no publication times).
+    """
+    rows: list[dict[str, Any]] = []
+    for p, lab in sorted(gold.items()):
+        r = rels.get(p)
+        got = pred.get(p)
+        verdict = (
+            "missed" if got is None else "typed right" if got == lab["relation"] else "mistyped"
+        )
+        src = getattr(r, "source", None)
+        rows.append(
+            {
+                "a": p[0],
+                "b": p[1],
+                "labelled": lab["relation"],
+                "kind": lab.get("kind"),
+                "source": lab["source"],
+                "predicted": r.relation if r is not None else None,
+                "confidence": r.confidence if r is not None else None,
+                "predicted_source": src,
+                "verdict": verdict,
+                "direction": "undecided"
+                if src is None
+                else "right"
+                if src == lab["source"]
+                else "wrong",
+                "direction_reason": getattr(r, "direction_reason", None),
+            }
+        )
+    for p, rel in sorted(pred.items()):
+        if p in gold:
+            continue
+        r = rels.get(p)
+        rows.append(
+            {
+                "a": p[0],
+                "b": p[1],
+                "labelled": None,
+                "predicted": rel,
+                "confidence": r.confidence if r is not None else None,
+                "with_derivative": bool(set(p) & derivs),
+                "natural_reuse": p in inherited,
+                "verdict": "unlabelled",
+            }
+        )
+    return rows
 
 
 def _sentences8(text: str) -> list[frozenset[str]]:
