@@ -101,15 +101,20 @@ class CorpusSupport:
         """Whether at least ``min_lower`` other articles write ``word`` (lower case) in
         prose and at most one in twenty of those counts capitalise it mid-sentence: a
         common word, not a name ("knows", "gentleman"; not "lord", "brown")."""
-        low = self._lower.get(word, 0)
-        if low < min_lower:
+        if self._lower.get(word, 0) < min_lower:
             return False
+        low, cap = self._casing_counts(word, a, b)
+        return low >= min_lower and cap * 20 <= low
+
+    def _casing_counts(self, word: str, a: str, b: str) -> tuple[int, int]:
+        """Articles other than ``a`` and ``b`` that write ``word`` lower case in prose, and
+        that capitalise it inside a sentence."""
+        low = self._lower.get(word, 0)
         for own in (a, b):
             text = self._texts.get(own)
-            if text is not None and re.search(rf"\b{re.escape(word)}\b", text):
+            if low and text is not None and re.search(rf"\b{re.escape(word)}\b", text):
                 low -= 1
-        cap = len(self._capital.get(word, set()) - {a, b})
-        return low >= min_lower and cap * 20 <= low
+        return low, len(self._capital.get(word, set()) - {a, b})
 
     def casing(self, word: str, a: str, b: str, house_share: float = 0.1) -> bool | None:
         """How articles other than ``a`` and ``b`` write ``word`` inside sentences of prose:
@@ -124,12 +129,7 @@ class CorpusSupport:
         whatever its casing."""
         if self._words.get(word, 0) > house_share * self._n:
             return None
-        low = self._lower.get(word, 0)
-        for own in (a, b):
-            text = self._texts.get(own)
-            if low and text is not None and re.search(rf"\b{re.escape(word)}\b", text):
-                low -= 1
-        cap = len(self._capital.get(word, set()) - {a, b})
+        low, cap = self._casing_counts(word, a, b)
         if cap == low:
             return None
         return cap > low
