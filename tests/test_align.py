@@ -5,12 +5,11 @@ Sentence vectors are set by hand so each test controls the similarities it is ab
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
+from helpers import doc_of, embed
 
 from unspin.align import AlignParams, align
-from unspin.fingerprint import prepare
-from unspin.model import Article, Doc
+from unspin.model import Doc
 
 # own sentences of each article: distinct topics, nothing in common
 OWN_A = [
@@ -34,35 +33,16 @@ BLOCK = [
 ]
 
 
-def _doc(doc_id: str, sentences: list[str]) -> Doc:
-    d = prepare(Article(id=doc_id, text=" ".join(sentences)))
-    assert [s.text for s in d.sentences] == sentences
-    return d
-
-
-def _embed(a: Doc, b: Doc, pairs: dict[tuple[int, int], float]) -> None:
-    """Unit vectors: every sentence its own direction, except ``pairs`` (i, j) -> cosine."""
-    n_a, n_b = len(a.sentences), len(b.sentences)
-    dim = n_a + n_b
-    va = np.eye(dim, dtype=np.float32)[:n_a]
-    vb = np.eye(dim, dtype=np.float32)[n_a : n_a + n_b].copy()
-    for (i, j), c in pairs.items():
-        vb[j] = c * va[i] + np.sqrt(1 - c * c) * vb[j]
-    a.sentence_vectors, b.sentence_vectors = va, vb
-    a.doc_vector = va.mean(axis=0)
-    b.doc_vector = vb.mean(axis=0)
-
-
 def _block_pair(block_a: list[str], block_b: list[str]) -> tuple[Doc, Doc]:
     """A: two own sentences, the block, two own; B: three own, the block, one own."""
-    a = _doc("a", OWN_A[:2] + block_a + OWN_A[2:])
-    b = _doc("b", OWN_B[:3] + block_b + OWN_B[3:])
+    a = doc_of("a", OWN_A[:2] + block_a + OWN_A[2:])
+    b = doc_of("b", OWN_B[:3] + block_b + OWN_B[3:])
     return a, b
 
 
 def test_a_quotation_inside_a_reused_block_stays_in_the_passage() -> None:
     a, b = _block_pair(BLOCK, BLOCK)
-    _embed(a, b, {(2 + k, 3 + k): 1.0 for k in range(len(BLOCK))})
+    embed(a, b, {(2 + k, 3 + k): 1.0 for k in range(len(BLOCK))})
     al = align(a, b)
     reuse = [x for x in al.passages if not x.quote_only]
     assert len(al.passages) == 1 and len(reuse) == 1
@@ -75,7 +55,7 @@ def test_a_quotation_inside_a_reused_block_stays_in_the_passage() -> None:
 
 def test_a_shared_quotation_alone_is_still_quote_only() -> None:
     a, b = _block_pair([BLOCK[2]], [BLOCK[2]])
-    _embed(a, b, {(2, 3): 1.0})
+    embed(a, b, {(2, 3): 1.0})
     al = align(a, b)
     assert len(al.passages) == 1 and al.passages[0].quote_only
     assert al.features["n_passages"] == 0
@@ -86,7 +66,7 @@ def _garbled(gap_cos: float, params: AlignParams | None = None):
     a, b = _block_pair(BLOCK, BLOCK)
     pairs = {(2 + k, 3 + k): 1.0 for k in (0, 1, 4)}
     pairs |= {(2 + k, 3 + k): gap_cos for k in (2, 3)}
-    _embed(a, b, pairs)
+    embed(a, b, pairs)
     return align(a, b, params)
 
 
@@ -107,11 +87,11 @@ def test_an_unrelated_gap_of_two_sentences_is_not_bridged() -> None:
 
 
 def test_a_short_gap_is_bridged_whatever_its_shape() -> None:
-    a = _doc("a", OWN_A[:2] + BLOCK[:2] + ["It was chaos at the port."] + BLOCK[3:] + OWN_A[2:])
-    b = _doc(
+    a = doc_of("a", OWN_A[:2] + BLOCK[:2] + ["It was chaos at the port."] + BLOCK[3:] + OWN_A[2:])
+    b = doc_of(
         "b", OWN_B[:3] + BLOCK[:2] + ["Queues grew.", "Tempers frayed."] + BLOCK[3:] + OWN_B[3:]
     )
-    _embed(a, b, {(2, 3): 1.0, (3, 4): 1.0, (5, 7): 1.0, (6, 8): 1.0})
+    embed(a, b, {(2, 3): 1.0, (3, 4): 1.0, (5, 7): 1.0, (6, 8): 1.0})
     al = align(a, b, AlignParams(extend_score=0.9))
     assert [(x.a_sentences, x.b_sentences) for x in al.passages] == [([2, 3, 5, 6], [3, 4, 7, 8])]
     al = align(a, b, AlignParams(extend_score=0.9, bridge_chars=5))
@@ -122,7 +102,7 @@ def test_a_garbled_last_sentence_extends_the_passage_but_is_not_evidence() -> No
     garbled = "Lorry firms say the food to the isles can be struck by it."
     a, b = _block_pair(BLOCK, BLOCK[:4] + [garbled])
     pairs = {(2 + k, 3 + k): 1.0 for k in range(4)} | {(6, 7): 0.7}
-    _embed(a, b, pairs)
+    embed(a, b, pairs)
     al = align(a, b, AlignParams(max_gap=0, bridge_gap=0))
     assert [(x.a_sentences, x.b_sentences) for x in al.passages] == [
         ([2, 3, 4, 5, 6], [3, 4, 5, 6, 7])

@@ -7,8 +7,8 @@ tests are about the names-and-figures rule, not the embedder.
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
+from helpers import doc_of, embed_line_by_line
 
 from unspin.align import AlignParams, Slots, align, frame_agreement, is_template, slot_mismatch
 from unspin.classify import ClassifyParams, reuse_type
@@ -38,20 +38,10 @@ SPUN = [
 ]
 
 
-def _doc(doc_id: str, sentences: list[str]) -> Doc:
-    d = prepare(Article(id=doc_id, text=" ".join(sentences)))
-    assert [s.text for s in d.sentences] == sentences
-    return d
-
-
 def _aligned(sa: list[str], sb: list[str], cos: float = 0.95) -> tuple[Doc, Doc]:
     """Two docs whose k-th sentences face each other at cosine ``cos`` (others orthogonal)."""
-    a, b = _doc("a", sa), _doc("b", sb)
-    n = len(sa)
-    va = np.eye(2 * n, dtype=np.float32)[:n]
-    vb = cos * va + np.sqrt(1 - cos * cos) * np.eye(2 * n, dtype=np.float32)[n:]
-    a.sentence_vectors, b.sentence_vectors = va, vb.astype(np.float32)
-    a.doc_vector, b.doc_vector = va.mean(axis=0), vb.mean(axis=0)
+    a, b = doc_of("a", sa), doc_of("b", sb)
+    embed_line_by_line(a, b, cos)
     return a, b
 
 
@@ -237,20 +227,9 @@ def test_two_companies_wire_notices_are_a_template_the_same_notice_reworded_is_n
     assert not is_template(s2, p, frame_agreement(body(a), body(again)))
 
 
-def _alike_line_by_line(a: Doc, b: Doc) -> None:
-    """Give two notices of as many lines sentence vectors that match line for line at
-    cosine 0.9, as a template's lines embed."""
-    n = len(a.sentences)
-    assert n == len(b.sentences)
-    va = np.eye(2 * n, dtype=np.float32)[:n]
-    vb = 0.9 * va + np.sqrt(1 - 0.81) * np.eye(2 * n, dtype=np.float32)[n:]
-    a.sentence_vectors, b.sentence_vectors = va, vb.astype(np.float32)
-    a.doc_vector, b.doc_vector = va.mean(axis=0), vb.mean(axis=0)
-
-
 def test_a_whole_wire_notice_of_another_company_is_not_a_spun_copy() -> None:
     a, b = _wire("a", WIRE_A), _wire("b", WIRE_B)
-    _alike_line_by_line(a, b)
+    embed_line_by_line(a, b, 0.9)
     rel, _, reasons = reuse_type(a, b, align(a, b), ClassifyParams())
     assert rel not in ("copy", "spun", "duplicate")
     assert any("template" in r for r in reasons)
@@ -325,7 +304,7 @@ def test_with_a_corpus_two_notices_of_companies_named_in_common_words_are_a_temp
         return "\n".join(x.text for x in d.sentences if not x.boilerplate)
 
     def typed(a: Doc, b: Doc, support=None) -> str | None:
-        _alike_line_by_line(a, b)
+        embed_line_by_line(a, b, 0.9)
         return reuse_type(a, b, align(a, b), ClassifyParams(), support=support)[0]
 
     a, b, again = _wire("a", PLAIN_A), _wire("b", PLAIN_B), _wire("c", PLAIN_AGAIN)

@@ -245,15 +245,15 @@ def _templates(a: Doc, b: Doc, passages: list[AlignedPassage], p: AlignParams) -
         # so the next one's opening word is not taken for a name
         return "\n".join(doc.sentences[i].text for i in idx)
 
+    if a.lang != b.lang and "und" not in (a.lang, b.lang):
+        # a translation renders names and number formats its own way ("Estados Unidos",
+        # "3,5"): templates are told within one language only
+        return [False] * len(passages)
     none = Slots(0, 0, 0, 0, 0, 0)
     counts = [
         slot_mismatch(text(a, x.a_sentences), text(b, x.b_sentences)) if not x.quote_only else none
         for x in passages
     ]
-    if a.lang != b.lang and "und" not in (a.lang, b.lang):
-        # a translation renders names and number formats its own way ("Estados Unidos",
-        # "3,5"): templates are told within one language only
-        return [False] * len(passages)
 
     def frame(idx: list[int]) -> float:
         ta = "\n".join(text(a, passages[k].a_sentences) for k in idx)

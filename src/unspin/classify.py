@@ -19,7 +19,7 @@ import numpy as np
 from unspin.align import AlignParams, frame_agreement, is_template, slot_mismatch
 from unspin.corpus import bigram_hashes, body_sentences, mid_capitals
 from unspin.model import Alignment, Doc, Relation
-from unspin.normalise import STOPWORDS, word_spans, words
+from unspin.normalise import STOPWORDS, rare_word, word_spans, words
 
 
 @dataclass(frozen=True)
@@ -120,16 +120,6 @@ def _known(word: str, lang: str) -> bool:
     try:
         return zipf_frequency(word, lang) > 0
     except LookupError:  # a language wordfreq does not cover: no evidence either way
-        return True
-
-
-@lru_cache(maxsize=100_000)
-def _rare(word: str, lang: str) -> bool:
-    from wordfreq import zipf_frequency
-
-    try:
-        return zipf_frequency(word, lang) < 3.0
-    except LookupError:
         return True
 
 
@@ -511,12 +501,9 @@ def direction(
     if support is not None and a.lang == b.lang:
         # only rare words: a name's spelling, not the casing of common words, is evidence
         na, nb = _names(a, ia), _names(b, ib)
-        only_a = {
-            w for w in na - nb if not _uses(b.article.text.lower(), w, []) and _rare(w, a.lang)
-        }
-        only_b = {
-            w for w in nb - na if not _uses(a.article.text.lower(), w, []) and _rare(w, b.lang)
-        }
+        low_a, low_b = a.article.text.lower(), b.article.text.lower()
+        only_a = {w for w in na - nb if not _uses(low_b, w, []) and rare_word(w, a.lang)}
+        only_b = {w for w in nb - na if not _uses(low_a, w, []) and rare_word(w, b.lang)}
         # a look-alike on the other side (misspelt, translated): not a substituted name,
         # which any article may use
         only_a = {w for w in only_a if any(_look_alike(w, v) for v in nb - na)}

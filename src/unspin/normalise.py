@@ -142,10 +142,10 @@ DATE_WORDS = frozenset(
 )
 
 # in an all-caps stretch (a wire title: "ACME CORP SETS QUARTERLY DIVIDEND") casing tells
-# nothing, so a word is taken for a name when it is rare (as classify's rare words: zipf
-# frequency below 3, once in a million words or less): "ACME", "QTLY"; not "SETS"
+# nothing, so a word is taken for a name when it is rare (:func:`rare_word`): "ACME",
+# "QTLY"; not "SETS"
 CAPS_MIN_WORDS = 3  # as is_boilerplate's all-caps line
-CAPS_NAME_ZIPF = 3.0
+RARE_ZIPF = 3.0  # zipf frequency below 3: once in a million words or less
 
 
 def caps_words(text: str) -> list[bool]:
@@ -166,10 +166,16 @@ def caps_words(text: str) -> list[bool]:
 
 
 @lru_cache(maxsize=100_000)
-def _rare_en(word: str) -> bool:
+def rare_word(word: str, lang: str = "en") -> bool:
+    """Whether ``word`` is rare in the language (zipf frequency below ``RARE_ZIPF``): a
+    name's spelling rather than a common word. True for a language ``wordfreq`` does not
+    cover (no evidence it is common)."""
     from wordfreq import zipf_frequency
 
-    return zipf_frequency(word, "en") < CAPS_NAME_ZIPF
+    try:
+        return zipf_frequency(word, lang) < RARE_ZIPF
+    except LookupError:
+        return True
 
 
 def names(
@@ -179,7 +185,7 @@ def names(
     quotation (names, mostly).
 
     ``caps``: in an all-caps stretch (:func:`caps_words`), where every word is capitalised,
-    the rare words (zipf frequency below ``CAPS_NAME_ZIPF``, stopwords and figures left
+    the rare words (:func:`rare_word`, stopwords and figures left
     out) are the names, wherever they stand; and anywhere, figures written as words and
     the months and weekdays of dates (``DATE_WORDS``) are not names.
 
@@ -200,7 +206,7 @@ def names(
                 if low in STOPWORDS or not any(c.isalpha() for c in low):
                     continue
                 known = casing(low) if casing is not None else None
-                if known if known is not None else _rare_en(low):
+                if known if known is not None else rare_word(low):
                     out.add(low)
                 continue
         if k and w[0].isupper() and not re.search(r"[\"“‘:.!?\n]\s*$", before):

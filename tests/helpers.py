@@ -1,0 +1,36 @@
+"""Small builders shared by the aligner and template tests: docs from sentence lists, and
+sentence vectors set by hand so a test controls the similarities it is about."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from unspin.fingerprint import prepare
+from unspin.model import Article, Doc
+
+
+def doc_of(doc_id: str, sentences: list[str]) -> Doc:
+    """A prepared doc whose sentences are exactly ``sentences``."""
+    d = prepare(Article(id=doc_id, text=" ".join(sentences)))
+    assert [s.text for s in d.sentences] == sentences
+    return d
+
+
+def embed(a: Doc, b: Doc, pairs: dict[tuple[int, int], float]) -> None:
+    """Unit vectors: every sentence its own direction, except ``pairs`` (i, j) -> cosine."""
+    n_a, n_b = len(a.sentences), len(b.sentences)
+    dim = n_a + n_b
+    va = np.eye(dim, dtype=np.float32)[:n_a]
+    vb = np.eye(dim, dtype=np.float32)[n_a : n_a + n_b].copy()
+    for (i, j), c in pairs.items():
+        vb[j] = c * va[i] + np.sqrt(1 - c * c) * vb[j]
+    a.sentence_vectors, b.sentence_vectors = va, vb
+    a.doc_vector = va.mean(axis=0)
+    b.doc_vector = vb.mean(axis=0)
+
+
+def embed_line_by_line(a: Doc, b: Doc, cos: float) -> None:
+    """Two docs of as many sentences whose k-th sentences face each other at ``cos``."""
+    n = len(a.sentences)
+    assert n == len(b.sentences)
+    embed(a, b, {(k, k): cos for k in range(n)})
