@@ -134,13 +134,9 @@ def compare(a: Article | PathLike, b: Article | PathLike, config: Config | None 
     al = align(da, db, config.align)
     rel = classify(da, db, al, config.classify, align_params=config.align)
     if rel is not None:
-        from unspin.changes import extract_changes, undirected_changes
+        from unspin.changes import relation_changes
 
-        if rel.source and rel.derivative:
-            src, der = (da, db) if rel.source == da.id else (db, da)
-            rel.changes = extract_changes(src, der, rel)
-        else:
-            rel.changes = undirected_changes(da, db, rel)
+        rel.changes = relation_changes(rel, {da.id: da, db.id: db})
         return rel
     from unspin.candidates import quote_keys
 

@@ -14,6 +14,7 @@ import dataclasses
 import re
 import unicodedata
 from bisect import bisect_left
+from collections.abc import Mapping
 from difflib import SequenceMatcher
 from functools import cache, lru_cache
 from typing import NamedTuple
@@ -763,18 +764,21 @@ def undirected_changes(a: Doc, b: Doc, relation: Relation) -> list[Change]:
     return out
 
 
+def relation_changes(relation: Relation, docs: Mapping[str, Doc]) -> list[Change]:
+    """A reuse relation's changes: from source to derivative where the direction is known,
+    as differences (``directed`` False) where not. ``docs`` holds the pair's two Docs."""
+    if relation.source and relation.derivative:
+        return extract_changes(docs[relation.source], docs[relation.derivative], relation)
+    return undirected_changes(docs[relation.a], docs[relation.b], relation)
+
+
 def changes_for_result(result: Result) -> list[Change]:
-    """Changes for every copy, spin, partial reuse and translation: from source to
-    derivative where the direction is known, as differences (``directed`` False) where not."""
+    """Changes for every copy, spin, partial reuse and translation (:func:`relation_changes`)."""
     docs = {d.id: d for d in result.docs}
     out: list[Change] = []
     for r in result.relations:
-        if r.relation not in ("duplicate", "copy", "spun", "partial", "translation"):
-            continue
-        if r.source and r.derivative:
-            out.extend(extract_changes(docs[r.source], docs[r.derivative], r))
-        else:
-            out.extend(undirected_changes(docs[r.a], docs[r.b], r))
+        if r.relation in ("duplicate", "copy", "spun", "partial", "translation"):
+            out.extend(relation_changes(r, docs))
     return out
 
 
