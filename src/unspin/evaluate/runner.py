@@ -336,7 +336,7 @@ def _direction_and_changes(
     import dataclasses
 
     from unspin.align import align
-    from unspin.changes import extract_changes, undirected_changes
+    from unspin.changes import extract_changes, relation_changes
     from unspin.classify import classify
     from unspin.corpus import CorpusSupport
 
@@ -375,12 +375,7 @@ def _direction_and_changes(
             false_quotes += sum(c.kind == "quote_altered" for c in timed_changes)
         # what changes.jsonl holds for the pair: changes where the run directed it right,
         # the pair's differences where it left the direction open, nothing where wrong
-        if guess == src:
-            out = extract_changes(docs[src], docs[der], rel)
-        elif guess is None:
-            out = undirected_changes(docs[rel.a], docs[rel.b], rel)
-        else:
-            out = []
+        out = relation_changes(rel, docs) if guess in (src, None) else []
         for e in lab.get("edits", []):
             h = hits.setdefault((e["kind"], "untimed"), [0, 0])
             h[0] += _found(e, out, der)
