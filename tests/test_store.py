@@ -160,3 +160,36 @@ def test_reopen_after_close(tmp_path):
         st.load_articles()
     with Store(tmp_path / "nested" / ".unspin") as st2:
         assert st2.stats()["docs"] == 1 and len(st2.load_articles()) == 3
+
+
+def _rel_keys(result) -> set[tuple[str, str, str]]:
+    return {(r.a, r.b, r.relation) for r in result.relations}
+
+
+def test_add_articles_and_remove_equal_a_fresh_scan(tmp_path):
+    import unspin
+    from unspin.output import read_tables
+
+    cfg = Config(embedder="hashing")
+    arts = articles()
+    copy = Article(id="a0-copy", text=TEXTS[0], title="Title 0")
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for a in arts:
+        (folder / f"{a.id}.txt").write_text(f"{a.title}\n\n{a.text}", encoding="utf-8")
+    out = tmp_path / "res"
+    unspin.scan([folder], out=out, config=cfg)
+    added = unspin.add([copy], out=out, config=cfg)  # an Article, not a path
+    assert "a0-copy" in {d.id for d in added.docs}
+    assert any("a0-copy" in (r.a, r.b) for r in added.relations)
+    tables = read_tables(out)
+    assert "a0-copy" in {r["id"] for r in tables["articles"]}
+    removed = unspin.remove("a0-copy", out=out, config=cfg)
+    assert "a0-copy" not in {d.id for d in removed.docs}
+    assert not any("a0-copy" in (r.a, r.b) for r in removed.relations)
+    assert not any("a0-copy" in s.articles for s in removed.stories)
+    fresh = unspin.scan([folder], config=cfg, store=False)
+    assert _rel_keys(removed) == _rel_keys(fresh)
+    assert "a0-copy" not in {r["id"] for r in read_tables(out)["articles"]}
+    with pytest.raises(KeyError, match="nope"):
+        unspin.remove(["nope"], out=out, config=cfg)

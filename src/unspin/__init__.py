@@ -1,6 +1,6 @@
 """unspin: trace news copies, spins and translations back to their source."""
 
-from unspin.api import add, compare, scan
+from unspin.api import add, compare, remove, scan
 from unspin.model import (
     AlignedPassage,
     Article,
@@ -26,5 +26,6 @@ __all__ = [
     "Story",
     "add",
     "compare",
+    "remove",
     "scan",
 ]

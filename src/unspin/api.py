@@ -48,8 +48,20 @@ def scan(
     return _run(articles, errors, config, out, _store(out, store), progress, replace=True)
 
 
+def _read_inputs(
+    items: Sequence[Article | PathLike] | PathLike | Article, ingest: IngestOptions | None
+) -> tuple[list[Article], list[InputError]]:
+    """Articles given as such, plus those read from the paths among ``items``."""
+    if isinstance(items, (str, os.PathLike, Article)):
+        items = [items]
+    given = [x for x in items if isinstance(x, Article)]
+    paths = [x for x in items if not isinstance(x, Article)]
+    read, errors = read_paths(paths, ingest) if paths else ([], [])
+    return given + read, errors
+
+
 def add(
-    paths: Sequence[PathLike] | PathLike,
+    paths: Sequence[Article | PathLike] | PathLike | Article,
     *,
     out: PathLike,
     config: Config | None = None,
@@ -57,20 +69,19 @@ def add(
     store: PathLike | None = None,
     progress: Progress = _noop,
 ) -> Result:
-    """Add articles to an earlier scan's store and recompute results for the whole pile.
+    """Add articles (files, folders or ``Article`` objects) to an earlier scan's store and
+    recompute results for the whole pile.
 
     Fingerprints of the stored articles come from the cache, so only the new articles
     are embedded; the result equals a fresh scan of old and new inputs together.
     """
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
     config = config or Config()
     st = _store(out, store)
     old = st.load_articles()
     if not old:
         st.close()
         raise ValueError(f"no earlier scan in {st.path}: run `unspin scan ... --out {out}` first")
-    new, errors = read_paths(paths, ingest)
+    new, errors = _read_inputs(paths, ingest)
     taken = {a.id for a in old}
     for a in new:
         if a.id in taken:
@@ -85,6 +96,33 @@ def add(
     by_id = {a.id: a for a in old}
     by_id.update({a.id: a for a in new})
     return _run(list(by_id.values()), errors, config, out, st, progress)
+
+
+def remove(
+    ids: Sequence[str] | str,
+    *,
+    out: PathLike,
+    config: Config | None = None,
+    store: PathLike | None = None,
+    progress: Progress = _noop,
+) -> Result:
+    """Remove articles by id from an earlier scan's store and recompute the results, so
+    nothing derived from them (relations, changes, story membership) remains.
+
+    Raises ``KeyError`` naming the ids the store does not hold (nothing is removed then).
+    """
+    if isinstance(ids, str):
+        ids = [ids]
+    config = config or Config()
+    st = _store(out, store)
+    old = st.load_articles()
+    missing = sorted(set(ids) - {a.id for a in old})
+    if missing:
+        st.close()
+        raise KeyError(f"not in the store {st.path}: {', '.join(missing)}")
+    gone = set(ids)
+    kept = [a for a in old if a.id not in gone]
+    return _run(kept, [], config, out, st, progress, replace=True)
 
 
 def _run(articles, errors, config, out, st, progress, replace: bool = False) -> Result:

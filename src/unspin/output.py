@@ -76,3 +76,14 @@ def _write_parquet(tables: dict[str, list[dict[str, Any]]], out: Path) -> list[P
 def read_jsonl(path: str | os.PathLike) -> list[dict[str, Any]]:
     with open(path, encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]
+
+
+def read_tables(out: str | os.PathLike) -> dict[str, list[dict[str, Any]]]:
+    """Every table of a results folder (``FILES``) as lists of dicts; a table the folder
+    lacks is an empty list. Readers (``unspin quotes``, the report, the service) go through
+    this one function, so how a results folder is laid out on disk stays in this module."""
+    out = Path(out)
+    return {
+        name: read_jsonl(out / f"{name}.jsonl") if (out / f"{name}.jsonl").is_file() else []
+        for name in FILES
+    }
