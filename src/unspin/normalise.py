@@ -10,6 +10,7 @@ import hashlib
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
 from functools import lru_cache
 
 from unspin.model import Quote, Sentence
@@ -342,6 +343,34 @@ def is_boilerplate(sentence: str, headline: bool = False) -> bool:
         if upper > 0.85 and not s.endswith((".", '."', ".”")):
             return True
     return False
+
+
+# ---------------------------------------------------------------- time
+
+
+def parse_time(value: str | None) -> datetime | None:
+    """An ISO 8601 ``published_at`` as a datetime (None when absent or unreadable).
+
+    A time with a zone is converted to UTC and returned without one, so that any two
+    parsed times compare; a time without a zone is taken as UTC (a date alone is midnight).
+    """
+    if not value:
+        return None
+    try:
+        t = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if t.tzinfo is not None:
+        t = t.astimezone(timezone.utc).replace(tzinfo=None)
+    return t
+
+
+def days_apart(a: str | None, b: str | None) -> float | None:
+    """Days between two ``published_at`` values (None unless both parse)."""
+    ta, tb = parse_time(a), parse_time(b)
+    if ta is None or tb is None:
+        return None
+    return abs((ta - tb).total_seconds()) / 86400.0
 
 
 # ---------------------------------------------------------------- language

@@ -26,6 +26,7 @@ from unspin.stories import (
     make_stories,
     pair_features,
     story_probability,
+    too_far,
 )
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
@@ -117,7 +118,8 @@ def pair_stage(
     qkeys = [quote_keys(d, config.candidates.quote_min_words) for d in docs]
 
     def feature_fn(i: int, j: int) -> dict[str, float]:
-        return pair_features(docs[i], docs[j], len(qkeys[i] & qkeys[j]))
+        shared = len(qkeys[i] & qkeys[j])
+        return pair_features(docs[i], docs[j], shared, config.stories.time_scale_days)
 
     def per_pair(pair: tuple[int, int]) -> tuple[Relation | None, dict[str, float]]:
         i, j = pair if docs[pair[0]].id <= docs[pair[1]].id else pair[::-1]
@@ -189,10 +191,13 @@ def analyse(
     feats: dict[tuple[int, int], dict[str, float]] = {}
     for members in story_components(docs, ps, config):
         cf = component_features(docs, members, ps.features, ps.feature_fn)
+        apart = set()  # published too far apart to be one event, and no reuse between them
         for pair, f in cf.items():
             feats[pair] = f
             probs[pair] = 1.0 if pair in ps.reuse else story_probability(f, sp)
-        groups.extend(cluster_component(members, probs, sp))
+            if pair not in ps.reuse and too_far(f, sp):
+                apart.add(pair)
+        groups.extend(cluster_component(members, probs, sp, apart))
     groups.sort(key=lambda g: g[0])
     story_of = {i: g for g in range(len(groups)) for i in groups[g]}
     relations: list[Relation] = list(ps.reuse.values())
@@ -212,7 +217,8 @@ def analyse(
                 reasons=[
                     f"event similarity {pr:.2f} (documents {f['doc_sim']:.2f}, best sentences "
                     f"{f['top_sent']:.2f}, names/numbers/dates {f['keys']:.2f}, within topic "
-                    f"{f['keys_local']:.2f}, shared quotations {int(f['quotes'] * 2)})",
+                    f"{f['keys_local']:.2f}, shared quotations {int(f['quotes'] * 2)}"
+                    + (f", published {f['days']:.1f} days apart)" if f["days"] >= 0 else ")"),
                     "no passage reuse beyond shared quotations"
                     if kind == "same_story"
                     else "grouped into different stories",

@@ -20,8 +20,18 @@ from functools import lru_cache
 import numpy as np
 
 from unspin.model import Doc, Relation, Story
+from unspin.normalise import days_apart, parse_time
 
-FEATURES = ("doc_sim", "top_sent", "keys", "keys_local", "details", "quotes")
+FEATURES = (
+    "doc_sim",
+    "top_sent",
+    "keys",
+    "keys_local",
+    "details",
+    "quotes",
+    "dated",
+    "time_near",
+)
 
 
 @dataclass(frozen=True)
@@ -30,8 +40,13 @@ class StoryParams:
 
     # fitted by `bench/fit_story_model.py --fold A --drop keys` (odd ECB+ topics); the
     # global name overlap is left out: it merges different events of the same cast
-    weights: tuple[float, ...] = (0.936, 1.877, 0.0, 16.927, 5.008, 1.23)
+    weights: tuple[float, ...] = (0.936, 1.877, 0.0, 16.927, 5.008, 1.23, 0.0, 0.0)
     bias: float = -5.733
+    #: scale of the time feature: ``time_near`` = exp(-days apart / time_scale_days)
+    time_scale_days: float = 2.0
+    #: two articles published more than this many days apart are never one story unless
+    #: text is reused between them (a story is an event; its coverage spans days, not years)
+    max_gap_days: float = 14.0
     same_story: float = 0.7  # average-linkage cut (chosen on the training topics)
     # second pass: a fragment of at most ``attach_max`` articles joins the story it is
     # on average most likely one event with, when that mean probability is >= attach_bar
@@ -50,6 +65,8 @@ class StoryParams:
             raise ValueError("StoryParams needs 0 < related <= same_story < 1")
         if self.attach_max < 0 or not 0 < self.attach_bar <= 1 or not 0 < self.attach_link <= 1:
             raise ValueError("StoryParams needs attach_max >= 0, attach_bar/link in (0, 1]")
+        if self.time_scale_days <= 0 or self.max_gap_days <= 0:
+            raise ValueError("StoryParams needs time_scale_days > 0 and max_gap_days > 0")
 
 
 @lru_cache(maxsize=200_000)
@@ -116,7 +133,16 @@ def top_sentence_sim(a: Doc, b: Doc, k: int = 3) -> float:
     return float((ra + rb) / 2)
 
 
-def pair_features(a: Doc, b: Doc, shared_quotes: int) -> dict[str, float]:
+def pair_features(
+    a: Doc, b: Doc, shared_quotes: int, time_scale_days: float = StoryParams.time_scale_days
+) -> dict[str, float]:
+    """Event-similarity features of two articles (``keys_local`` is set per component).
+
+    ``dated`` is 1 when both articles give a publication time, and then ``time_near`` is
+    exp(-days apart / ``time_scale_days``) (1 on the same instant, 0.61 a day apart at the
+    default scale); both are 0 when a time is missing, so undated pairs score as before.
+    ``days`` (not a model feature) keeps the gap for the span rule, -1 when unknown."""
+    gap = days_apart(a.article.published_at, b.article.published_at)
     return {
         "doc_sim": float(a.doc_vector @ b.doc_vector),
         "top_sent": top_sentence_sim(a, b),
@@ -124,7 +150,16 @@ def pair_features(a: Doc, b: Doc, shared_quotes: int) -> dict[str, float]:
         "details": key_overlap(a, b, kinds="nmd"),
         "keys_local": 0.0,  # set per component by component_features
         "quotes": float(min(shared_quotes, 2)) / 2,
+        "dated": 0.0 if gap is None else 1.0,
+        "time_near": 0.0 if gap is None else math.exp(-gap / time_scale_days),
+        "days": -1.0 if gap is None else gap,
     }
+
+
+def too_far(feats: dict[str, float], p: StoryParams) -> bool:
+    """Whether two articles are published too far apart to be one event (the span rule;
+    a reuse relation between them overrides it)."""
+    return feats.get("days", -1.0) > p.max_gap_days
 
 
 def story_probability(feats: dict[str, float], p: StoryParams) -> float:
@@ -132,18 +167,47 @@ def story_probability(feats: dict[str, float], p: StoryParams) -> float:
     return 1.0 / (1.0 + math.exp(-z))
 
 
-def _average_linkage(prob: np.ndarray, cut: float) -> list[int]:
-    """Cluster labels: merge while the mean pairwise probability stays >= cut."""
+def _average_linkage(prob: np.ndarray, cut: float, apart: np.ndarray | None = None) -> list[int]:
+    """Cluster labels: merge while the mean pairwise probability stays >= cut.
+
+    ``apart``: a boolean matrix of pairs that may never share a cluster (cannot-links:
+    published too far apart); two clusters holding such a pair are never merged."""
     n = len(prob)
     if n == 1:
         return [0]
-    from scipy.cluster.hierarchy import fcluster, linkage
-    from scipy.spatial.distance import squareform
+    if apart is None or not apart.any():
+        from scipy.cluster.hierarchy import fcluster, linkage
+        from scipy.spatial.distance import squareform
 
-    dist = 1.0 - prob
-    np.fill_diagonal(dist, 0.0)
-    z = linkage(squareform(dist, checks=False), method="average")
-    return [int(x) - 1 for x in fcluster(z, t=1.0 - cut, criterion="distance")]
+        dist = 1.0 - prob
+        np.fill_diagonal(dist, 0.0)
+        z = linkage(squareform(dist, checks=False), method="average")
+        return [int(x) - 1 for x in fcluster(z, t=1.0 - cut, criterion="distance")]
+    # the same greedy merging with constraints: sums of pair probabilities between clusters
+    total = prob.astype(float).copy()
+    np.fill_diagonal(total, 0.0)
+    size = np.ones(n)
+    blocked = apart.copy()
+    alive = np.ones(n, dtype=bool)
+    label = list(range(n))
+    while True:
+        mean = total / np.outer(size, size)
+        mean[blocked | ~np.outer(alive, alive)] = -1.0
+        np.fill_diagonal(mean, -1.0)
+        x, y = np.unravel_index(int(np.argmax(mean)), mean.shape)
+        if mean[x, y] < cut:
+            break
+        x, y = min(x, y), max(x, y)
+        total[x, :] += total[y, :]
+        total[:, x] += total[:, y]
+        total[x, x] = 0.0
+        blocked[x, :] |= blocked[y, :]
+        blocked[:, x] |= blocked[:, y]
+        size[x] += size[y]
+        alive[y] = False
+        label = [x if lab == y else lab for lab in label]
+    codes = {lab: k for k, lab in enumerate(dict.fromkeys(label))}
+    return [codes[lab] for lab in label]
 
 
 def components(n_docs: int, edges) -> list[list[int]]:
@@ -178,22 +242,30 @@ def cluster_component(
     members: list[int],
     probs: dict[tuple[int, int], float],
     p: StoryParams,
+    apart: set[tuple[int, int]] | frozenset[tuple[int, int]] = frozenset(),
 ) -> list[list[int]]:
-    """Average-linkage groups of one component from its pair probabilities."""
+    """Average-linkage groups of one component from its pair probabilities; pairs in
+    ``apart`` (doc index pairs ``(i, j)``, ``i < j``) never end up in one group."""
     if len(members) == 1:
         return [members]
-    prob = np.zeros((len(members), len(members)))
-    for x in range(len(members)):
-        for y in range(x + 1, len(members)):
-            prob[x, y] = prob[y, x] = probs[(members[x], members[y])]
+    n = len(members)
+    prob = np.zeros((n, n))
+    block = np.zeros((n, n), dtype=bool)
+    for x in range(n):
+        for y in range(x + 1, n):
+            key = (members[x], members[y])
+            prob[x, y] = prob[y, x] = probs[key]
+            block[x, y] = block[y, x] = key in apart
     by_label: dict[int, list[int]] = {}
-    for x, lab in enumerate(_average_linkage(prob, p.same_story)):
+    for x, lab in enumerate(_average_linkage(prob, p.same_story, block)):
         by_label.setdefault(lab, []).append(x)
-    groups = attach_fragments(list(by_label.values()), prob, p)
+    groups = attach_fragments(list(by_label.values()), prob, p, block)
     return [sorted(members[x] for x in g) for g in groups]
 
 
-def attach_fragments(groups: list[list[int]], prob: np.ndarray, p: StoryParams) -> list[list[int]]:
+def attach_fragments(
+    groups: list[list[int]], prob: np.ndarray, p: StoryParams, block: np.ndarray | None = None
+) -> list[list[int]]:
     """Second pass over average-linkage groups (indices into ``prob``).
 
     The strict cut keeps look-alike events apart but leaves articles with little
@@ -201,7 +273,9 @@ def attach_fragments(groups: list[list[int]], prob: np.ndarray, p: StoryParams) 
     probability is diluted by its many loosely related members. A fragment of at most
     ``attach_max`` articles joins the group with the highest mean probability to it when
     that mean is at least ``attach_bar`` and one pair between them is confidently one
-    event (at least ``attach_link``); smallest fragments first, until nothing moves.
+    event (at least ``attach_link``); smallest fragments first, until nothing moves. A
+    group holding a pair ``block``ed with the fragment (published too far apart) is no
+    home for it.
     """
     groups = [list(g) for g in groups]
     settled: set[int] = set()  # smallest member of fragments that found no home
@@ -215,8 +289,12 @@ def attach_fragments(groups: list[list[int]], prob: np.ndarray, p: StoryParams) 
         frag = todo[0]
         others = [h for h in groups if h is not frag]
         blocks = [prob[np.ix_(frag, h)] for h in others]
-        best = int(np.argmax([b.mean() for b in blocks]))
-        if blocks[best].mean() >= p.attach_bar and blocks[best].max() >= p.attach_link:
+        means = [
+            -1.0 if block is not None and block[np.ix_(frag, h)].any() else b.mean()
+            for b, h in zip(blocks, others)
+        ]
+        best = int(np.argmax(means))
+        if means[best] >= p.attach_bar and blocks[best].max() >= p.attach_link:
             others[best].extend(frag)
             groups = others
             settled.clear()  # a grown group may now take a fragment that found none
