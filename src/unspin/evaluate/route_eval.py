@@ -257,13 +257,15 @@ def eval_routes(
         "No publication times are given."
     )
     if cut is not None:
+        same = tune is None or Path(tune).resolve() == folder.resolve()
         where = (
-            f"tuned on {tune} ({n_tuned} labelled pairs)"
-            if tune
-            else (f"tuned on this same set ({n_tuned} labelled pairs): NOT held out")
+            f"tuned on this same set ({n_tuned} labelled pairs): not held out"
+            if same
+            else f"tuned on {tune} ({n_tuned} labelled pairs), not on this set"
         )
         table.notes.append(
-            f"TF-IDF cosine cut {cut:.3f}, {where}, F1-best over pairs with a derivative"
+            f"TF-IDF cosine cut {cut:.3f}, {where}; the cut with the best F1 over the pairs "
+            "with a derivative"
         )
     if "minhash" in systems:
         table.notes.append("MinHash-LSH: datasketch, word 5-grams, 128 permutations, J >= 0.5")
