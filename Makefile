@@ -8,15 +8,20 @@ STAMP := $(VENV)/.installed
 
 setup: $(STAMP)
 
-# Real machine translation for the labelled derivatives (unspin eval make-derivatives and
-# its tests). Installed from Debian where missing and when we may; otherwise those tests skip.
+# Real machine translation (Apertium: English-Spanish, English-Catalan, Esperanto-English)
+# and the OpenOffice thesaurus for the labelled derivatives (unspin eval make-derivatives,
+# make-routes and their tests). Installed from Debian where missing and when we may;
+# otherwise those tests skip, saying which package is missing.
+APT_PACKAGES := apertium apertium-eng-spa apertium-eng-cat apertium-eo-en mythes-en-us
 apertium:
-	@command -v apertium >/dev/null && apertium -l 2>/dev/null | grep -q eng-spa || \
-	  { if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	      (apt-get install -y -q apertium apertium-eng-spa >/dev/null 2>&1 || \
-	       (apt-get update -q >/dev/null && apt-get install -y -q apertium apertium-eng-spa >/dev/null)) \
-	      || echo "warning: could not install apertium; machine-translation tests will skip"; \
-	    else echo "note: apertium missing and not root; machine-translation tests will skip"; fi; }
+	@modes="$$(apertium -l 2>/dev/null)"; \
+	 if echo "$$modes" | grep -qw eng-spa && echo "$$modes" | grep -qw eng-cat && \
+	    echo "$$modes" | grep -qw en-eo && [ -f /usr/share/mythes/th_en_US_v2.idx ]; then :; \
+	 elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	   (apt-get install -y -q $(APT_PACKAGES) >/dev/null 2>&1 || \
+	    (apt-get update -q >/dev/null && apt-get install -y -q $(APT_PACKAGES) >/dev/null)) \
+	   || echo "warning: could not install $(APT_PACKAGES); machine-translation and thesaurus tests will skip"; \
+	 else echo "note: some of $(APT_PACKAGES) missing and not root; their tests will skip"; fi
 
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)

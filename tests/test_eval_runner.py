@@ -24,10 +24,14 @@ def deriv_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_derivatives_table_has_every_system_and_sane_values(deriv_dir: Path) -> None:
     table = eval_derivatives(deriv_dir, ["minhash", "tfidf"], Config(embedder="hashing"))
-    assert table.systems == ["unspin", "minhash", "tfidf"]
+    assert table.systems == ["unspin", "minhash", "tfidf (tuned)"]
     metrics = dict(table.rows)
     recall = metrics["pair recall (any reuse)"]
-    assert set(recall) == {"unspin", "minhash", "tfidf"}
+    assert set(recall) == {"unspin", "minhash", "tfidf (tuned)"}
+    # both baselines beside unspin on every detection row
+    detection = [k for k in metrics if k.startswith(("pair ", "kind ")) and "detected" in k]
+    detection += [k for k in metrics if k.startswith("pair ")]
+    assert detection and all(set(metrics[k]) == set(table.systems) for k in detection)
     for name, vals in metrics.items():
         for v in vals.values():
             if "granularity" in name:
@@ -44,13 +48,21 @@ def test_derivatives_table_has_every_system_and_sane_values(deriv_dir: Path) -> 
     assert len(whole) == 1
     p_whole, r_whole = (float(x) for x in metrics[whole[0]]["unspin"].split(" / "))
     assert 0.0 <= p_whole <= 1.0 and 0.0 < r_whole <= 1.0
-    # publication times decide every detected pair, and the right way
-    assert metrics["direction right with publication times, of pairs detected"]["unspin"] == 1.0
-    timed = [k for k in metrics if k.startswith("injected edits reported, with times")]
+    # publication times decide every detected pair, and the right way: a self-check,
+    # labelled so and put after every other row
+    timed = "(self-check) direction right with publication times, of pairs detected"
+    assert metrics[timed]["unspin"] == 1.0
+    names = [k for k, _ in table.rows]
+    checks = [i for i, k in enumerate(names) if k.startswith("(self-check)")]
+    assert checks and checks == list(range(len(names) - len(checks), len(names)))
+    assert not [k for k in names if "with times" in k or "publication" in k if k[0] != "("]
+    timed = [k for k in metrics if k.startswith("(self-check) injected edits reported, with")]
     assert len(timed) == 1 and metrics[timed[0]]["unspin"] > 0.5
+    assert "direction right, undecided counted wrong (primary)" in metrics
     md = table.to_markdown("unspin eval derivatives X")
     assert (
-        md.startswith("## labelled derivatives") and "| metric | unspin | minhash | tfidf |" in md
+        md.startswith("## labelled derivatives")
+        and "| metric | unspin | minhash | tfidf (tuned) |" in md
     )
 
 
@@ -68,7 +80,7 @@ def test_pair_verdicts_file_accounts_for_the_table(deriv_dir: Path, tmp_path: Pa
     precision = metrics["pair precision (any reuse)"]["unspin"]
     assert found / (found + len(unlabelled)) == pytest.approx(precision)
     right = sum(r["direction"] == "right" for r in labelled)
-    direction = metrics["direction right (undecided counts wrong)"]["unspin"]
+    direction = metrics["direction right, undecided counted wrong (primary)"]["unspin"]
     assert right / len(labelled) == pytest.approx(direction)
     assert len({(r["a"], r["b"]) for r in rows}) == len(rows)  # one row per pair
 

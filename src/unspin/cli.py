@@ -52,6 +52,8 @@ EVAL_TASKS = (
     "news-copy",
     "pan-alignment",
     "make-derivatives",
+    "routes",
+    "make-routes",
 )
 
 
@@ -232,6 +234,35 @@ def build_parser() -> argparse.ArgumentParser:
         nargs=2,
         metavar=("EN", "ES"),
         help="make-derivatives: MEANTIME-style files whose es side is added as translations",
+    )
+    p.add_argument(
+        "--n-per-route",
+        type=int,
+        default=30,
+        help="make-routes: derivatives per sampled route (MT, synonym, one-way)",
+    )
+    p.add_argument(
+        "--routes",
+        help="make-routes: comma-separated routes (default: all of mt_spa, mt_cat, mt_epo, "
+        "synonym, oneway_spa, oneway_cat, rewrite_same, rewrite_condensed, rewrite_framed)",
+    )
+    p.add_argument(
+        "--rewrites",
+        metavar="DIR",
+        default="/work/rewrites",
+        help="make-routes: folder of model-written rewrites (manifest.json, same/, "
+        "condensed/, framed/); '' for none",
+    )
+    p.add_argument("--split", choices=("tune", "held"), help="make-routes: which split to make")
+    p.add_argument(
+        "--distractors",
+        type=int,
+        help="make-routes: corpus articles kept besides the sources (default: all)",
+    )
+    p.add_argument(
+        "--tune-set",
+        metavar="DIR",
+        help="routes: the make-routes folder TF-IDF's threshold is tuned on (default: DATA)",
     )
     return parser
 
@@ -549,6 +580,8 @@ def _run_eval(args: argparse.Namespace, out: Console, err: Console) -> int:
         path = make_derivatives(corpus, spec, Path(args.out), parallel=parallel)
         out.print(f"wrote {path}")
         return EXIT_OK
+    if args.task == "make-routes":
+        return _make_routes(args, data, out)
     systems = [b for b in args.baselines.split(",") if b]
     unknown = set(systems) - set(runner.BASELINES)
     if unknown:
@@ -556,6 +589,14 @@ def _run_eval(args: argparse.Namespace, out: Console, err: Console) -> int:
     if args.task == "derivatives":
         pairs_out = Path(args.out) / "pairs.jsonl" if args.out else None
         table = runner.eval_derivatives(data[0], systems, pairs_out=pairs_out)
+    elif args.task == "routes":
+        from unspin.evaluate.route_eval import eval_routes
+
+        pairs_out = Path(args.out) / "pairs.jsonl" if args.out else None
+        tune = Path(args.tune_set) if args.tune_set else None
+        if tune is not None and not tune.is_dir():
+            raise UsageError(f"--tune-set: no such folder: {tune}")
+        table = eval_routes(data[0], tune, systems, pairs_out=pairs_out)
     elif args.task == "stories":
         table = runner.eval_stories(data[0])
     elif args.task == "parallel":
@@ -588,6 +629,34 @@ def _run_eval(args: argparse.Namespace, out: Console, err: Console) -> int:
             json.dumps(table.to_json(), indent=2, default=str) + "\n", encoding="utf-8"
         )
         err.print(f"wrote {report} and {report.with_suffix('.json')}")
+    return EXIT_OK
+
+
+def _make_routes(args: argparse.Namespace, data: list, out: Console) -> int:
+    from pathlib import Path
+
+    from unspin.evaluate.corpora import read_corpus
+    from unspin.evaluate.routes import ROUTES, RouteSpec, make_routes
+
+    if not args.out:
+        raise UsageError("make-routes needs --out DIR")
+    routes = tuple(r for r in (args.routes or ",".join(ROUTES)).split(",") if r)
+    spec = RouteSpec(
+        seed=args.seed,
+        n_per_route=args.n_per_route,
+        routes=routes,
+        split=args.split,
+        n_distractors=args.distractors,
+    )
+    try:
+        spec.check()
+    except ValueError as e:
+        raise UsageError(str(e)) from e
+    corpus = [a for d in data for a in read_corpus(d)]
+    path = make_routes(corpus, spec, Path(args.out), Path(args.rewrites) if args.rewrites else None)
+    manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
+    counts = ", ".join(f"{k} {v}" for k, v in manifest["counts"].items())
+    out.print(f"wrote {path}: {manifest['n_articles']} articles; derivatives: {counts}")
     return EXIT_OK
 
 

@@ -23,23 +23,41 @@ corpus (exact, or same title and >= 50% shared 5-grams: ~130 in BBC) are dropped
 
 from __future__ import annotations
 
-import gzip
-import hashlib
-import html
 import json
 import random
 import re
-import shutil
-import subprocess
+import shutil  # noqa: F401  (tests patch shutil.which through this module)
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
+from unspin.evaluate.corpora import opaque_id as _oid
+from unspin.evaluate.corpora import read_corpus, read_parallel
+from unspin.evaluate.corpora import write_jsonl as _write_jsonl
+from unspin.evaluate.mt import (
+    SEPARATOR,
+    ApertiumTranslator,
+    Progress,
+    Translator,
+    TranslatorError,
+)
+from unspin.evaluate.mt import MTCache as _MTCache
 from unspin.model import Article
 from unspin.normalise import find_quotes, normalise_text, split_sentences, words
+
+__all__ = [
+    "SEPARATOR",
+    "ApertiumTranslator",
+    "DerivativeSpec",
+    "Translator",
+    "TranslatorError",
+    "make_derivatives",
+    "read_corpus",
+    "read_parallel",
+]
 
 KINDS = ("roundtrip", "edited_copy", "partial", "partial_roundtrip", "injected_edits")
 RELATION_OF = {
@@ -51,8 +69,6 @@ RELATION_OF = {
     "translation": "translation",
 }
 EDIT_KINDS = ("quote_altered", "number_changed", "entity_changed", "attribution_changed")
-#: called as progress(stage, done, total)
-Progress = Callable[[str, int, int], None]
 
 
 @dataclass
@@ -69,167 +85,6 @@ class DerivativeSpec:
     #: sources need this many body paragraphs and words
     min_paragraphs: int = 4
     min_words: int = 150
-
-
-# ---------------------------------------------------------------- translation
-
-
-class Translator(Protocol):
-    """Round-trips texts through another language and back (one output per input)."""
-
-    def roundtrip(self, texts: list[str]) -> list[str]: ...
-
-
-class TranslatorError(RuntimeError):
-    """The machine translator is missing or failed."""
-
-
-SEPARATOR = "⁂"  # a line of its own between texts; Apertium passes it through
-_SEP_SPLIT = re.compile(r"\n[ \t]*⁂[ \t]*\n")
-
-
-def _tidy(text: str) -> str:
-    """One line, single spaces, first letter upper case (MT lower-cases after markers)."""
-    text = " ".join(text.split())
-    return text[:1].upper() + text[1:]
-
-
-class ApertiumTranslator:
-    """English -> Spanish -> English with Apertium: one process per direction per batch.
-
-    Texts are joined with a separator line and split back; if the count does not come
-    back (the separator got lost), the batch is halved until it does.
-    """
-
-    def __init__(self, pair: str = "eng-spa", batch_size: int = 2000) -> None:
-        src, tgt = pair.split("-", 1)
-        self.pair, self.back, self.batch_size = pair, f"{tgt}-{src}", batch_size
-        self.name = f"apertium:{pair}"
-
-    def _install_hint(self) -> str:
-        return f"install it with: sudo apt-get install apertium apertium-{self.pair}"
-
-    def _run(self, mode: str, text: str) -> str:
-        try:
-            p = subprocess.run(
-                ["apertium", "-u", mode], input=text, capture_output=True, text=True, check=False
-            )
-        except OSError as e:
-            raise TranslatorError(f"cannot run apertium ({e}); {self._install_hint()}") from e
-        if p.returncode != 0:
-            raise TranslatorError(
-                f"`apertium -u {mode}` failed: {p.stderr.strip()[:300]}; "
-                f"is the package apertium-{self.pair} installed? {self._install_hint()}"
-            )
-        return p.stdout
-
-    def _batch(self, texts: list[str]) -> list[str]:
-        out = self._run(self.back, self._run(self.pair, f"\n{SEPARATOR}\n".join(texts) + "\n"))
-        parts = _SEP_SPLIT.split(out) if len(texts) > 1 else [out]
-        if len(parts) == len(texts):
-            return [_tidy(p) for p in parts]
-        half = len(texts) // 2
-        return self._batch(texts[:half]) + self._batch(texts[half:])
-
-    def roundtrip(self, texts: list[str]) -> list[str]:
-        if shutil.which("apertium") is None:
-            raise TranslatorError(f"apertium is not on PATH; {self._install_hint()}")
-        clean = [" ".join(t.replace(SEPARATOR, "*").split()) for t in texts]
-        out = [""] * len(texts)
-        todo = [i for i, t in enumerate(clean) if t]
-        for b in range(0, len(todo), self.batch_size):
-            idx = todo[b : b + self.batch_size]
-            for i, o in zip(idx, self._batch([clean[i] for i in idx]), strict=True):
-                out[i] = o
-        return out
-
-
-class _MTCache:
-    """Round trips on disk (JSON Lines keyed by sha1 of translator name + input)."""
-
-    def __init__(self, translator: Translator, path: Path, chunk: int = 1000) -> None:
-        self.translator, self.path, self.chunk = translator, path, chunk
-        self.name = getattr(translator, "name", type(translator).__name__)
-        self.memo: dict[str, str] = {}
-        if path.exists():
-            for line in path.read_text(encoding="utf-8").splitlines():
-                try:
-                    rec = json.loads(line)
-                    self.memo[rec["key"]] = rec["out"]
-                except (ValueError, KeyError, TypeError):
-                    continue  # a line cut short by an interrupted run
-
-    def key(self, text: str) -> str:
-        return hashlib.sha1(f"{self.name}\n{text}".encode()).hexdigest()
-
-    def roundtrip(self, texts: list[str], progress: Progress | None = None) -> list[str]:
-        missing = list(dict.fromkeys(t for t in texts if self.key(t) not in self.memo))
-        for b in range(0, len(missing), self.chunk):
-            if progress:
-                progress("translate", b, len(missing))
-            batch = missing[b : b + self.chunk]
-            outs = self.translator.roundtrip(batch)
-            if len(outs) != len(batch):
-                raise TranslatorError(f"{self.name}: {len(outs)} outputs for {len(batch)} inputs")
-            with self.path.open("a", encoding="utf-8") as fh:
-                for t, o in zip(batch, outs):
-                    self.memo[self.key(t)] = o
-                    fh.write(json.dumps({"key": self.key(t), "out": o}, ensure_ascii=False) + "\n")
-        if progress and missing:
-            progress("translate", len(missing), len(missing))
-        return [self.memo[self.key(t)] for t in texts]
-
-
-# ---------------------------------------------------------------- reading corpora
-
-
-def _unwrap_reuters(body: str) -> str:
-    """Reuters bodies are hard-wrapped with indented paragraph starts: blank-line paragraphs."""
-    body = html.unescape(body.replace("\x03", "").replace("&#3;", ""))
-    paras = (" ".join(p.split()) for p in re.split(r"\n[ \t]+", body))
-    return "\n\n".join(p for p in paras if p)
-
-
-def read_corpus(path: str | Path) -> list[Article]:
-    """Articles from (gzipped) JSON Lines: BBC (id/title/text), Reuters (title/body), id/text.
-
-    The title becomes the first paragraph of the text (articles are read as published);
-    Reuters ids are ``reuters-<line>``; records without text are skipped.
-    """
-    path = Path(path)
-    opener = gzip.open if path.suffix == ".gz" else open
-    out: list[Article] = []
-    with opener(path, "rt", encoding="utf-8") as fh:
-        for line_no, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            rec = json.loads(line)
-            title = " ".join(str(rec.get("title") or "").split()) or None
-            if "body" in rec:
-                body, aid = _unwrap_reuters(str(rec["body"] or "")), f"reuters-{line_no}"
-            else:
-                body = str(rec.get("text") or "").strip()
-                aid = str(rec.get("id") or rec.get("doc_id") or f"{path.stem}-{line_no}")
-            if not body:
-                continue
-            text = f"{title}\n\n{body}" if title and not body.startswith(title) else body
-            out.append(
-                Article(
-                    id=aid,
-                    text=text,
-                    title=title,
-                    lang=rec.get("lang"),
-                    input=str(path),
-                    location=f"line {line_no}",
-                )
-            )
-    return out
-
-
-def read_parallel(src_path: str | Path, tgt_path: str | Path) -> list[tuple[Article, Article]]:
-    """Pairs (original, translation) matched by id, e.g. MEANTIME ``meantime_{en,es}.jsonl``."""
-    tgt = {a.id: a for a in read_corpus(tgt_path)}
-    return [(a, tgt[a.id]) for a in read_corpus(src_path) if a.id in tgt]
 
 
 # ---------------------------------------------------------------- text helpers
@@ -728,11 +583,6 @@ def _translation_spans(en: Article, es: Article) -> list[dict[str, Any]]:
 # ---------------------------------------------------------------- the generator
 
 
-def _oid(seed: int, *key: object) -> str:
-    """Opaque article id: the same shape for originals and derivatives."""
-    return "a-" + hashlib.sha1("|".join(map(str, (seed, *key))).encode()).hexdigest()[:12]
-
-
 def _dedupe(corpus: Sequence[Article]) -> tuple[list[Article], int]:
     """Drop repeated ids, exact duplicate texts, same-title near duplicates (>= 50% of word
     5-grams shared) and any article sharing >= 70% of its (or an earlier kept article's)
@@ -891,9 +741,3 @@ def make_derivatives(
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
     return out
-
-
-def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
-    with path.open("w", encoding="utf-8") as fh:
-        for r in rows:
-            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
