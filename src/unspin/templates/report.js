@@ -25,7 +25,9 @@
   /* ---- "/" jumps to the search box */
   document.addEventListener("keydown", function (e) {
     var t = e.target;
-    if (e.key === "/" && !(t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement)) {
+    var typing = t instanceof HTMLTextAreaElement || t.isContentEditable ||
+      (t instanceof HTMLInputElement && !/^(checkbox|radio|button|submit|reset|file)$/.test(t.type));
+    if (e.key === "/" && !typing) {
       var q = document.querySelector("input[name=q]");
       if (q) { e.preventDefault(); q.focus(); }
     }
