@@ -44,6 +44,8 @@ TOKEN = "load-test-token"
 #: hard caps so the test stops by itself whatever the options say
 MAX_SECONDS, MAX_CLIENTS, MAX_REQUESTS = 600, 64, 200_000
 SERVER_START_TIMEOUT = 120.0
+#: seconds of GET /health by the same clients before the load: the framework's ceiling
+BASELINE_SECONDS = 5.0
 
 
 def free_port() -> int:
@@ -136,7 +138,7 @@ def run_load(
     todo = list(pool)
     ids = list(known)
     count = [0]
-    stop_at = time.monotonic() + seconds
+    stop_at = 0.0  # set when the load starts
 
     def take() -> dict | None:
         with lock:
@@ -186,7 +188,26 @@ def run_load(
                         acked.extend(new)
                         ids.extend(new)
 
+    # baseline, same run: the framework's ceiling (GET /health) for a few seconds
+    base_n = [0]
+    base_stop = time.monotonic() + BASELINE_SECONDS
+
+    def health_client() -> None:
+        with httpx.Client(base_url=base, timeout=60) as http:
+            while time.monotonic() < base_stop:
+                http.get("/health")
+                with lock:
+                    base_n[0] += 1
+
+    hs = [threading.Thread(target=health_client) for _ in range(clients)]
+    for t in hs:
+        t.start()
+    for t in hs:
+        t.join()
+    baseline_rps = base_n[0] / BASELINE_SECONDS
+
     t0 = time.perf_counter()
+    stop_at = time.monotonic() + seconds
     threads = [threading.Thread(target=client, args=(k,)) for k in range(clients)]
     for t in threads:
         t.start()
@@ -205,6 +226,7 @@ def run_load(
         "seconds": round(wall, 1),
         "requests": total,
         "throughput_rps": round(total / wall, 2),
+        "baseline_health_rps": round(baseline_rps, 1),
         "kinds": {
             k: {
                 "n": len(v),
@@ -238,6 +260,23 @@ def build_store(store: Path, records: list[dict], embedder: str) -> float:
         return time.perf_counter() - t0
 
 
+def direct_add(store: Path, record: dict, embedder: str) -> float:
+    """Baseline, same run: ``unspin.add`` of one article on a copy of ``store``."""
+    import shutil
+
+    import unspin
+    from unspin.model import Article
+    from unspin.pipeline import Config
+
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp, "copy")
+        shutil.copytree(store, copy)
+        art = Article(id="direct-" + record["id"], text=record["text"], title=record.get("title"))
+        t0 = time.perf_counter()
+        unspin.add([art], out=copy, config=Config(embedder=embedder))
+        return time.perf_counter() - t0
+
+
 def load_mode(args: argparse.Namespace) -> int:
     records = corpus(args.corpus)
     rng = random.Random(args.seed_rng)
@@ -248,6 +287,7 @@ def load_mode(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="unspin-load-") as tmp:
         store = Path(tmp, "store")
         build = build_store(store, seed, args.embedder)
+        direct = direct_add(store, pool[-1], args.embedder)
         proc, base = start_server(store, args.embedder, Path(tmp, "server.log"))
         try:
             result = run_load(
@@ -262,6 +302,7 @@ def load_mode(args: argparse.Namespace) -> int:
             stop_server(proc)
             log = Path(tmp, "server.log").read_text(errors="replace")
     result.update(
+        direct_unspin_add_one_s=round(direct, 2),
         corpus=args.corpus,
         seed_articles=len(seed),
         embedder=args.embedder,
@@ -321,7 +362,21 @@ def latency_mode(args: argparse.Namespace) -> int:
                 print(json.dumps(posts[-1]), flush=True)
     finally:
         stop_server(proc)
+    # baseline, same run: the library call the service makes, without the service
+    import unspin
+    from unspin.model import Article
+    from unspin.pipeline import Config
+
+    extra_one = extra[-args.posts - 1]
+    t = time.perf_counter()
+    unspin.add(
+        [Article(id=f"direct-{extra_one['id']}", text=extra_one["text"], title=extra_one["title"])],
+        out=store,
+        config=Config(embedder=args.embedder),
+    )
+    direct = time.perf_counter() - t
     result = {
+        "direct_unspin_add_s": round(direct, 2),
         "store_articles": len(tables["articles"]),
         "store_relations": len(tables["relations"]),
         "embedder": args.embedder,

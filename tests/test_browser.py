@@ -291,6 +291,16 @@ def test_static_report_from_disk(browser, report, artefacts):
     assert pair.locator("li.change:target").count() == 1
     page.screenshot(path=str(artefacts / "report-pair.png"))
     assert page.evaluate("document.querySelectorAll('.seg.un').length") > 0  # unaligned text
+    # printing: the current view only, no navigation or filters, changes still marked
+    page.emulate_media(media="print")
+    assert pair.is_visible() and not page.locator("header nav").is_visible()
+    assert not page.locator("#filters").is_visible() and not page.locator("#stories").is_visible()
+    assert (
+        pair.locator("mark.chg").first.evaluate("m => getComputedStyle(m).textDecorationLine")
+        == "underline"
+    )
+    page.pdf(path=str(artefacts / "report-pair-print.pdf"))
+    page.emulate_media(media="screen")
     assert not watch.errors, watch.errors
     assert set(watch.requests) <= {path.as_uri(), path.as_uri() + f"#pair-{i}"} | {
         u for u in watch.requests if u.startswith(path.as_uri() + "#")
