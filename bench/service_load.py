@@ -272,6 +272,11 @@ def direct_add(store: Path, record: dict, embedder: str) -> float:
         copy = Path(tmp, "copy")
         shutil.copytree(store, copy)
         art = Article(id="direct-" + record["id"], text=record["text"], title=record.get("title"))
+        warm = [
+            Article("w1", "Mayor Anna Berg said so."),
+            Article("w2", "Mayor Anna Borg said so."),
+        ]
+        unspin.compare(*warm, Config(embedder=embedder))  # models loaded, as in the server
         t0 = time.perf_counter()
         unspin.add([art], out=copy, config=Config(embedder=embedder))
         return time.perf_counter() - t0
@@ -368,6 +373,8 @@ def latency_mode(args: argparse.Namespace) -> int:
     from unspin.pipeline import Config
 
     extra_one = extra[-args.posts - 1]
+    warm = [Article("w1", "Mayor Anna Berg said so."), Article("w2", "Mayor Anna Borg said so.")]
+    unspin.compare(*warm, Config(embedder=args.embedder))  # models loaded, as in the server
     t = time.perf_counter()
     unspin.add(
         [Article(id=f"direct-{extra_one['id']}", text=extra_one["text"], title=extra_one["title"])],

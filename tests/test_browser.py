@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from serve_helpers import (
+    EXAMPLES,
     FAST,
     HOSTILE_ID,
     HOSTILE_TITLE,
@@ -175,6 +176,40 @@ def test_seed_articles_through_the_upload_form(browser, shared, tmp_path, artefa
 
 def _pair_index(page) -> str:
     return page.locator(".pairview").get_attribute("data-pair")
+
+
+def test_paste_and_drop_in_the_upload_form(browser, tmp_path):
+    """A pasted article and a dropped file, through the form, as a person would."""
+    with running_server(Settings(store=tmp_path / "store", token=TOKEN, config=FAST)) as base:
+        ctx, page, watch = new_page(browser)
+        log_in(page, base)
+        dropped = (EXAMPLES / "gazette-ferry-strike.txt").read_text(encoding="utf-8")
+        page.locator(".drop").evaluate(
+            """(zone, text) => {
+                const dt = new DataTransfer();
+                dt.items.add(new File([text], "dropped-story.txt", {type: "text/plain"}));
+                zone.dispatchEvent(new DragEvent("drop", {dataTransfer: dt, bubbles: true}));
+            }""",
+            dropped,
+        )
+        assert "1 file(s) ready" in page.locator(".drop .picked").text_content()
+        page.get_by_label("Title", exact=True).fill("Pasted ferry report")
+        page.get_by_label("Outlet", exact=True).fill("Pasted Post")
+        page.get_by_label("Text", exact=True).fill(
+            (EXAMPLES / "coastline-ferry-strike-wire.txt").read_text(encoding="utf-8")
+        )
+        page.get_by_role("button", name="Add to the store").click()
+        page.get_by_role("heading", name="Added 2 articles").wait_for(timeout=UPLOAD_TIMEOUT)
+        items = page.locator(".added-list li")
+        assert items.count() == 2
+        assert page.locator(".added-list li", has_text="dropped-story").count() == 1
+        assert page.locator(".added-list li", has_text="Pasted ferry report").count() == 1
+        page.locator(".added-list li", has_text="dropped-story").get_by_role("link").first.click()
+        page.wait_for_url(re.compile(r"/ui/articles/dropped-story$"))
+        assert page.locator(".article-text").inner_text().strip() == dropped.strip()
+        assert page.locator("table.relations tr.rel-row").count() == 1
+        assert not watch.errors and not watch.dialogs
+        ctx.close()
 
 
 def test_hostile_articles_run_nothing_in_the_service(browser, tmp_path, artefacts):

@@ -236,6 +236,18 @@ class Service:
                 self._lock.release()
         return self.snapshot
 
+    def warm_up(self) -> None:
+        """Load the models (embedder, NER) before the first request needs them, by
+        comparing two tiny texts; a failure is logged, not fatal (the write will say)."""
+        import unspin
+
+        a = "Mayor Anna Berg said the new bridge over the river would open in June."
+        b = "Mayor Anna Borg said the new bridge over the river would open in July."
+        try:
+            unspin.compare(Article("warm-a", a), Article("warm-b", b), self.settings.config)
+        except Exception:  # noqa: BLE001
+            log.exception("warm-up failed")
+
     # -------------------------------------------------------------- the writer
 
     def start(self) -> None:
@@ -487,6 +499,7 @@ def create_app(settings: Settings) -> Any:
 
         # readers must not queue behind requests that wait for the writer
         anyio.to_thread.current_default_thread_limiter().total_tokens = 100
+        await run_in_threadpool(service.warm_up)
         service.start()
         try:
             yield
