@@ -326,16 +326,14 @@ def latency_mode(args: argparse.Namespace) -> int:
 
     from unspin.report import ReportData, stored_articles
 
-    store = Path(args.store or tempfile.mkdtemp(prefix="unspin-20k-")) / "store"
-    rows = list(reuters())
+    store = Path(args.store or tempfile.mkdtemp(prefix="unspin-20k-"))
     extra = list(bbc(2225))
-    rows += extra[: 20_000 - len(rows)]
-    if len(rows) + args.posts > 19_043 + 2225:
-        raise SystemExit("--posts too large")
-    fresh = extra[-args.posts :]  # BBC articles not in the store
+    fresh = extra[-args.posts :]  # BBC articles not in the store (it takes at most 957)
     built = None
     if not (store / "manifest.json").is_file():
-        built = build_store(store, rows, args.embedder)
+        rows = list(reuters())
+        rows += extra[: max(0, 20_000 - len(rows))]
+        built = build_store(store, rows[: args.size], args.embedder)
     # the service's own part of a write: read the results back into a snapshot
     from unspin.output import read_tables
 
@@ -346,7 +344,7 @@ def latency_mode(args: argparse.Namespace) -> int:
     t2 = time.perf_counter()
     ReportData(tables, {k: a.text for k, a in arts.items()})
     t3 = time.perf_counter()
-    log = store.parent / "server.log"
+    log = Path(tempfile.mkdtemp(prefix="unspin-latency-")) / "server.log"
     proc, base = start_server(store, args.embedder, log)
     posts = []
     try:
@@ -368,22 +366,24 @@ def latency_mode(args: argparse.Namespace) -> int:
     finally:
         stop_server(proc)
     # baseline, same run: the library call the service makes, without the service
-    import unspin
-    from unspin.model import Article
-    from unspin.pipeline import Config
+    direct = None
+    if args.direct:
+        import unspin
+        from unspin.model import Article
+        from unspin.pipeline import Config
 
-    extra_one = extra[-args.posts - 1]
-    warm = [Article("w1", "Mayor Anna Berg said so."), Article("w2", "Mayor Anna Borg said so.")]
-    unspin.compare(*warm, Config(embedder=args.embedder))  # models loaded, as in the server
-    t = time.perf_counter()
-    unspin.add(
-        [Article(id=f"direct-{extra_one['id']}", text=extra_one["text"], title=extra_one["title"])],
-        out=store,
-        config=Config(embedder=args.embedder),
-    )
-    direct = time.perf_counter() - t
+        one = extra[-args.posts - 1]
+        warm = [
+            Article("w1", "Mayor Anna Berg said so."),
+            Article("w2", "Mayor Anna Borg said so."),
+        ]
+        unspin.compare(*warm, Config(embedder=args.embedder))  # models loaded, as in the server
+        t = time.perf_counter()
+        art = Article(id=f"direct-{one['id']}", text=one["text"], title=one["title"])
+        unspin.add([art], out=store, config=Config(embedder=args.embedder))
+        direct = time.perf_counter() - t
     result = {
-        "direct_unspin_add_s": round(direct, 2),
+        "direct_unspin_add_s": round(direct, 2) if direct is not None else None,
         "store_articles": len(tables["articles"]),
         "store_relations": len(tables["relations"]),
         "embedder": args.embedder,
@@ -416,8 +416,14 @@ def main() -> int:
     ap.add_argument("--seed-rng", type=int, default=1)
     ap.add_argument("--json", help="also write the result here")
     ap.add_argument("--post-latency", action="store_true")
-    ap.add_argument("--store", help="post-latency: folder for (or with) the 20k store")
+    ap.add_argument(
+        "--store", help="post-latency: a results folder to post to (built when it has none)"
+    )
+    ap.add_argument("--size", type=int, default=20_000, help="post-latency: articles to build")
     ap.add_argument("--posts", type=int, default=3)
+    ap.add_argument(
+        "--direct", action="store_true", help="post-latency: also time unspin.add directly"
+    )
     args = ap.parse_args()
     if not 0 <= args.write_share <= 1:
         ap.error("--write-share must be in [0, 1]")
