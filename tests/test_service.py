@@ -118,6 +118,13 @@ def test_replacing_and_deleting_an_article(server, tmp_path):
     assert {a["id"] for a in tables["articles"]} == {"a1"}
     assert not tables["relations"] and all("a2" not in s["articles"] for s in tables["stories"])
     assert server.delete("/articles/a2", headers=AUTH).status_code == 404
+    # ids are data: slashes and dots in one never reach a path
+    r = post(server, {"id": "../../feeds/x.txt", "text": COPY})
+    assert r.status_code == 201 and r.json()["added"] == ["../../feeds/x.txt"]
+    got = server.get("/articles/..%2F..%2Ffeeds%2Fx.txt", headers=AUTH)
+    assert got.status_code == 200 and got.json()["text"] == COPY
+    assert server.delete("/articles/..%2F..%2Ffeeds%2Fx.txt", headers=AUTH).status_code == 200
+    assert not (tmp_path / "feeds").exists() and not (tmp_path.parent / "feeds").exists()
     # removing the last article leaves an empty store that takes articles again
     assert server.delete("/articles/a1", headers=AUTH).status_code == 200
     assert post(server, {"id": "a3", "text": ARTICLE}).status_code == 201
