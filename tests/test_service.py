@@ -27,6 +27,7 @@ from serve_helpers import (
 )
 
 import unspin
+import unspin.report
 from unspin.output import read_tables
 from unspin.service import (
     Settings,
@@ -81,6 +82,18 @@ def test_refuses_a_folder_that_is_not_a_store(tmp_path):
     with pytest.raises(ValueError, match="not an unspin results folder"):
         Service(settings(tmp_path))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+def test_refuses_a_store_without_results(tmp_path):
+    from unspin.service import Service
+
+    unspin.scan([EXAMPLES], out=tmp_path / "s", config=FAST)
+    for p in (tmp_path / "s").iterdir():
+        if p.is_file():
+            p.unlink()  # results gone, archive kept: never wipe it with an empty scan
+    with pytest.raises(ValueError, match="store with articles but no results"):
+        Service(settings(tmp_path / "s"))
+    assert len(unspin.report.stored_articles(tmp_path / "s")) == 10
 
 
 def test_post_json_one_batch_and_list(server):

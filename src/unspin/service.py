@@ -173,6 +173,11 @@ class Service:
                 f"{out} is not an unspin results folder (no manifest.json) and not empty: "
                 "give an empty or new folder, or one written by `unspin scan --out`"
             )
+        if (out / ".unspin" / "store.sqlite").is_file() and self._store_has_articles():
+            raise ValueError(
+                f"{out} holds a store with articles but no results (an interrupted scan?): "
+                f"recompute them with `unspin add FILE --out {out}` (any article) first"
+            )
         unspin.scan([], out=out, config=self.settings.config)
         log.info("created an empty store in %s", out)
 
