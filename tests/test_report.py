@@ -283,9 +283,11 @@ def test_untrusted_input_is_escaped_everywhere(hostile):
     assert not any("javascript" in (a.get("href") or "") for a in doc.iter("a"))
     # the JSON block cannot be closed early by a text
     lazy = render_report(ReportData.from_results(hostile), static_pair_budget=0)
-    block = re.search(r'<script type="application/json" id="texts">(.*?)</script>', lazy, re.S)
+    block = re.search(r'<script type="application/json" id="pairs">(.*?)</script>', lazy, re.S)
     assert block and "<" not in block.group(1)
-    assert HOSTILE_ID in json.loads(block.group(1))
+    blob = json.loads(block.group(1))
+    assert HOSTILE_ID in {a[0] for a in blob["arts"].values()}
+    assert any(HOSTILE_TITLE in t for t in blob["texts"].values())
 
 
 def test_safe_url():
@@ -308,15 +310,22 @@ def test_lazy_views_keep_each_text_once(examples):
     assert 'class="view pair lazy"' not in full
     assert lazy.count('class="view pair lazy"') == len(data.relations)
     assert len(lazy) < len(full)
-    texts = json.loads(_parse(lazy).get_element_by_id("texts").text)
-    assert set(texts) == {a for r in data.relations for a in (r["a"], r["b"])}
-    # a lazy view holds offsets that cover its texts exactly
-    doc = _parse(lazy)
-    view = doc.get_element_by_id("pair-0")
-    for col in view.xpath(".//div[@data-text]"):
-        text = texts[col.get("data-text")]
-        cuts = [tuple(map(int, el.get("data-r").split(","))) for el in col.xpath(".//*[@data-r]")]
-        assert "".join(text[s:e] for s, e in cuts) == text
+    blob = json.loads(_parse(lazy).get_element_by_id("pairs").text)
+    assert set(blob["pairs"]) == {str(i) for i in range(len(data.relations))}
+    ids = {blob["arts"][k][0]: k for k in blob["arts"]}
+    assert set(ids) == {a for r in data.relations for a in (r["a"], r["b"])}
+    for aid, k in ids.items():
+        assert blob["texts"][k] == data.text(aid)
+    # each drawn view's cuts cover its texts exactly, marks as the inline view has them
+    for i, p in blob["pairs"].items():
+        pv = pair_view(data, int(i))
+        for side, ref in ((p["L"], pv.left), (p["R"], pv.right)):
+            text = blob["texts"][str(side["k"])]
+            assert "".join(text[s:e] for s, e, *_ in side["segs"]) == text
+            assert [(g[0], g[1], g[2] or None, tuple(g[5])) for g in side["segs"]] == [
+                (x.start, x.end, x.passage, x.changes) for x in ref.segments
+            ]
+        assert [c[2] for c in p["ch"]] == [c.description for c in pv.changes]
 
 
 def test_filter_stories_matches_types_confidence_and_words(examples):

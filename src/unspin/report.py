@@ -847,25 +847,94 @@ def render_report(
             continue
         used += cost
         inline.add(i)
-    lazy_texts: dict[str, str] = {}
-    for i in range(len(data.relations)):
-        if i not in inline:
-            for aid in (data.relations[i]["a"], data.relations[i]["b"]):
-                t = data.text(aid)
-                if t is not None:
-                    lazy_texts[aid] = t
+    lazy = lazy_pairs(data, links, [i for i in range(len(data.relations)) if i not in inline])
     tpl = environment().get_template("report.html.j2")
     return tpl.render(
         data=data,
         links=links,
         title=title,
         inline=inline,
-        lazy_texts=lazy_texts,
+        lazy=lazy,
         css=asset("report.css").text,
         js=asset("report.js").text,
         csp=csp(live=False),
         live=False,
     )
+
+
+def lazy_pairs(data: ReportData, links: StaticLinks, indices: Sequence[int]) -> dict[str, Any]:
+    """The side-by-side views the page's script draws: each as compact JSON (the same
+    cuts, marks and lines :func:`pair_view` gives the template), each article's text and
+    metadata once, keyed by its position."""
+    pairs: dict[str, Any] = {}
+    used: set[str] = set()
+    for i in indices:
+        pv = pair_view(data, i)
+        r = pv.relation
+        for sd in (pv.left, pv.right):
+            used.add(sd.id)
+        pairs[str(i)] = {
+            "r": r["relation"],
+            "c": f"{float(r['confidence']):.2f}",
+            "d": int(pv.directed),
+            "u": int(r["relation"] in REUSE_RELATIONS and not pv.directed),
+            "x": int(r["relation"] in REUSE_RELATIONS),
+            "dir": pv.direction,
+            "dr": r.get("direction_reason"),
+            "cov": [[k, f"{float(v):.0%}"] for k, v in r.get("coverage", {}).items()],
+            "st": [pv.story.index, pv.story.label] if pv.story else None,
+            "why": r.get("reasons", []),
+            "L": _side_record(pv.left, links),
+            "R": _side_record(pv.right, links),
+            "ch": [
+                [
+                    c.kind,
+                    c.severity,
+                    c.description,
+                    int(c.left is not None),
+                    int(c.right is not None),
+                ]
+                for c in pv.changes
+            ],
+            "ps": [
+                [f"{p.score:.2f}", f"{p.semantic:.2f}", f"{p.lexical:.2f}", int(p.quote_only)]
+                for p in pv.passages
+            ],
+        }
+    arts: dict[str, Any] = {}
+    texts: dict[str, str] = {}
+    for aid in used:
+        k = links.article_index.get(aid)
+        if k is None:
+            continue
+        rec = data.articles.get(aid) or {}
+        arts[str(k)] = [
+            aid,
+            rec.get("title") or "",
+            rec.get("outlet"),
+            rec.get("published_at"),
+            rec.get("lang"),
+            safe_url(rec.get("url")),
+            rec.get("url"),
+        ]
+        text = data.text(aid)
+        if text is not None:
+            texts[str(k)] = text
+    return {"pairs": pairs, "arts": arts, "texts": texts}
+
+
+def _side_record(side: Side, links: StaticLinks) -> dict[str, Any]:
+    return {
+        "k": links.article_index.get(side.id),
+        "id": side.id,
+        "role": side.role,
+        "segs": None
+        if side.text is None
+        else [
+            [g.start, g.end, g.passage or 0, g.shade, int(g.quote_only), list(g.changes)]
+            for g in side.segments
+        ],
+    }
 
 
 def write_report(
