@@ -40,7 +40,7 @@ from unspin.model import RELATIONS, REUSE_RELATIONS, Article, Result
 #: bytes of side-by-side views written with their texts inline in a static report; views
 #: beyond it keep only offsets, and the page's script fills them from one copy of each
 #: text (with JavaScript off they say so). Bounds the file at 10,000+ articles.
-STATIC_PAIR_BUDGET = 8_000_000
+STATIC_PAIR_BUDGET = 4_000_000
 #: the story list shows this many rows at first (script; "show more" adds as many again)
 STORY_PAGE = 200
 #: lineage graphs: node box size and gaps, in SVG user units (pixels)
@@ -882,7 +882,7 @@ def lazy_pairs(data: ReportData, links: StaticLinks, indices: Sequence[int]) -> 
             "dir": pv.direction,
             "dr": r.get("direction_reason"),
             "cov": [[k, f"{float(v):.0%}"] for k, v in r.get("coverage", {}).items()],
-            "st": [pv.story.index, pv.story.label] if pv.story else None,
+            "st": pv.story.index if pv.story else None,
             "why": r.get("reasons", []),
             "L": _side_record(pv.left, links),
             "R": _side_record(pv.right, links),

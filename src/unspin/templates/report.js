@@ -72,10 +72,12 @@
     if (!p) return;
     function art(side) { return lazy.arts[side.k] || [side.id, "", null, null, null, null, null]; }
     function title(side) { var a = art(side); return a[1] || a[0]; }
+    var story = p.st === null ? null : document.querySelector('#story-list a[href="#story-' + p.st + '"]');
+    var label = story ? story.textContent : "";
     view.textContent = "";
     var crumbs = el("p", "crumbs");
     crumbs.appendChild(link("#stories", "Stories"));
-    if (p.st) { txt(crumbs, " › "); crumbs.appendChild(link("#story-" + p.st[0], p.st[1])); }
+    if (story) { txt(crumbs, " › "); crumbs.appendChild(link("#story-" + p.st, label)); }
     view.appendChild(crumbs);
     var box = el("div", "pairview");
     box.setAttribute("data-pair", i);
@@ -98,9 +100,9 @@
       box.appendChild(el("p", "coverage", "Coverage (share of each text in reused passages): " +
         p.cov.map(function (c) { return c[0] + " " + c[1]; }).join(", ")));
     }
-    if (p.st) {
+    if (story) {
       var st = el("p", "in-story", "Story: ");
-      st.appendChild(link("#story-" + p.st[0], p.st[1]));
+      st.appendChild(link("#story-" + p.st, label));
       box.appendChild(st);
     }
     if (p.why.length) {
