@@ -49,7 +49,8 @@ def main() -> int:
     path = Path(args.html or tempfile.mkdtemp(prefix="unspin-report-") + "/report.html")
     path.write_text(html, encoding="utf-8")
     size = path.stat().st_size
-    texts = re.search(r'<script type="application/json" id="texts">(.*?)</script>', html, re.S)
+    blob = re.search(r'<script type="application/json" id="pairs">(.*?)</script>', html, re.S)
+    lazy_json = json.loads(blob.group(1)) if blob else {"texts": {}, "pairs": {}}
     lazy = html.count('class="view pair lazy"')
     out = {
         "articles": len(data.articles),
@@ -59,7 +60,8 @@ def main() -> int:
         "read_s": round(t1 - t0, 1),
         "render_s": round(t2 - t1, 1),
         "file_mb": round(size / 1e6, 1),
-        "texts_json_mb": round(len(texts.group(1).encode()) / 1e6, 1) if texts else 0,
+        "lazy_json_mb": round(len(blob.group(1).encode()) / 1e6, 1) if blob else 0,
+        "lazy_texts_mb": round(len(json.dumps(lazy_json["texts"]).encode()) / 1e6, 1),
         "pair_views_inline": len(data.relations) - lazy,
         "pair_views_lazy": lazy,
         "path": str(path),
