@@ -775,6 +775,8 @@ def environment():
         pair_view=pair_view,
         story_page=STORY_PAGE,
     )
+    # compact JSON for the data blocks (tojson keeps escaping <, >, &, ')
+    env.policies["json.dumps_kwargs"] = {"sort_keys": False, "separators": (",", ":")}
     env.filters["pct"] = lambda v: f"{float(v):.0%}"
     env.filters["conf"] = lambda v: f"{float(v):.2f}"
     env.filters["dates"] = _dates
@@ -883,7 +885,7 @@ def lazy_pairs(data: ReportData, links: StaticLinks, indices: Sequence[int]) -> 
             "d": int(pv.directed),
             "u": int(r["relation"] in REUSE_RELATIONS and not pv.directed),
             "x": int(r["relation"] in REUSE_RELATIONS),
-            "dir": pv.direction,
+            "dir": pv.direction if r["relation"] in REUSE_RELATIONS else None,
             "dr": r.get("direction_reason"),
             "cov": [[k, f"{float(v):.0%}"] for k, v in r.get("coverage", {}).items()],
             "st": pv.story.index if pv.story else None,

@@ -93,7 +93,7 @@
     txt(h2, " " + title(p.R));
     box.appendChild(h2);
     var dir = el("p", "direction");
-    dir.appendChild(el("strong", null, p.dir));
+    dir.appendChild(el("strong", null, p.dir || "no direction: " + p.r + " is not reuse"));
     if (p.dr) txt(dir, ": " + p.dr);
     box.appendChild(dir);
     if (p.cov.length) {
