@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lint format clean apertium
+.PHONY: setup demo test lint format clean apertium browser
 
 setup: $(STAMP)
 
@@ -23,6 +23,17 @@ apertium:
 	   || echo "warning: could not install $(APT_PACKAGES); machine-translation and thesaurus tests will skip"; \
 	 else echo "note: some of $(APT_PACKAGES) missing and not root; their tests will skip"; fi
 
+# Headless Chromium for the browser tests (tests/test_browser.py, driven by Playwright's
+# Python package from requirements.lock). Installed from Debian where missing and when we
+# may; otherwise those tests skip and say why.
+browser:
+	@command -v chromium >/dev/null || \
+	  { if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	      (apt-get install -y -q chromium chromium-driver >/dev/null 2>&1 || \
+	       (apt-get update -q >/dev/null && apt-get install -y -q chromium chromium-driver >/dev/null)) \
+	      || echo "warning: could not install chromium; browser tests will skip"; \
+	    else echo "note: chromium missing and not root; browser tests will skip"; fi; }
+
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
@@ -33,7 +44,7 @@ $(STAMP): pyproject.toml requirements.lock
 demo: setup
 	$(BIN)/unspin scan examples/articles --out results/
 
-test: setup lint apertium
+test: setup lint apertium browser
 	$(BIN)/pytest -q
 
 lint: setup

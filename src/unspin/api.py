@@ -28,7 +28,7 @@ def _store(out: PathLike | None, store: PathLike | None | bool):
 
 
 def scan(
-    paths: Sequence[PathLike] | PathLike,
+    paths: Sequence[Article | PathLike] | PathLike | Article,
     *,
     out: PathLike | None = None,
     config: Config | None = None,
@@ -36,15 +36,14 @@ def scan(
     store: PathLike | None | bool = None,
     progress: Progress = _noop,
 ) -> Result:
-    """Read articles from files/folders, find reuse and stories; write results to ``out``.
+    """Read articles from files/folders (or take ``Article`` objects), find reuse and
+    stories; write results to ``out``.
 
     With ``out`` set, fingerprints are cached in ``out/.unspin`` (or ``store``), so a
     second scan reuses them; ``store=False`` disables the cache.
     """
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
     config = config or Config()
-    articles, errors = read_paths(paths, ingest)
+    articles, errors = _read_inputs(paths, ingest)
     return _run(articles, errors, config, out, _store(out, store), progress, replace=True)
 
 

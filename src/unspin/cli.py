@@ -130,6 +130,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the relations as JSON Lines on stdout instead of the summary",
     )
+    g.add_argument(
+        "--html",
+        metavar="FILE",
+        help="also write the results as one self-contained HTML report (opens from disk)",
+    )
 
     p = sub.add_parser(
         "scan",
@@ -186,6 +191,71 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("results", metavar="RESULTS", help="results folder of a scan")
     p.add_argument("--json", action="store_true", help="print the groups as JSON Lines")
+
+    p = sub.add_parser(
+        "report",
+        help="write a scan's results as one self-contained HTML report",
+        description="Write the results folder RESULTS as one HTML file that opens from disk "
+        "with no network: stories with lineage graphs, side-by-side views of every relation "
+        "with the changes highlighted, quotation groups, skipped inputs.",
+        formatter_class=fmt,
+    )
+    p.add_argument("results", metavar="RESULTS", help="results folder of a scan")
+    p.add_argument("--html", required=True, metavar="FILE", help="the HTML file to write")
+    p.add_argument("--title", default="unspin report", help="the report's title")
+
+    p = sub.add_parser(
+        "remove",
+        parents=[embed],
+        help="remove articles from a scan and recompute its results",
+        description="Remove articles by id from the scan stored in --out, with every "
+        "relation, change and story membership derived from them.",
+        epilog=EPILOG,
+        formatter_class=fmt,
+    )
+    p.add_argument("ids", nargs="+", metavar="ID", help="article id")
+    p.add_argument("--out", required=True, metavar="DIR", help="results folder of the scan")
+    p.add_argument("--quiet", "-q", action="store_true", help="no summary")
+
+    p = sub.add_parser(
+        "serve",
+        parents=[embed],
+        help="run the web service (JSON API and browser pages) over a store",
+        description="Serve a results folder and its store over HTTP: post articles, read "
+        "relations, stories, lineage and quotations, browse the report's pages. Creates the "
+        "store when PATH has none. Writes need the bearer token; reads too unless "
+        "--public-read.",
+        epilog=EPILOG,
+        formatter_class=fmt,
+    )
+    p.add_argument(
+        "--store",
+        default="unspin-store",
+        metavar="PATH",
+        help="results folder (as `scan --out` writes); created if missing "
+        "(default: ./unspin-store)",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument(
+        "--token",
+        help="bearer token for writes (and reads unless --public-read); default: "
+        "$UNSPIN_TOKEN, else one is made and printed",
+    )
+    p.add_argument("--public-read", action="store_true", help="reads need no token")
+    p.add_argument(
+        "--cors-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="allow browser pages from ORIGIN to call the API (repeatable; off by default)",
+    )
+    p.add_argument(
+        "--max-body-mb", type=_positive_int, default=32, help="largest request body (MB)"
+    )
+    p.add_argument(
+        "--max-batch", type=_positive_int, default=1000, help="most articles per request"
+    )
 
     p = sub.add_parser(
         "eval",
@@ -412,7 +482,96 @@ def _run_scan(args: argparse.Namespace, out: Console, err: Console) -> int:
         f"{len(result.docs)} articles, {len(result.relations)} relations, "
         f"{len(result.stories)} stories written to {args.out}{os.sep} ({files}, manifest.json)"
     )
+    if args.html:
+        _write_html(result, args.out, args.html, err)
     return _report_errors(err, result.errors)
+
+
+def _write_html(result, out_dir: str, html: str, err: Console) -> None:
+    """The HTML report of a scan or add: from the results folder and its store when there
+    is one (after ``add`` that is the whole pile), else from the Result in memory."""
+    from unspin.report import ReportData, write_report
+    from unspin.store import STORE_DIRNAME
+
+    if (Path(out_dir) / STORE_DIRNAME / "store.sqlite").is_file():
+        data = ReportData.from_results(out_dir)
+    else:
+        data = ReportData.from_result(result)
+    path = write_report(data, html)
+    err.print(f"report written to {path}")
+
+
+def _run_report(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from unspin.report import ReportData, write_report
+
+    results = Path(args.results)
+    if not (results / "manifest.json").is_file():
+        raise UsageError(f"no results in {results}: run `unspin scan ... --out {results}` first")
+    data = ReportData.from_results(results)
+    path = write_report(data, args.html, title=args.title)
+    missing = sum(1 for a in data.articles if data.text(a) is None)
+    if missing:
+        err.print(
+            f"note: {missing} article text(s) not in the store {results / '.unspin'}; their "
+            "side-by-side views show offsets only"
+        )
+    err.print(
+        f"{len(data.articles)} articles, {len(data.relations)} relations, "
+        f"{len(data.stories)} stories: report written to {path} "
+        f"({path.stat().st_size / 1e6:.1f} MB)"
+    )
+    return EXIT_OK
+
+
+def _run_remove(args: argparse.Namespace, out: Console, err: Console) -> int:
+    import unspin
+    from unspin.store import STORE_DIRNAME
+
+    if not (Path(args.out) / STORE_DIRNAME / "store.sqlite").is_file():
+        raise UsageError(f"no earlier scan in {args.out}: nothing to remove from")
+    try:
+        result = unspin.remove(args.ids, out=args.out, config=_config(args))
+    except KeyError as e:
+        raise UsageError(str(e.args[0]) if e.args else str(e)) from None
+    err.print(
+        f"removed {len(set(args.ids))} article(s); {len(result.docs)} articles, "
+        f"{len(result.relations)} relations, {len(result.stories)} stories written to {args.out}"
+    )
+    return EXIT_OK
+
+
+def _run_serve(args: argparse.Namespace, out: Console, err: Console) -> int:
+    import uvicorn
+
+    from unspin.service import Settings, create_app, generate_token
+
+    token = args.token or os.environ.get("UNSPIN_TOKEN")
+    if not token:
+        token = generate_token()
+        err.print(f"no --token or UNSPIN_TOKEN given: this run's token is {token}", markup=False)
+    if not 0 < args.port < 65536:
+        raise UsageError(f"--port must be in 1..65535, got {args.port}")
+    try:
+        settings = Settings(
+            store=Path(args.store),
+            token=token,
+            public_read=args.public_read,
+            cors_origins=tuple(args.cors_origin),
+            max_body_bytes=args.max_body_mb * 1024 * 1024,
+            max_batch=args.max_batch,
+            config=_config(args),
+        )
+        app = create_app(settings)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        err.print(
+            f"note: listening on {args.host}: put TLS in front (a reverse proxy) before "
+            "sending the token over a network"
+        )
+    err.print(f"serving {args.store} on http://{args.host}:{args.port}/ (OpenAPI: /openapi.json)")
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    return EXIT_OK
 
 
 def _read_one(path: str, name: str, err: Console):
@@ -679,6 +838,12 @@ def main(argv: list[str] | None = None) -> int:
             return _run_eval(args, out, err)
         if args.command == "quotes":
             return _run_quotes(args, out, err)
+        if args.command == "report":
+            return _run_report(args, out, err)
+        if args.command == "remove":
+            return _run_remove(args, out, err)
+        if args.command == "serve":
+            return _run_serve(args, out, err)
         return _run_scan(args, out, err)
     except UsageError as e:
         err.print(f"unspin {args.command}: error: {e}", markup=False)

@@ -1,0 +1,418 @@
+"""The HTML report: view models (segments, side by side, lineage layout), escaping of
+untrusted input, the page's CSP, lazy views, the CLI commands, and package data."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import lxml.html
+import pytest
+from serve_helpers import (
+    EXAMPLES,
+    FAST,
+    HOSTILE_ID,
+    HOSTILE_TITLE,
+    REPO,
+    examples_results,
+    hostile_records,
+    scan_examples,
+    write_jsonl,
+)
+
+import unspin
+from unspin.cli import main
+from unspin.output import read_tables
+from unspin.report import (
+    ReportData,
+    filter_stories,
+    lineage_graph,
+    pair_view,
+    render_report,
+    safe_url,
+    segments,
+    write_report,
+)
+
+
+@pytest.fixture(scope="module")
+def examples() -> Path:
+    return examples_results()
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("hostile")
+    out = tmp / "res"
+    unspin.scan([write_jsonl(tmp / "in.jsonl", hostile_records())], out=out, config=FAST)
+    return out
+
+
+# ------------------------------------------------------------------ segments
+
+
+def test_segments_cut_at_every_boundary_and_merge_equal_neighbours():
+    segs = segments(100, [(10, 50, 1, 9, False), (60, 90, 2, 4, True)], [(20, 30, 1, "high")])
+    spans = [(s.start, s.end, s.passage, s.changes) for s in segs]
+    assert spans == [
+        (0, 10, None, ()),
+        (10, 20, 1, ()),
+        (20, 30, 1, (1,)),
+        (30, 50, 1, ()),
+        (50, 60, None, ()),
+        (60, 90, 2, ()),
+        (90, 100, None, ()),
+    ]
+    assert [s.first_of_passage for s in segs] == [False, True, False, False, False, True, False]
+    assert segs[2].first_of_changes == (1,) and segs[2].severity == "high"
+    assert segs[5].quote_only and segs[5].shade == 4
+    # the pieces put back together are the whole text
+    assert segs[0].start == 0 and segs[-1].end == 100
+    assert all(a.end == b.start for a, b in zip(segs, segs[1:]))
+
+
+def test_segments_nested_changes_and_clipping():
+    segs = segments(50, [(0, 80, 1, 10, False)], [(5, 30, 1, "high"), (5, 10, 2, "medium")])
+    assert [(s.start, s.end, s.changes, s.severity) for s in segs] == [
+        (0, 5, (), None),
+        (5, 10, (1, 2), "high"),
+        (10, 30, (1,), "high"),
+        (30, 50, (), None),
+    ]
+    assert segs[1].first_of_changes == (1, 2) and segs[2].first_of_changes == ()
+    assert segments(0, [], []) == []
+
+
+# ------------------------------------------------------------------ side by side
+
+
+def test_pair_view_puts_the_source_left_and_marks_changes_on_both_sides(examples):
+    data = ReportData.from_results(examples)
+    directed = [i for i, r in enumerate(data.relations) if r["source"] and data.pair_changes(r)]
+    assert directed, "the examples should have a directed relation with changes"
+    for i in directed:
+        pv = pair_view(data, i)
+        rel = data.relations[i]
+        assert (pv.left.id, pv.right.id) == (rel["source"], rel["derivative"])
+        assert pv.directed and pv.left.role == "source"
+        for c in data.pair_changes(rel):
+            span = lambda v: tuple(v) if v else None  # noqa: E731
+            cv = next(
+                x
+                for x in pv.changes
+                if (x.kind, x.left, x.right)
+                == (c["kind"], span(c["source_span"]), span(c["derivative_span"]))
+            )
+            if c["source_span"]:
+                s, e = c["source_span"]
+                assert pv.left.text[s:e] == c["source_text"]
+                # the change is marked over exactly its span on the source side
+                marked = "".join(
+                    pv.left.text[g.start : g.end]
+                    for g in pv.left.segments
+                    if cv.number in g.changes
+                )
+                assert marked == c["source_text"]
+            if c["derivative_span"]:
+                s, e = c["derivative_span"]
+                marked = "".join(
+                    pv.right.text[g.start : g.end]
+                    for g in pv.right.segments
+                    if cv.number in g.changes
+                )
+                assert marked == pv.right.text[s:e] == c["derivative_text"]
+        # every aligned passage is marked on both sides with its number
+        for n, p in enumerate(rel["alignment"], 1):
+            a_side = pv.left if pv.left.id == rel["a"] else pv.right
+            got = [g for g in a_side.segments if g.passage == n]
+            assert got and got[0].start == p["a_start"] and got[-1].end == p["a_end"]
+
+
+def test_pair_view_of_an_undirected_pair_lists_differences(examples):
+    data = ReportData.from_results(examples)
+    undirected = [
+        i
+        for i, r in enumerate(data.relations)
+        if r["relation"] in ("copy", "duplicate", "partial", "translation") and not r["source"]
+    ]
+    assert undirected
+    pv = pair_view(data, undirected[0])
+    assert not pv.directed and (pv.left.role, pv.right.role) == ("A", "B")
+    assert pv.direction == "direction undecided"
+    assert all(not c.description.startswith("direction unknown") for c in pv.changes)
+
+
+# ------------------------------------------------------------------ lineage
+
+
+def test_lineage_layout_sources_on_top_and_undecided_edges(examples):
+    data = ReportData.from_results(examples)
+    drawn = 0
+    for s in data.stories:
+        g = lineage_graph(data, s)
+        lin = data.lineage.get(s.id, {"edges": []})
+        if g is None:
+            assert len(s.articles) == 1 and not lin["edges"]
+            continue
+        drawn += 1
+        y = {n.id: n.y for n in g.nodes}
+        for e in g.edges:
+            if e.directed:
+                assert y[e.source] < y[e.derivative], (e.source, e.derivative)
+            assert e.label.startswith(e.relation)
+            assert (" ?" in e.label) == (not e.directed)
+        for n in g.nodes:
+            if n.kind == "unseen_source":
+                assert n.y == min(y.values())
+        assert {(e.source, e.derivative) for e in g.edges} == {
+            (e["source"], e["derivative"]) for e in lin["edges"]
+        }
+    assert drawn >= 2
+
+
+def test_lineage_layout_survives_a_cycle_and_many_nodes():
+    n = 90
+    ids = [f"a{i:03d}" for i in range(n)]
+    tables = {k: [] for k in ("articles", "relations", "changes", "quotes", "errors")}
+    tables["articles"] = [{"id": i, "title": i, "n_chars": 1, "story": "s1"} for i in ids]
+    tables["stories"] = [{"id": "s1", "label": "x", "articles": ids, "sources": ids}]
+    edges = [
+        {"source": "a000", "derivative": "a001", "relation": "copy", "confidence": 0.9},
+        {"source": "a001", "derivative": "a002", "relation": "copy", "confidence": 0.9},
+        {"source": "a002", "derivative": "a000", "relation": "copy", "confidence": 0.9},
+    ]
+    tables["lineage"] = [
+        {"story": "s1", "nodes": [{"id": i, "kind": "article"} for i in ids], "edges": edges}
+    ]
+    data = ReportData(tables, {})
+    g = lineage_graph(data, data.stories[0])
+    assert {x.id for x in g.nodes} == {"a000", "a001", "a002"}
+    assert len(g.left_out) == n - 3 and g.width > 0 and g.height > 0
+
+
+# ------------------------------------------------------------------ the document
+
+
+def _parse(html: str):
+    return lxml.html.document_fromstring(html)
+
+
+def test_report_of_the_examples_has_every_view(examples):
+    data = ReportData.from_results(examples)
+    html = render_report(data)
+    doc = _parse(html)
+    assert len(doc.xpath('//ol[@id="story-list"]/li[contains(@class,"story-row")]')) == len(
+        data.stories
+    )
+    for s in data.stories:
+        assert doc.get_element_by_id(f"story-{s.index}") is not None
+    for i in range(len(data.relations)):
+        view = doc.get_element_by_id(f"pair-{i}")
+        assert len(view.xpath('.//div[contains(@class,"text")]')) == 2
+    assert len(doc.xpath('//section[@id="quotes"]//article[contains(@class,"quote")]')) == len(
+        data.quotes
+    )
+    # the story list shows dates, articles, sources and counts by relation type
+    tables = read_tables(examples)
+    ferry = next(s for s in data.stories if len(s.articles) == 7)
+    row = doc.xpath('//ol[@id="story-list"]/li[contains(@class,"story-row")]')[ferry.index]
+    text = row.text_content()
+    assert "7 articles" in text and f"{len(ferry.sources)} sources" in text
+    for kind, n in ferry.counts.items():
+        assert f"{kind} {n}" in text
+    assert sum(ferry.counts.values()) == sum(
+        1 for r in tables["relations"] if r["a"] in ferry.articles and r["b"] in ferry.articles
+    )
+    # no network: no src/href to anything but the page itself and http(s) article links
+    for el in doc.iter():
+        if not isinstance(el.tag, str):
+            continue
+        assert el.get("src") is None
+        href = el.get("href")
+        if href is not None:
+            assert href.startswith("#") or href.startswith(("http://", "https://")), href
+
+
+def test_csp_hashes_match_the_inline_script_and_style(examples):
+    html = render_report(ReportData.from_results(examples))
+    doc = _parse(html)
+    policy = doc.xpath('//meta[@http-equiv="Content-Security-Policy"]')[0].get("content")
+    assert "default-src 'none'" in policy and "connect-src" not in policy
+
+    def digest(text: str) -> str:
+        return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+    scripts = [s for s in doc.xpath("//script") if s.get("type") != "application/json"]
+    assert len(scripts) == 1 and digest(scripts[0].text) in policy
+    styles = doc.xpath("//style")
+    assert len(styles) == 1 and digest(styles[0].text) in policy
+    assert " style=" not in html  # no inline style attributes (CSP would block them)
+
+
+def test_untrusted_input_is_escaped_everywhere(hostile):
+    tables = read_tables(hostile)
+    assert {a["id"] for a in tables["articles"]} >= {HOSTILE_ID}
+    assert tables["relations"], "the two hostile articles should be related"
+    html = render_report(ReportData.from_results(hostile), static_pair_budget=10**9)
+    doc = _parse(html)
+    # the only scripts are ours: one JSON block, one script
+    kinds = sorted(s.get("type") or "js" for s in doc.iter("script"))
+    assert kinds == ["application/json", "js"]
+    for el in doc.iter():
+        if not isinstance(el.tag, str):
+            continue
+        assert el.tag not in ("img", "iframe", "object", "embed")
+        for name, value in el.attrib.items():
+            assert not name.lower().startswith("on"), (el.tag, name)
+            assert "javascript:" not in value.lower() or name in ("data-search", "title")
+    # only our own SVG graphs: no <svg> from the article's text or outlet
+    assert all("graph" in (s.get("class") or "") for s in doc.iter("{*}svg", "svg"))
+    # and the payloads are there, as text
+    body = doc.text_content()
+    assert HOSTILE_TITLE in body
+    assert "<script>window.__pwned" in body and "onerror=" in body
+    outlet = next(a["outlet"] for a in tables["articles"] if a["id"] == HOSTILE_ID)
+    assert outlet and outlet in body
+    # the url is not a link
+    assert not any("javascript" in (a.get("href") or "") for a in doc.iter("a"))
+    # the JSON block cannot be closed early by a text
+    lazy = render_report(ReportData.from_results(hostile), static_pair_budget=0)
+    block = re.search(r'<script type="application/json" id="pairs">(.*?)</script>', lazy, re.S)
+    assert block and "<" not in block.group(1)
+    blob = json.loads(block.group(1))
+    assert HOSTILE_ID in {a[0] for a in blob["arts"].values()}
+    assert any(HOSTILE_TITLE in t for t in blob["texts"].values())
+
+
+def test_safe_url():
+    assert safe_url("https://example.org/a?b=1") == "https://example.org/a?b=1"
+    for bad in (
+        "javascript:alert(1)",
+        " JavaScript:alert(1)",
+        "data:text/html,x",
+        "//x",
+        "x",
+        None,
+    ):
+        assert safe_url(bad) is None
+
+
+def test_lazy_views_keep_each_text_once(examples):
+    data = ReportData.from_results(examples)
+    full = render_report(data, static_pair_budget=10**9)
+    lazy = render_report(data, static_pair_budget=0)
+    assert 'class="view pair lazy"' not in full
+    assert lazy.count('class="view pair lazy"') == len(data.relations)
+    assert len(lazy) < len(full)
+    blob = json.loads(_parse(lazy).get_element_by_id("pairs").text)
+    assert set(blob["pairs"]) == {str(i) for i in range(len(data.relations))}
+    ids = {blob["arts"][k][0]: k for k in blob["arts"]}
+    assert set(ids) == {a for r in data.relations for a in (r["a"], r["b"])}
+    for aid, k in ids.items():
+        assert blob["texts"][k] == data.text(aid)
+    # each drawn view's cuts cover its texts exactly, marks as the inline view has them
+    for i, p in blob["pairs"].items():
+        pv = pair_view(data, int(i))
+        for side, ref in ((p["L"], pv.left), (p["R"], pv.right)):
+            text = blob["texts"][str(side["k"])]
+            assert "".join(text[s:e] for s, e, *_ in side["segs"]) == text
+            assert [(g[0], g[1], g[2] or None, tuple(g[5])) for g in side["segs"]] == [
+                (x.start, x.end, x.passage, x.changes) for x in ref.segments
+            ]
+        assert [c[2] for c in p["ch"]] == [c.description for c in pv.changes]
+
+
+def test_filter_stories_matches_types_confidence_and_words(examples):
+    data = ReportData.from_results(examples)
+    assert len(filter_stories(data)) == len(data.stories)
+    spun = filter_stories(data, types=["spun"])
+    assert spun and all("spun" in s.best for s in spun)
+    assert filter_stories(data, types=["spun"], min_conf=1.01) == []
+    assert [s.id for s in filter_stories(data, q="FERRY strike")] == [
+        s.id for s in data.stories if "ferry strike" in s.search
+    ]
+
+
+def test_report_without_a_store_says_texts_are_missing(tmp_path):
+    out = tmp_path / "res"
+    unspin.scan([EXAMPLES], out=out, config=FAST, store=False)
+    data = ReportData.from_results(out)
+    assert data.texts == {}
+    html = render_report(data)
+    assert "The text of this article is not available" in html
+
+
+def test_write_report_from_result_equals_from_folder(tmp_path):
+    result = scan_examples(tmp_path / "res")
+    a = write_report(result, tmp_path / "a.html").read_text(encoding="utf-8")
+    b = write_report(tmp_path / "res", tmp_path / "b.html").read_text(encoding="utf-8")
+    assert a == b
+
+
+# ------------------------------------------------------------------ CLI
+
+
+def test_cli_report_scan_html_add_html_and_remove(tmp_path, capsys):
+    src = tmp_path / "in"
+    src.mkdir()
+    names = sorted(p.name for p in EXAMPLES.iterdir())
+    for name in names[:-1]:
+        (src / name).write_bytes((EXAMPLES / name).read_bytes())
+    out = tmp_path / "res"
+    fast = ["--embedder", "hashing", "-q"]
+    assert (
+        main(["scan", str(src), "--out", str(out), "--html", str(tmp_path / "s.html"), *fast]) == 0
+    )
+    assert main(["report", str(out), "--html", str(tmp_path / "r.html")]) == 0
+    assert "report written" in capsys.readouterr().err
+    assert (tmp_path / "s.html").read_text() == (tmp_path / "r.html").read_text()
+    last = EXAMPLES / names[-1]
+    assert (
+        main(["add", str(last), "--out", str(out), "--html", str(tmp_path / "a.html"), *fast]) == 0
+    )
+    added = (tmp_path / "a.html").read_text()
+    assert f"{len(names)} articles" in added
+    gone = Path(names[-1]).stem
+    assert main(["remove", gone, "--out", str(out), "--embedder", "hashing"]) == 0
+    tables = read_tables(out)
+    assert gone not in {a["id"] for a in tables["articles"]}
+    assert all(gone not in (r["a"], r["b"]) for r in tables["relations"])
+    assert all(gone not in s["articles"] for s in tables["stories"])
+    assert main(["remove", "no-such-id", "--out", str(out)]) == 2
+    assert "no-such-id" in capsys.readouterr().err
+    assert main(["report", str(tmp_path / "nothing"), "--html", str(tmp_path / "x.html")]) == 2
+
+
+def test_templates_are_package_data(tmp_path):
+    """A non-editable install has the templates: setuptools' build step (what a wheel
+    is made from) run on a copy of the project must copy them with the package."""
+    for name in ("src", "pyproject.toml", "README.md"):
+        src = REPO / name
+        if src.is_dir():
+            shutil.copytree(src, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(src, tmp_path / name)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from setuptools import setup; setup()",
+            "-q",
+            "build_py",
+            "--build-lib",
+            str(tmp_path / "build"),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    built = tmp_path / "build" / "unspin" / "templates"
+    for f in ("report.html.j2", "page.html.j2", "_macros.html.j2", "report.css", "report.js"):
+        assert (built / f).read_bytes() == (REPO / "src/unspin/templates" / f).read_bytes()
