@@ -26,6 +26,8 @@ from unspin.normalise import (
     NUMBER_WORDS,
     caps_words,
     content_words,
+    cross_language,
+    crosslingual_matching,
     figures,
     names,
     numbers,
@@ -245,7 +247,7 @@ def _templates(a: Doc, b: Doc, passages: list[AlignedPassage], p: AlignParams) -
         # so the next one's opening word is not taken for a name
         return "\n".join(doc.sentences[i].text for i in idx)
 
-    if a.lang != b.lang and "und" not in (a.lang, b.lang):
+    if cross_language(a, b):
         # a translation renders names and number formats its own way ("Estados Unidos",
         # "3,5"): templates are told within one language only
         return [False] * len(passages)
@@ -300,7 +302,7 @@ def _accepted(a: Doc, b: Doc, p: AlignParams, m) -> list[tuple[int, int, float, 
     score, cos, lex = m
     best_j = score.argmax(axis=1)
     best_i = score.argmax(axis=0)
-    cross = a.lang != b.lang and "und" not in (a.lang, b.lang)
+    cross = cross_language(a, b)
     out = []
     for i, j in zip(*np.nonzero(score >= (p.min_score_cross if cross else p.min_score))):
         if best_j[i] == j or best_i[j] == i:
@@ -499,7 +501,8 @@ def align(a: Doc, b: Doc, params: AlignParams | None = None) -> Alignment:
     if a.sentence_vectors is None or b.sentence_vectors is None:
         raise ValueError("align needs embedded docs (run fingerprint first)")
     groups: list[list[_Item]] = []
-    if len(a.sentences) and len(b.sentences):
+    # across languages the encoder does not cover, cosines say nothing: no passages
+    if len(a.sentences) and len(b.sentences) and crosslingual_matching(a, b):
         m = _scores(a, b, p)
         matches = _accepted(a, b, p, m)
         groups = _groups(a, b, matches, p, m)

@@ -19,7 +19,7 @@ import numpy as np
 from unspin.align import AlignParams, frame_agreement, is_template, slot_mismatch
 from unspin.corpus import bigram_hashes, body_sentences, mid_capitals
 from unspin.model import Alignment, Doc, Relation
-from unspin.normalise import STOPWORDS, rare_word, word_spans, words
+from unspin.normalise import STOPWORDS, cross_language, rare_word, word_spans, words, zipf
 
 
 @dataclass(frozen=True)
@@ -115,12 +115,8 @@ def artefact_rate(doc: Doc, idx: set[int]) -> float:
 
 @lru_cache(maxsize=100_000)
 def _known(word: str, lang: str) -> bool:
-    from wordfreq import zipf_frequency
-
-    try:
-        return zipf_frequency(word, lang) > 0
-    except LookupError:  # a language wordfreq does not cover: no evidence either way
-        return True
+    z = zipf(word, lang)  # None: a language wordfreq does not cover: no evidence either way
+    return z is None or z > 0
 
 
 def function_word_share(doc: Doc, idx: set[int]) -> float:
@@ -604,11 +600,7 @@ def reuse_type(
             ["identical text after normalising case, spacing, quotes, boilerplate"],
         )
     hi, lo = max(f["cov_a"], f["cov_b"]), min(f["cov_a"], f["cov_b"])
-    cross = (
-        a.lang != b.lang
-        and "und" not in (a.lang, b.lang)
-        and min(a.lang_confidence, b.lang_confidence) >= 0.5
-    )
+    cross = cross_language(a, b)
     reasons = [
         f"{f['cov_a']:.0%} of {a.id} and {f['cov_b']:.0%} of {b.id} aligned "
         f"({int(f['n_passages'])} passages, order kept {f['order']:.0%})"

@@ -15,6 +15,7 @@ from unspin.embed import Embedder
 from unspin.model import Article, Doc
 from unspin.normalise import (
     STOPWORDS,
+    canonical_lang,
     content_words,
     detect_language,
     find_quotes,
@@ -27,7 +28,7 @@ from unspin.normalise import (
 NUM_PERM = 128
 SHINGLE = 3
 #: version of everything that decides a Doc's content; part of the store's cache key
-FINGERPRINT_VERSION = "fp-4"
+FINGERPRINT_VERSION = "fp-5"
 
 _MONTHS = (
     "january february march april may june july august september october november december "
@@ -93,7 +94,7 @@ def prepare(article: Article) -> Doc:
     body = " ".join(s.text for s in sents if not s.boilerplate) or text
     lang, conf = detect_language(text)
     if article.lang:
-        lang, conf = article.lang.lower().split("-")[0], 1.0
+        lang, conf = canonical_lang(article.lang), 1.0
     tokens = [content_words(s.text) for s in sents]
     return Doc(
         article=article,
@@ -108,8 +109,16 @@ def prepare(article: Article) -> Doc:
     )
 
 
+def mark_coverage(docs: Sequence[Doc], embedder: Embedder) -> None:
+    """Set ``Doc.cross_lingual``: whether the embedder covers each doc's language."""
+    langs = getattr(embedder, "languages", None)
+    for d in docs:
+        d.cross_lingual = None if langs is None else d.lang in langs
+
+
 def embed_docs(docs: Sequence[Doc], embedder: Embedder) -> None:
     """Fill sentence and document vectors, one batched call for all the docs."""
+    mark_coverage(docs, embedder)
     texts = [s.text for d in docs for s in d.sentences]
     vecs = embedder.encode(texts) if texts else np.zeros((0, embedder.dim), np.float32)
     pos = 0

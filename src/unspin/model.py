@@ -100,6 +100,9 @@ class Doc:
     tokens: list[list[str]] = field(default_factory=list)
     #: salient keys for story clustering: entities, numbers, dates (lowercased)
     keys: list[str] = field(default_factory=list)
+    #: whether the sentence encoder covers the article's language, so that it can be
+    #: matched against articles in other languages (None: the encoder does not say)
+    cross_lingual: bool | None = None
 
     @property
     def id(self) -> str:

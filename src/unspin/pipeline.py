@@ -16,7 +16,7 @@ from unspin.candidates import CandidateParams, candidate_pairs, quote_keys
 from unspin.classify import ClassifyParams, classify
 from unspin.corpus import CorpusSupport
 from unspin.embed import get_embedder
-from unspin.fingerprint import embed_docs, prepare
+from unspin.fingerprint import embed_docs, mark_coverage, prepare
 from unspin.model import Article, Doc, InputError, Relation, Result
 from unspin.stories import (
     StoryParams,
@@ -77,6 +77,7 @@ def fingerprint(
     for i, a in enumerate(articles):
         hit = cache.get_doc(a, embedder.name) if cache is not None else None
         if hit is not None:
+            mark_coverage([hit], embedder)
             docs[i] = hit
         else:
             todo.append(i)
