@@ -11,7 +11,7 @@ import re
 import unicodedata
 import warnings
 from collections.abc import Callable, Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import regex
 
@@ -147,6 +147,31 @@ def numbers(text: str) -> set[str]:
     return out
 
 
+# ---------------------------------------------------------------- letters of any script
+
+#: for ``regex`` patterns, one definition of case in every cased script (Latin, Greek,
+#: Cyrillic, Armenian...): a capital letter ("İzmir", "Смирнов", "Παπαδόπουλος"), a
+#: lower-case letter or a combining mark after one, and a capitalised word (a capital,
+#: then lower-case letters only: "Smith", not "NATO")
+UPPER = r"[\p{Lu}\p{Lt}]"
+LOWER = r"[\p{Ll}\p{M}]"
+CAP_WORD = rf"{UPPER}{LOWER}+"
+
+
+def figure_signatures(text: str) -> set[str]:
+    """The figures of a text written in digits, as a translation keeps them whatever its
+    number format: digits only, without separators and leading or trailing zeros, so
+    "$40 billion", "40.000 millones" and "400亿" agree (4), as do "3.5" and "3,5" (35) and
+    "March 01" and "3月1日" (1). Loose on purpose: two texts that disagree here disagree
+    in their figures, not in how they write them."""
+    out = set()
+    for m in _NUMBER.finditer(text):
+        sig = re.sub(r"\D", "", m.group(0)).strip("0")
+        if sig:
+            out.add(sig)
+    return out
+
+
 # figures written as words (wire style spells out one to nine: "five cts", "April one")
 NUMBER_WORDS = {
     w: str(k)
@@ -214,6 +239,24 @@ def caps_words(text: str) -> list[bool]:
 _WARNED: set[tuple[str, str]] = set()
 
 
+@cache
+def _wordfreq_lang(lang: str) -> str | None:
+    """The ``wordfreq`` list for a language code, or None when it has none."""
+    from wordfreq import available_languages
+
+    base = "zh" if lang == "zh-Hant" else lang  # wordfreq simplifies traditional itself
+    if base == "zh":
+        import logging
+
+        try:
+            import jieba
+
+            jieba.setLogLevel(logging.WARNING)  # not its progress messages on every run
+        except ImportError:
+            pass  # zipf() warns
+    return base if base in available_languages() else None
+
+
 @lru_cache(maxsize=200_000)
 def zipf(word: str, lang: str) -> float | None:
     """``wordfreq``'s zipf frequency of ``word`` in ``lang``; None when it has no word
@@ -225,9 +268,12 @@ def zipf(word: str, lang: str) -> float | None:
     language and cause."""
     from wordfreq import zipf_frequency
 
+    listed = _wordfreq_lang(lang)
+    if listed is None:  # no word list for the language (not a neighbour's: Swahili as English)
+        return None
     try:
-        return zipf_frequency(word, lang)
-    except LookupError:  # no word list for the language
+        return zipf_frequency(word, listed)
+    except LookupError:
         return None
     except Exception as e:  # noqa: BLE001 - a missing or broken tokenizer (ImportError...)
         if (lang, type(e).__name__) not in _WARNED:
@@ -471,6 +517,25 @@ def canonical_lang(tag: str) -> str:
     if base == "zh" and lang.maximize().script == "Hant":
         return "zh-Hant"
     return base
+
+
+def to_simplified(text: str) -> str:
+    """Chinese text with traditional characters mapped to simplified ones, character by
+    character (``wordfreq``'s table, as it uses for its own lookups); unchanged, with one
+    warning, when that table cannot be loaded."""
+    try:
+        from wordfreq.chinese import SIMPLIFIED_MAP
+    except Exception as e:  # noqa: BLE001 - wordfreq.chinese imports jieba
+        if ("zh-Hant", type(e).__name__) not in _WARNED:
+            _WARNED.add(("zh-Hant", type(e).__name__))
+            warnings.warn(
+                f"cannot map traditional Chinese to simplified ({type(e).__name__}: {e}); "
+                "install wordfreq[cjk]",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+        return text
+    return text.translate(SIMPLIFIED_MAP)
 
 
 #: a detected language below this confidence does not by itself tell two texts in the
