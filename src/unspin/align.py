@@ -44,11 +44,13 @@ class AlignParams:
     min_score: float = 0.80  # a sentence pair at or above this is "the same passage"
     # the same across languages, where cross-lingual cosines run lower (a faithful
     # translation: median 0.68 Japanese-English, 0.82 Spanish-English on NTREX): a pair
-    # that is each other's best match and at least this close
-    min_score_cross: float = 0.5
+    # that is each other's best match and at least this close (the highest value that
+    # types every English-other pair of NTREX half A as a translation)
+    min_score_cross: float = 0.45
     strong: float = 0.88  # a match this close counts towards partial reuse
-    # ... across languages: above what two sentences on one topic that are not
-    # translations of each other reach (see docs/benchmarks.md, "Many languages")
+    # ... across languages: where sentences of one document that are not translations of
+    # each other (one topic, the same names) stop (1 in 10^5 English-other pairs of
+    # NTREX half A at or above it; half of the translations; docs/benchmarks.md)
     strong_cross: float = 0.75
     prefilter: float = 0.55  # cosine below which no lexical check is made
     min_unquoted_words: int = 4  # shorter remainders outside quotes cannot carry reuse

@@ -13,7 +13,7 @@ import numpy as np
 import regex
 
 from unspin.embed import Embedder
-from unspin.model import Article, Doc
+from unspin.model import Article, Doc, InputError
 from unspin.normalise import (
     STOPWORDS,
     UPPER,
@@ -120,6 +120,28 @@ def mark_coverage(docs: Sequence[Doc], embedder: Embedder) -> None:
     langs = getattr(embedder, "languages", None)
     for d in docs:
         d.cross_lingual = None if langs is None or d.lang == "und" else d.lang in langs
+
+
+def language_warnings(docs: Sequence[Doc], languages: frozenset[str] | None) -> list[InputError]:
+    """One warning per article whose language the sentence encoder does not cover
+    (``Doc.cross_lingual`` False): it is still scanned, but only matched by wording
+    against articles in its own language."""
+    out = []
+    for d in docs:
+        if d.cross_lingual is False:
+            a = d.article
+            out.append(
+                InputError(
+                    a.input or a.id,
+                    a.location,
+                    f"article {a.id!r} is in a language ({d.lang}) the sentence encoder does "
+                    f"not cover ({', '.join(sorted(languages or ()))}): it is matched only "
+                    "by wording against articles in its own language; cross-language "
+                    "matching (translations, and rewordings) is not available for it",
+                    severity="warning",
+                )
+            )
+    return out
 
 
 def encoder_text(doc: Doc, text: str) -> str:
