@@ -46,9 +46,7 @@ def main() -> int:
     backed = [
         r
         for r in cross
-        if any(
-            tuple(sorted((f"{doc(r.a)}/{x}", f"{doc(r.b)}/{x}"))) in reuse for x in ("en", "es")
-        )
+        if any(tuple(sorted((f"{doc(r.a)}/{x}", f"{doc(r.b)}/{x}"))) in reuse for x in ("en", "es"))
     ]
     print(
         f"  across languages: {len(cross)}, of which {len(cross) - len(backed)} where neither "

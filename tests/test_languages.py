@@ -320,3 +320,36 @@ def test_ntrex_versions_in_every_encoder_language(shared: Path) -> None:
     assert not [r for r in across if r.relation in REUSE_RELATIONS]
     warned = {e.reason.split("'")[1] for e in result.errors if e.severity == "warning"}
     assert warned == {r["id"] for r in rows if r["id"].split("/", 1)[1] in outside}
+
+
+DE = [
+    "Der Stadtrat hat am Dienstag die neue Hafenbrücke genehmigt.",
+    "Fährbetreiber fürchten, dass die Brücke ihnen Fahrgäste nimmt.",
+    "Der Bürgermeister sagte, die Fahrzeiten würden kürzer.",
+    "Die Pläne werden nächste Woche im Internet veröffentlicht.",
+]
+
+
+def test_eval_ntrex_reports_every_language_per_half(tmp_path: Path) -> None:
+    """The NTREX task on four made-up documents (two per half): English editions found,
+    nothing claimed between documents, both halves and the tuned baseline reported."""
+    from unspin.evaluate.runner import eval_ntrex
+
+    texts = [EN[:5], EN[5:], ES[:5], ES[5:]]  # four "documents" (no text in common)
+    rows = []
+    for k, sents in enumerate(texts):
+        body = " ".join(sents)
+        rows.append({"id": f"d{k}/eng", "doc_id": f"d{k}", "lang": "eng", "text": body})
+        edited = body.replace("the ", "The ", 1) + " Updated."
+        rows.append({"id": f"d{k}/eng-GB", "doc_id": f"d{k}", "lang": "eng-GB", "text": edited})
+        rows.append({"id": f"d{k}/deu", "doc_id": f"d{k}", "lang": "deu", "text": DE[k]})
+    path = tmp_path / "versions.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    table = eval_ntrex(path, Config(embedder="hashing"))
+    got = dict(table.rows)
+    assert got["eng-GB: typed duplicate/copy"]["unspin A"] == 1.0
+    assert got["eng-GB: typed duplicate/copy"]["unspin B"] == 1.0
+    assert "deu: typed translation" in got and "story ARI, all versions" in got
+    claims = got["reuse claims between different documents (within the half)"]
+    assert claims["unspin A"] == 0 and claims["unspin B"] == 0
+    assert set(claims) == set(table.systems)

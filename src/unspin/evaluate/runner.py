@@ -541,11 +541,18 @@ def eval_ntrex(path: Path, config: Config | None = None, declare_lang: bool = Fa
     vectors unspin computes, a pair being the same document at or above a threshold
     (tuned on half A for F1), and stories as average-linkage clusters of that cosine
     (cut tuned on half A for ARI)."""
-    import numpy as np
-
     t0 = time.time()
     v = loaders.load_ntrex(path, declare_lang)
-    result = _run(v.articles, config)
+    table = ntrex_table(v, _run(v.articles, config), [str(path)])
+    table.notes.append("languages " + ("declared" if declare_lang else "detected (not declared)"))
+    table.seconds = time.time() - t0
+    return table
+
+
+def ntrex_table(v: loaders.Versions, result: Result, data: list[str]) -> EvalTable:
+    """The table of :func:`eval_ntrex` for a result over the versions ``v``."""
+    import numpy as np
+
     half = {d: k % 2 for k, d in enumerate(v.order)}
     names = ("A", "B")
     rel = {(r.a, r.b): r for r in result.relations}
@@ -566,7 +573,7 @@ def eval_ntrex(path: Path, config: Config | None = None, declare_lang: bool = Fa
     cut = bl.tune_threshold(sim[upper & in_a], same_doc[upper & in_a])
 
     systems = [f"unspin {h}" for h in names] + [f"doc cosine (tuned on A) {h}" for h in names]
-    table = EvalTable("versions of documents across languages (NTREX)", [str(path)], systems)
+    table = EvalTable("versions of documents across languages (NTREX)", data, systems)
 
     def share(xs: list[bool]) -> float | None:
         return sum(xs) / len(xs) if xs else None
@@ -674,8 +681,6 @@ def eval_ntrex(path: Path, config: Config | None = None, declare_lang: bool = Fa
         f"reuse claims between different documents, all pairs: {len(wrong)} "
         f"{dict(sorted(by_type.items()))}"
     )
-    table.notes.append("languages " + ("declared" if declare_lang else "detected (not declared)"))
-    table.seconds = time.time() - t0
     return table
 
 
