@@ -321,11 +321,19 @@ def _accepted(a: Doc, b: Doc, p: AlignParams, m) -> list[tuple[int, int, float, 
     best_j = score.argmax(axis=1)
     best_i = score.argmax(axis=0)
     cross = cross_language(a, b)
+    hits = np.nonzero(score >= (p.min_score_cross if cross else p.min_score))
+    # best for either side (a split or merged sentence matches its parts); across
+    # languages, where the bar is lower, for both sides, or for one side next to such a
+    # pair on both sides (a translation that splits a long sentence in two: the part
+    # that is not the other's best sits beside the part that is)
+    mutual = {(i, j) for i, j in zip(*hits) if best_j[i] == j and best_i[j] == i}
     out = []
-    for i, j in zip(*np.nonzero(score >= (p.min_score_cross if cross else p.min_score))):
-        # best for either side (a split or merged sentence matches its parts); across
-        # languages, where the bar is lower, for both sides
-        if (best_j[i] == j and best_i[j] == i) if cross else (best_j[i] == j or best_i[j] == i):
+    for i, j in zip(*hits):
+        either = best_j[i] == j or best_i[j] == i
+        if cross:
+            near = any((i + di, j + dj) in mutual for di in (-1, 0, 1) for dj in (-1, 0, 1))
+            either = either and near
+        if either:
             out.append((int(i), int(j), float(score[i, j]), float(cos[i, j]), float(lex[i, j])))
     return out
 

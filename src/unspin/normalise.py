@@ -158,14 +158,19 @@ LOWER = r"[\p{Ll}\p{M}]"
 CAP_WORD = rf"{UPPER}{LOWER}+"
 
 
+#: a number, its thousands also grouped by spaces as French, Polish or Russian write
+#: them ("1 127", with a no-break or thin space too)
+_GROUPED_NUMBER = re.compile(r"\d+(?:[ \u00a0\u202f\u2009]\d{3}(?!\d))*(?:[.,]\d+)*")
+
+
 def figure_signatures(text: str) -> set[str]:
     """The figures of a text written in digits, as a translation keeps them whatever its
     number format: digits only, without separators and leading or trailing zeros, so
     "$40 billion", "40.000 millones" and "400亿" agree (4), as do "3.5" and "3,5" (35) and
-    "March 01" and "3月1日" (1). Loose on purpose: two texts that disagree here disagree
-    in their figures, not in how they write them."""
+    "March 01" and "3月1日" (1), "1,127" and "1 127" (1127). Loose on purpose: two texts
+    that disagree here disagree in their figures, not in how they write them."""
     out = set()
-    for m in _NUMBER.finditer(text):
+    for m in _GROUPED_NUMBER.finditer(text):
         sig = re.sub(r"\D", "", m.group(0)).strip("0")
         if sig:
             out.add(sig)
