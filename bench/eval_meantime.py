@@ -37,6 +37,22 @@ def main() -> int:
     ]
     by_type = Counter(r.relation for r in wrong)
     print(f"pairs with different doc_ids typed as reuse: {len(wrong)} {dict(by_type)}")
+    # a claim across languages should rest on evidence a same-language pair would need
+    # too: is either same-language counterpart of the two documents reuse as well?
+    reuse = {(r.a, r.b) for r in res.relations if r.relation in REUSE_RELATIONS}
+    lang = lambda i: i.split("/")[1]  # noqa: E731
+    doc = lambda i: i.split("/")[0]  # noqa: E731
+    cross = [r for r in wrong if lang(r.a) != lang(r.b)]
+    backed = [
+        r
+        for r in cross
+        if any(tuple(sorted((f"{doc(r.a)}/{x}", f"{doc(r.b)}/{x}"))) in reuse for x in ("en", "es"))
+    ]
+    print(
+        f"  across languages: {len(cross)}, of which {len(cross) - len(backed)} where neither "
+        f"same-language pair of the two documents is reuse; within a language: "
+        f"{len(wrong) - len(cross)}"
+    )
     for r in wrong[:20]:
         print("  ", r.a, r.b, r.relation, r.confidence)
     missed = gold - pred

@@ -293,6 +293,7 @@ def test_static_report_from_disk(browser, report, artefacts):
     link.focus()
     page.keyboard.press("Enter")
     view = page.locator(f"#story-{story.index}")
+    view.wait_for(state="visible", timeout=15_000)  # a loaded machine renders slowly
     assert view.is_visible() and not page.locator("#stories").is_visible()
     graph = view.locator("svg.graph")
     edge = graph.locator(
@@ -311,6 +312,7 @@ def test_static_report_from_disk(browser, report, artefacts):
     # its side-by-side view
     view.locator(f'a.open[href="#pair-{i}"]').click()
     pair = page.locator(f"#pair-{i}")
+    pair.wait_for(state="visible", timeout=15_000)
     assert pair.is_visible()
     changes = data.pair_changes(rel)
     assert pair.locator("li.change").count() == len(changes)

@@ -26,6 +26,9 @@ from unspin.normalise import (
     NUMBER_WORDS,
     caps_words,
     content_words,
+    cross_language,
+    crosslingual_matching,
+    figure_signatures,
     figures,
     names,
     numbers,
@@ -39,8 +42,16 @@ class AlignParams:
     """Thresholds of the aligner (validated on construction)."""
 
     min_score: float = 0.80  # a sentence pair at or above this is "the same passage"
-    min_score_cross: float = 0.65  # the same across languages (cross-lingual cosines run lower)
+    # the same across languages, where cross-lingual cosines run lower (a faithful
+    # translation: median 0.68 Japanese-English, 0.82 Spanish-English on NTREX): a pair
+    # that is each other's best match and at least this close (the highest value that
+    # types every English-other pair of NTREX half A as a translation)
+    min_score_cross: float = 0.45
     strong: float = 0.88  # a match this close counts towards partial reuse
+    # ... across languages: where sentences of one document that are not translations of
+    # each other (one topic, the same names) stop (1 in 10^5 English-other pairs of
+    # NTREX half A at or above it; half of the translations; docs/benchmarks.md)
+    strong_cross: float = 0.75
     prefilter: float = 0.55  # cosine below which no lexical check is made
     min_unquoted_words: int = 4  # shorter remainders outside quotes cannot carry reuse
     min_strong_words: int = 6  # shorter sentences (datelines, "he said") prove nothing
@@ -61,6 +72,7 @@ class AlignParams:
             "min_score",
             "min_score_cross",
             "strong",
+            "strong_cross",
             "prefilter",
             "bridge_cos",
             "template_share",
@@ -69,7 +81,8 @@ class AlignParams:
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
                 raise ValueError(f"AlignParams.{name} must be in [0, 1], got {v}")
-        if self.prefilter > min(self.min_score, self.min_score_cross):
+        # (across languages the lexical lift is moot: scores there are cosines)
+        if self.prefilter > self.min_score:
             raise ValueError("AlignParams.prefilter must not exceed min_score")
         if not self.prefilter <= self.extend_score <= 1.0:
             raise ValueError("AlignParams.extend_score must be in [prefilter, 1]")
@@ -205,6 +218,14 @@ def slot_mismatch(ta: str, tb: str, casing: Casing | None = None) -> Slots:
     return Slots(len(na - nb), len(nb - na), len(na) + len(nb), lost_a, lost_b, len(ma) + len(mb))
 
 
+def figure_slots(ta: str, tb: str) -> Slots:
+    """:func:`slot_mismatch` for texts in two languages: figures only, compared by
+    :func:`unspin.normalise.figure_signatures` (names are written in other scripts and
+    forms, so they are not compared)."""
+    na, nb = figure_signatures(ta), figure_signatures(tb)
+    return Slots(len(na - nb), len(nb - na), len(na) + len(nb), 0, 0, 0)
+
+
 def is_template(s: Slots, p: AlignParams, frame: float = 1.0) -> bool:
     """Whether aligned text differing in these figures and names reads as one template
     filled in twice rather than as reuse.
@@ -245,13 +266,12 @@ def _templates(a: Doc, b: Doc, passages: list[AlignedPassage], p: AlignParams) -
         # so the next one's opening word is not taken for a name
         return "\n".join(doc.sentences[i].text for i in idx)
 
-    if a.lang != b.lang and "und" not in (a.lang, b.lang):
-        # a translation renders names and number formats its own way ("Estados Unidos",
-        # "3,5"): templates are told within one language only
-        return [False] * len(passages)
+    # a translation renders names its own way ("Estados Unidos"), and number formats
+    # ("3,5"): across languages figures are compared by their digits alone
+    slots = figure_slots if cross_language(a, b) else slot_mismatch
     none = Slots(0, 0, 0, 0, 0, 0)
     counts = [
-        slot_mismatch(text(a, x.a_sentences), text(b, x.b_sentences)) if not x.quote_only else none
+        slots(text(a, x.a_sentences), text(b, x.b_sentences)) if not x.quote_only else none
         for x in passages
     ]
 
@@ -300,10 +320,20 @@ def _accepted(a: Doc, b: Doc, p: AlignParams, m) -> list[tuple[int, int, float, 
     score, cos, lex = m
     best_j = score.argmax(axis=1)
     best_i = score.argmax(axis=0)
-    cross = a.lang != b.lang and "und" not in (a.lang, b.lang)
+    cross = cross_language(a, b)
+    hits = np.nonzero(score >= (p.min_score_cross if cross else p.min_score))
+    # best for either side (a split or merged sentence matches its parts); across
+    # languages, where the bar is lower, for both sides, or for one side next to such a
+    # pair on both sides (a translation that splits a long sentence in two: the part
+    # that is not the other's best sits beside the part that is)
+    mutual = {(i, j) for i, j in zip(*hits) if best_j[i] == j and best_i[j] == i}
     out = []
-    for i, j in zip(*np.nonzero(score >= (p.min_score_cross if cross else p.min_score))):
-        if best_j[i] == j or best_i[j] == i:
+    for i, j in zip(*hits):
+        either = best_j[i] == j or best_i[j] == i
+        if cross:
+            near = any((i + di, j + dj) in mutual for di in (-1, 0, 1) for dj in (-1, 0, 1))
+            either = either and near
+        if either:
             out.append((int(i), int(j), float(score[i, j]), float(cos[i, j]), float(lex[i, j])))
     return out
 
@@ -499,7 +529,8 @@ def align(a: Doc, b: Doc, params: AlignParams | None = None) -> Alignment:
     if a.sentence_vectors is None or b.sentence_vectors is None:
         raise ValueError("align needs embedded docs (run fingerprint first)")
     groups: list[list[_Item]] = []
-    if len(a.sentences) and len(b.sentences):
+    # across languages the encoder does not cover, cosines say nothing: no passages
+    if len(a.sentences) and len(b.sentences) and crosslingual_matching(a, b):
         m = _scores(a, b, p)
         matches = _accepted(a, b, p, m)
         groups = _groups(a, b, matches, p, m)
@@ -527,15 +558,10 @@ def align(a: Doc, b: Doc, params: AlignParams | None = None) -> Alignment:
         [x for x in g if x[6] and not x[5]] if not t.template else []
         for g, t in zip(groups, passages)
     ]
-    strong = [
-        c
-        for c, x in zip(core, passages)
-        if c
-        and (
-            _core_score(a, b, c) >= p.strong
-            or (a.lang != b.lang and len(x.a_sentences) + len(x.b_sentences) >= 4)
-        )
-    ]
+    # evidence of partial reuse: core matches as close as a copy's (or, across
+    # languages, a faithful translation's), never a passage's length alone
+    bar = p.strong_cross if cross_language(a, b) else p.strong
+    strong = [c for c in core if c and _core_score(a, b, c) >= bar]
     sa = {
         x[0] for c in strong for x in c if len(words(a.sentences[x[0]].text)) >= p.min_strong_words
     }

@@ -19,15 +19,17 @@ from difflib import SequenceMatcher
 from functools import cache, lru_cache
 from typing import NamedTuple
 
+import regex
+
 from unspin.align import AlignParams, sentence_matches
 from unspin.model import CHANGE_KINDS, Change, Doc, Relation, Result, Sentence
-from unspin.normalise import STOPWORDS
+from unspin.normalise import STOPWORDS, UPPER
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _QMARK = re.compile(r"[\"“”„«»‹›]|(?<!\w)['‘’]|['‘’](?!\w)")
-_CAPS = re.compile(
-    r"(?<![\w'’])[A-Z][\w'’.&-]*(?:\s+(?:(?:of|de|del|la|le|the|van|von|al|da|di|du)\s+)?"
-    r"[A-Z][\w'’.&-]*)*"
+_CAPS = regex.compile(
+    rf"(?<![\w'’]){UPPER}[\w'’.&-]*(?:\s+(?:(?:of|de|del|la|le|the|van|von|al|da|di|du)\s+)?"
+    rf"{UPPER}[\w'’.&-]*)*"
 )
 _NAME_TOKEN = re.compile(r"\w(?:[\w'’&.-]*\w)?")
 _PIECE = re.compile(r"(?<!['’])(?<!['’]s)(?:(?!['’]s?(?:\s|$)).)+")  # parts around possessives

@@ -15,11 +15,22 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 
 import numpy as np
+import regex
 
-from unspin.align import AlignParams, frame_agreement, is_template, slot_mismatch
+from unspin.align import AlignParams, figure_slots, frame_agreement, is_template, slot_mismatch
 from unspin.corpus import bigram_hashes, body_sentences, mid_capitals
 from unspin.model import Alignment, Doc, Relation
-from unspin.normalise import STOPWORDS, rare_word, word_spans, words
+from unspin.normalise import (
+    CAP_WORD,
+    LOWER,
+    STOPWORDS,
+    UPPER,
+    cross_language,
+    rare_word,
+    word_spans,
+    words,
+    zipf,
+)
 
 
 @dataclass(frozen=True)
@@ -62,7 +73,7 @@ def _parse_time(s: str | None) -> datetime | None:
 # ---------------------------------------------------------------- artefacts
 
 _TOKEN = re.compile(r"\S+")
-_GLUED = re.compile(r"[a-z]{2,}[A-Z][a-z]{2,}")
+_GLUED = regex.compile(rf"{LOWER}{{2,}}{UPPER}{LOWER}{{2,}}")
 _LOWER_NAMES = re.compile(
     r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|"
     r"april|june|july|august|september|october|november|december)\b"
@@ -115,12 +126,8 @@ def artefact_rate(doc: Doc, idx: set[int]) -> float:
 
 @lru_cache(maxsize=100_000)
 def _known(word: str, lang: str) -> bool:
-    from wordfreq import zipf_frequency
-
-    try:
-        return zipf_frequency(word, lang) > 0
-    except LookupError:  # a language wordfreq does not cover: no evidence either way
-        return True
+    z = zipf(word, lang)  # None: a language wordfreq does not cover: no evidence either way
+    return z is None or z > 0
 
 
 def function_word_share(doc: Doc, idx: set[int]) -> float:
@@ -162,7 +169,7 @@ def odd_words(doc: Doc, idx: set[int], other: Doc, other_idx: set[int]) -> int:
 
 # ---------------------------------------------------------------- direction
 
-_NAME2 = re.compile(r"\b([A-Z][a-z]+) ([A-Z][a-z]+)\b")
+_NAME2 = regex.compile(rf"\b({CAP_WORD}) ({CAP_WORD})\b")
 
 
 def _broken_names(doc: Doc, idx: set[int], other: Doc, other_idx: set[int]) -> int:
@@ -181,7 +188,7 @@ def _known_phrase(toks: list[str], support: KeySupport | None, a: str, b: str) -
     return bool((phrase(bigram_hashes(toks), a, b) > 0).all())
 
 
-_CAP_RUN = re.compile(r"[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*")
+_CAP_RUN = regex.compile(rf"{CAP_WORD}(?:\s+{CAP_WORD})*")
 
 
 def casing_slips(
@@ -247,7 +254,7 @@ def lost_possessives(doc: Doc, idx: set[int], other: Doc, other_idx: set[int]) -
     "the description of Hain" and back loses the "'s"; writers keep it."""
     mine = " ".join(doc.sentences[i].text for i in idx)
     theirs = " ".join(other.sentences[i].text for i in other_idx)
-    names = {m.group(1) for m in re.finditer(r"\b([A-Z][a-z]+)['’]s\b", theirs)}
+    names = {m.group(1) for m in regex.finditer(rf"\b({CAP_WORD})['’]s\b", theirs)}
     return sum(
         1
         for n in names
@@ -267,7 +274,7 @@ def _look_alike(u: str, v: str) -> bool:
 def _names(doc: Doc, idx: set[int]) -> set[str]:
     out = set()
     for i in idx:
-        for m in re.finditer(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'’-]+", doc.sentences[i].text):
+        for m in regex.finditer(rf"(?<![.!?]\s)(?<!^)\b{UPPER}[\w'’-]+", doc.sentences[i].text):
             w = m.group(0).lower()
             if w not in STOPWORDS and len(w) > 2:
                 out.add(w)
@@ -582,6 +589,8 @@ def _template_texts(
 
     p = p or AlignParams()
     ta, tb = body(a), body(b)
+    if cross_language(a, b):  # figures by their digits; names are written another way
+        return is_template(figure_slots(ta, tb), p, 0.0)
     corpus = getattr(support, "casing", None)
     casing = (lambda w: corpus(w, a.id, b.id)) if corpus is not None else None
     return is_template(slot_mismatch(ta, tb, casing), p, frame_agreement(ta, tb, casing=casing))
@@ -604,11 +613,7 @@ def reuse_type(
             ["identical text after normalising case, spacing, quotes, boilerplate"],
         )
     hi, lo = max(f["cov_a"], f["cov_b"]), min(f["cov_a"], f["cov_b"])
-    cross = (
-        a.lang != b.lang
-        and "und" not in (a.lang, b.lang)
-        and min(a.lang_confidence, b.lang_confidence) >= 0.5
-    )
+    cross = cross_language(a, b)
     reasons = [
         f"{f['cov_a']:.0%} of {a.id} and {f['cov_b']:.0%} of {b.id} aligned "
         f"({int(f['n_passages'])} passages, order kept {f['order']:.0%})"
@@ -624,7 +629,7 @@ def reuse_type(
         )
     full = hi >= p.full_cov and lo >= p.full_cov_other
     own = max(f.get("own_run_a", 0.0), f.get("own_run_b", 0.0))
-    if full and not cross and (lo < p.copy_cov_other or own >= p.partial_own_chars):
+    if full and (lo < p.copy_cov_other or own >= p.partial_own_chars):
         # one article mostly made of the other's passages, but the other keeps much of its
         # own text (a long stretch of it, or most of it): reuse inside an article of its own
         full = False
@@ -632,7 +637,7 @@ def reuse_type(
             f"not a whole copy: {1 - lo:.0%} of one article is its own text, "
             f"{own:.0f} characters of it unbroken"
         )
-    if full and not cross and _template_texts(a, b, align_params, support):
+    if full and _template_texts(a, b, align_params, support):
         # the aligned wording is one pattern, but over the whole texts the names and
         # figures are swapped: two items written to one template (two companies'
         # dividend notices), not one item copied; reuse of some of it may still be
@@ -656,9 +661,11 @@ def reuse_type(
             conf * (0.8 + 0.2 * _ramp(p.copy_verbatim - f["verbatim"], 0.0, 0.3)),
             reasons,
         )
+    # one long sentence reused is evidence enough only when its wording shows it (a
+    # near-verbatim match): across languages it takes more than one
     if (
         f["strong_sents"] >= p.partial_min_sentences and f["strong_chars"] >= p.partial_min_chars
-    ) or (f["strong_sents"] >= 1 and f["strong_chars"] >= p.partial_single_chars):
+    ) or (not cross and f["strong_sents"] >= 1 and f["strong_chars"] >= p.partial_single_chars):
         conf = 0.5 + 0.4 * min(
             _ramp(f["strong_sents"], 1, 5), _ramp(f["strong_chars"], p.partial_min_chars, 800)
         )

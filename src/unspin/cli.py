@@ -43,6 +43,7 @@ EVAL_TASKS = (
     "derivatives",
     "stories",
     "parallel",
+    "ntrex",
     "duplicates-reuters",
     "duplicates-bbc",
     "mrpc",
@@ -298,6 +299,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--kinds",
         help="make-derivatives: comma-separated generators (default: all of "
         "roundtrip, edited_copy, partial, partial_roundtrip, injected_edits)",
+    )
+    p.add_argument(
+        "--declare-lang",
+        action="store_true",
+        help="ntrex: give the pipeline each version's language label (default: detect it)",
     )
     p.add_argument(
         "--parallel",
@@ -760,6 +766,8 @@ def _run_eval(args: argparse.Namespace, out: Console, err: Console) -> int:
         table = runner.eval_stories(data[0])
     elif args.task == "parallel":
         table = runner.eval_parallel(data)
+    elif args.task == "ntrex":
+        table = runner.eval_ntrex(data[0], declare_lang=args.declare_lang)
     elif args.task == "labels":
         if len(data) != 2:
             raise UsageError("labels needs ARTICLES LABELS (a file or folder, then a JSONL)")

@@ -21,9 +21,10 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
 import numpy as np
+import regex
 
 from unspin.model import Doc
-from unspin.normalise import words
+from unspin.normalise import CAP_WORD, LOWER, words
 
 
 def bigram_hashes(tokens: Sequence[str]) -> np.ndarray:
@@ -36,8 +37,9 @@ def bigram_hashes(tokens: Sequence[str]) -> np.ndarray:
 
 
 #: a capitalised word that does not open a sentence, a quotation or a bracket
-_MID_CAP = re.compile(r"(?<![.!?:;\"“”‘’'(\[\n])(?<![.!?:;\"“”‘’'(\[]\s)(?<!^)\b([A-Z][a-z]+)\b")
-_LOWER = re.compile(r"\b[a-z]+\b")
+_MID_CAP = regex.compile(rf"(?<![.!?:;\"“”‘’'(\[\n])(?<![.!?:;\"“”‘’'(\[]\s)(?<!^)\b({CAP_WORD})\b")
+#: a word in lower case
+_LOWER = regex.compile(rf"\b{LOWER}+\b")
 
 
 def body_sentences(doc: Doc) -> list[int]:

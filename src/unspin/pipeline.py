@@ -16,7 +16,7 @@ from unspin.candidates import CandidateParams, candidate_pairs, quote_keys
 from unspin.classify import ClassifyParams, classify
 from unspin.corpus import CorpusSupport
 from unspin.embed import get_embedder
-from unspin.fingerprint import embed_docs, prepare
+from unspin.fingerprint import embed_docs, language_warnings, mark_coverage, prepare
 from unspin.model import Article, Doc, InputError, Relation, Result
 from unspin.stories import (
     StoryParams,
@@ -78,6 +78,7 @@ def fingerprint(
     for i, a in enumerate(articles):
         hit = cache.get_doc(a, embedder.name) if cache is not None else None
         if hit is not None:
+            mark_coverage([hit], embedder)
             docs[i] = hit
         else:
             todo.append(i)
@@ -184,6 +185,10 @@ def analyse(
     progress: Progress = _noop,
 ) -> Result:
     """Pairs, relations and stories for fingerprinted docs."""
+    from unspin.embed import BACKENDS
+
+    langs = getattr(BACKENDS[config.embedder], "languages", None)
+    errors = [*errors, *language_warnings(docs, langs)]
     ps = pair_stage(docs, config, engine, progress)
     sp = config.stories
     groups: list[list[int]] = []

@@ -20,7 +20,7 @@ from functools import lru_cache
 import numpy as np
 
 from unspin.model import Doc, Relation, Story
-from unspin.normalise import days_apart, parse_time
+from unspin.normalise import days_apart, zipf
 
 FEATURES = (
     "doc_sim",
@@ -72,12 +72,9 @@ class StoryParams:
 
 @lru_cache(maxsize=200_000)
 def _rarity(word: str, lang: str) -> float:
-    from wordfreq import zipf_frequency
-
-    try:
-        z = zipf_frequency(word, lang)
-    except LookupError:
-        z = zipf_frequency(word, "en")
+    z = zipf(word, lang)  # None: no word list or tokenizer for the language
+    if z is None:
+        z = zipf(word, "en") or 0.0
     return min(1.0, max(0.05, (7.0 - z) / 5.0))
 
 

@@ -79,13 +79,17 @@ def tune_threshold(scores: Sequence[float], labels: Sequence[bool]) -> float:
     """The score cut that maximises F1 on a training split."""
     s = np.asarray(scores, dtype=float)
     y = np.asarray(labels, dtype=bool)
-    best, cut = -1.0, 0.5
-    for t in np.unique(s):
-        pred = s >= t
-        tp = float(np.sum(pred & y))
-        if tp == 0:
-            continue
-        f1 = 2 * tp / (np.sum(pred) + np.sum(y))
-        if f1 > best:
-            best, cut = f1, float(t)
-    return cut
+    if not len(s) or not y.any():
+        return 0.5
+    # every distinct score as the cut, at once: pairs at or above it, and true ones
+    order = np.argsort(-s, kind="stable")
+    s_desc, y_desc = s[order], y[order]
+    last = np.r_[s_desc[1:] != s_desc[:-1], True]  # the last pair of each distinct score
+    n_pred = np.arange(1, len(s) + 1)[last]
+    tp = np.cumsum(y_desc)[last]
+    f1 = 2 * tp / (n_pred + y.sum())
+    f1[tp == 0] = -1.0
+    # ties of the best F1 go to the lowest cut, as a scan upwards would find first
+    cuts = s_desc[last]
+    best = np.flatnonzero(f1 == f1.max())
+    return float(cuts[best].min())

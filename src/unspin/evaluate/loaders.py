@@ -24,6 +24,10 @@ it (gzip is detected and unpacked transparently for the JSON formats):
   Spanish, Italian and Dutch translations), JSON Lines per language with ``doc_id``,
   ``lang``, ``text``; one ``doc_id`` across languages = translations (English is the
   original). -> :func:`load_parallel`
+- **NTREX-128** (Federmann, Kocmi & Xin 2022; github.com/MicrosoftTranslator/NTREX;
+  WMT 2019 news test documents with professional translations) as JSON Lines, one
+  version a line: ``id`` (``DOC/LANG``), ``doc_id``, ``lang`` (``eng`` is the original,
+  ``eng-GB`` and the like are English editions), ``title``, ``text``. -> :func:`load_ntrex`
 - **NEWS-COPY** (Silcock et al. 2022, "Noise-robust de-duplication at scale", ICLR 2023;
   github.com/dell-research-harvard/NEWS-COPY, data linked from there): a corpus JSON
   ``{article_id: {"article": ..., "headline": ..., "byline": ..., ...}}`` plus a
@@ -269,6 +273,44 @@ def load_parallel(
         for b in ids[i + 1 :]
     }
     return articles, gold
+
+
+@dataclass
+class Versions:
+    """Versions of documents (NTREX style): each article's document and language label."""
+
+    articles: list[Article]
+    doc: dict[str, str]  # article id -> document id
+    lang: dict[str, str]  # article id -> language label as given ("eng", "zho-TW")
+    order: list[str]  # document ids in order of first appearance
+
+
+def load_ntrex(path: PathLike, declare_lang: bool = False) -> Versions:
+    """NTREX-style versions of documents. The language label stays in ``meta["lang"]``
+    and goes into ``Article.lang`` only with ``declare_lang`` (by default the pipeline
+    detects it, as it would in the wild)."""
+    out = Versions([], {}, {}, [])
+    for n, rec in _jsonl(path):
+        where = f"{path}:{n}"
+        aid = str(_get(rec, ("id",), where))
+        doc_id, lang = str(_get(rec, ("doc_id",), where)), str(_get(rec, ("lang",), where))
+        if aid in out.doc:
+            raise ValueError(f"{where}: duplicate article {aid!r}")
+        if doc_id not in out.order:
+            out.order.append(doc_id)
+        out.doc[aid], out.lang[aid] = doc_id, lang
+        out.articles.append(
+            Article(
+                aid,
+                str(_get(rec, ("text",), where)),
+                title=rec.get("title"),
+                lang=lang if declare_lang else None,
+                input=str(path),
+                location=f"line {n}",
+                meta={"doc_id": doc_id, "lang": lang},
+            )
+        )
+    return out
 
 
 _NC_ID, _NC_TEXT, _NC_TITLE = (
