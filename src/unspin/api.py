@@ -8,7 +8,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from unspin.ingest import IngestOptions, read_paths
@@ -27,6 +28,26 @@ def _store(out: PathLike | None, store: PathLike | None | bool):
     return Store(Path(store) if store not in (None, True) else Path(out) / ".unspin")
 
 
+@contextmanager
+def _writing(
+    out: PathLike | None,
+    store: PathLike | None | bool,
+    on_wait: Callable[[str], None] | None,
+    lock_wait: float | None,
+) -> Iterator[None]:
+    """Hold the writer locks of the results folder and of a store kept elsewhere, so
+    concurrent writers run one after the other (docs/security.md)."""
+    from unspin.store import writer_lock
+
+    folders = [Path(out)] if out is not None else []
+    if store not in (None, True, False):
+        folders.insert(0, Path(store))  # always store first, then results: no deadlock
+    with ExitStack() as stack:
+        for f in folders:
+            stack.enter_context(writer_lock(f, lock_wait, on_wait))
+        yield
+
+
 def scan(
     paths: Sequence[PathLike] | PathLike,
     *,
@@ -35,17 +56,23 @@ def scan(
     ingest: IngestOptions | None = None,
     store: PathLike | None | bool = None,
     progress: Progress = _noop,
+    on_wait: Callable[[str], None] | None = None,
+    lock_wait: float | None = None,
 ) -> Result:
     """Read articles from files/folders, find reuse and stories; write results to ``out``.
 
     With ``out`` set, fingerprints are cached in ``out/.unspin`` (or ``store``), so a
-    second scan reuses them; ``store=False`` disables the cache.
+    second scan reuses them; ``store=False`` disables the cache. Writers of one results
+    folder or store run one at a time: another waits up to ``lock_wait`` seconds
+    (``unspin.store.LOCK_WAIT``), telling ``on_wait`` who holds it, then raises
+    ``unspin.store.LockError`` having changed nothing.
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     config = config or Config()
     articles, errors = read_paths(paths, ingest)
-    return _run(articles, errors, config, out, _store(out, store), progress, replace=True)
+    with _writing(out, store, on_wait, lock_wait):
+        return _run(articles, errors, config, out, _store(out, store), progress, replace=True)
 
 
 def _read_inputs(
@@ -68,20 +95,29 @@ def add(
     ingest: IngestOptions | None = None,
     store: PathLike | None = None,
     progress: Progress = _noop,
+    on_wait: Callable[[str], None] | None = None,
+    lock_wait: float | None = None,
 ) -> Result:
     """Add articles (files, folders or ``Article`` objects) to an earlier scan's store and
     recompute results for the whole pile.
 
     Fingerprints of the stored articles come from the cache, so only the new articles
     are embedded; the result equals a fresh scan of old and new inputs together.
+    Concurrent writers wait for each other (``on_wait``, ``lock_wait`` as in :func:`scan`),
+    so two adds into one store both end up in it and in its results.
     """
     config = config or Config()
+    new, errors = _read_inputs(paths, ingest)
+    with _writing(out, store, on_wait, lock_wait):
+        return _add(new, errors, out, config, store, progress)
+
+
+def _add(new, errors, out, config, store, progress) -> Result:
     st = _store(out, store)
     old = st.load_articles()
     if not old:
         st.close()
         raise ValueError(f"no earlier scan in {st.path}: run `unspin scan ... --out {out}` first")
-    new, errors = _read_inputs(paths, ingest)
     taken = {a.id for a in old}
     for a in new:
         if a.id in taken:
@@ -105,6 +141,8 @@ def remove(
     config: Config | None = None,
     store: PathLike | None = None,
     progress: Progress = _noop,
+    on_wait: Callable[[str], None] | None = None,
+    lock_wait: float | None = None,
 ) -> Result:
     """Remove articles by id from an earlier scan's store and recompute the results, so
     nothing derived from them (relations, changes, story membership) remains.
@@ -114,6 +152,11 @@ def remove(
     if isinstance(ids, str):
         ids = [ids]
     config = config or Config()
+    with _writing(out, store, on_wait, lock_wait):
+        return _remove(ids, out, config, store, progress)
+
+
+def _remove(ids, out, config, store, progress) -> Result:
     st = _store(out, store)
     old = st.load_articles()
     missing = sorted(set(ids) - {a.id for a in old})
