@@ -547,10 +547,15 @@ def _coverage(doc: Doc, idx: set[int]) -> float:
 def _own_run(doc: Doc, spans: list[tuple[int, int]]) -> int:
     """Characters in the longest run of content sentences outside every passage span."""
     best = run = 0
+    inside = np.zeros(len(doc.sentences) + 1, dtype=np.int64)  # +1 at lo, -1 past hi
+    for lo, hi in spans:
+        inside[max(0, lo)] += 1
+        inside[min(len(doc.sentences), hi + 1)] -= 1
+    inside = np.cumsum(inside)
     for s in doc.sentences:
         if s.boilerplate:
             continue
-        if any(lo <= s.index <= hi for lo, hi in spans):
+        if inside[s.index] > 0:
             run = 0
         else:
             run += len(s.text)
