@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from unspin.ingest import IngestOptions, read_paths
+from unspin.ingest import IngestOptions, read_paths, valid_article
 from unspin.model import Article, InputError, Relation, Result
 from unspin.pipeline import Config, Progress, _noop, analyse, fingerprint
 from unspin.provenance import add_provenance
@@ -81,7 +81,7 @@ def _read_inputs(
     """Articles given as such, plus those read from the paths among ``items``."""
     if isinstance(items, (str, os.PathLike, Article)):
         items = [items]
-    given = [x for x in items if isinstance(x, Article)]
+    given = [valid_article(x) for x in items if isinstance(x, Article)]
     paths = [x for x in items if not isinstance(x, Article)]
     read, errors = read_paths(paths, ingest) if paths else ([], [])
     return given + read, errors
@@ -187,14 +187,14 @@ def _run(articles, errors, config, out, st, progress, replace: bool = False) -> 
 
 def _as_article(x: Article | PathLike, name: str) -> Article:
     if isinstance(x, Article):
-        return x
+        return valid_article(x)
     if isinstance(x, (str, os.PathLike)) and Path(x).is_file():
         arts, errs = read_paths([x])
         if not arts:
             raise ValueError(f"{name}: {errs[0].reason if errs else 'no article found'} ({x})")
         return arts[0]
     if isinstance(x, str) and x.strip():
-        return Article(id=name, text=x)
+        return valid_article(Article(id=name, text=x))
     raise ValueError(f"{name}: expected an Article, a file path or a non-empty text")
 
 

@@ -141,6 +141,13 @@ def build_parser() -> argparse.ArgumentParser:
     g = output.add_argument_group("output options")
     g.add_argument("--quiet", "-q", action="store_true", help="no summary, no progress bar")
     g.add_argument(
+        "--wait",
+        type=float,
+        metavar="SECONDS",
+        help="when another unspin is writing to the same --out, wait this long for it "
+        "(default 600), then give up without changing anything",
+    )
+    g.add_argument(
         "--json",
         action="store_true",
         help="print the relations as JSON Lines on stdout instead of the summary",
@@ -357,6 +364,8 @@ def _run_scan(args: argparse.Namespace, out: Console, err: Console) -> int:
     from unspin.output import FILES
 
     ingest, config = _ingest_options(args), _config(args)
+    if args.wait is not None and not args.wait >= 0:
+        raise UsageError(f"--wait must be a number of seconds >= 0, got {args.wait}")
     if args.command == "add":
         from unspin.store import STORE_DIRNAME
 
@@ -379,6 +388,7 @@ def _run_scan(args: argparse.Namespace, out: Console, err: Console) -> int:
                 store=False if args.no_store else None,
                 progress=bar,
                 on_wait=on_wait,
+                lock_wait=args.wait,
             )
         else:
             try:
@@ -389,6 +399,7 @@ def _run_scan(args: argparse.Namespace, out: Console, err: Console) -> int:
                     ingest=ingest,
                     progress=bar,
                     on_wait=on_wait,
+                    lock_wait=args.wait,
                 )
             except ValueError as e:  # documented: no earlier scan in the store
                 raise UsageError(str(e)) from None

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import dataclasses
 import html as html_lib
 import json
 import os
@@ -318,6 +319,7 @@ class _Stream:
         self.limit, self.read_bytes = limit, 0
         self._buffer: list[bytes] = []
         self._over = False
+        self._broken: str | None = None  # why the gzip data ended early
         head = b""
         while len(head) < SNIFF_BYTES and (chunk := self._next()) is not None:
             self._buffer.append(chunk)
@@ -331,12 +333,13 @@ class _Stream:
 
     def _next(self) -> bytes | None:
         """The next chunk, cut at the limit (then ``_over`` is set); None at the end."""
-        if self._over:
+        if self._over or self._broken:
             return None
         try:
             chunk = next(self._src, None)
         except (OSError, EOFError, zlib.error) as e:
-            raise _Skip(f"corrupt gzip file: {e}") from None
+            self._broken = f"corrupt gzip file: {e}"
+            return None
         if chunk is not None and self.read_bytes + len(chunk) > self.limit:
             chunk, self._over = chunk[: self.limit - self.read_bytes], True
         if chunk is not None:
@@ -350,6 +353,8 @@ class _Stream:
             yield chunk
         if self._over:
             raise _TooLarge()
+        if self._broken:  # the data before the damage has been read
+            raise _Skip(self._broken)
 
 
 def _lines(chunks: Iterator[bytes], limit: int) -> Iterator[tuple[int, bytes | None]]:
@@ -533,6 +538,11 @@ class _FileReader:
             self.error(
                 f"file too large: more than {self.options.max_file_bytes:,} bytes; "
                 "the lines after this one were not read",
+                f"line {n + 1}" if "n" in locals() else "",
+            )
+        except _Skip as e:
+            self.error(
+                f"{e.reason}; the lines after this one were not read",
                 f"line {n + 1}" if "n" in locals() else "",
             )
 
@@ -756,6 +766,21 @@ class _FileReader:
                 "warning",
             )
         return rec
+
+
+def valid_article(article: Article) -> Article:
+    """``article`` (given to the API directly, not read by ingest) with lone surrogates in
+    its strings replaced by U+FFFD, one for one, as ingest does: text that is not valid
+    Unicode cannot be encoded by the language detector, the store or the outputs."""
+    fixed: list[str] = []
+    values = {
+        f: _clean(getattr(article, f), fixed, f)
+        for f in ("id", "text", "title", "url", "outlet", "published_at", "lang")
+    }
+    if not fixed:
+        return article
+    meta = article.meta if _depth(article.meta, MAX_JSON_DEPTH) < MAX_JSON_DEPTH else {}
+    return dataclasses.replace(article, **values, meta=_clean(meta, fixed, "meta"))
 
 
 def _depth(value: Any, cap: int) -> int:
