@@ -198,6 +198,15 @@ def test_gzip_bomb_in_jsonl_keeps_the_records_before_the_limit(tmp_path: Path) -
     assert e.location == "line 3" and "file too large" in e.reason
 
 
+def test_record_count_is_bounded(tmp_path: Path) -> None:
+    f = tmp_path / "many.jsonl.gz"
+    f.write_bytes(gzip.compress(b'{"text": "x"}\n' * 5000))
+    arts, errs = read_file(f, IngestOptions(max_records=1000))
+    assert len(arts) == 1000
+    (e,) = errs
+    assert e.location == "line 1001" and "more than 1,000 records" in e.reason
+
+
 def test_truncated_gzip_keeps_what_was_read_and_says_so(tmp_path: Path) -> None:
     data = gzip.compress(jsonl(*({"id": f"r{i}", "text": f"Story {i}."} for i in range(2000))))
     f = tmp_path / "cut.jsonl.gz"

@@ -99,6 +99,9 @@ class IngestOptions:
     #: bytes of one JSON Lines line or CSV line, and of one text, Markdown or HTML file
     #: (after gzip); a longer one is skipped with an error, without being held in memory
     max_record_bytes: int = 32 << 20
+    #: records read from one file (JSON, JSON Lines, CSV, Parquet); the rest is skipped
+    #: with an error: a small file of tiny records inflated from gzip cannot fill memory
+    max_records: int = 200_000
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.fields) - set(FIELDS))
@@ -110,7 +113,7 @@ class IngestOptions:
         bad = [k for k, v in self.fields.items() if not isinstance(v, str) or not v]
         if bad:
             raise ValueError(f"field mapping for {', '.join(bad)} must be a non-empty name")
-        for name in ("max_chars", "max_file_bytes", "max_record_bytes"):
+        for name in ("max_chars", "max_file_bytes", "max_record_bytes", "max_records"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
         if self.encoding is not None:
@@ -712,6 +715,13 @@ class _FileReader:
         seen, errors_before = 0, len(self.errors)
         for number, location, rec in items:
             seen += 1
+            if seen > self.options.max_records:
+                self.error(
+                    f"more than {self.options.max_records:,} records in one file: "
+                    "this one and the rest were not read",
+                    location,
+                )
+                break
             if not isinstance(rec, dict):
                 self.error(f"record is not an object but {type(rec).__name__}", location)
                 continue
