@@ -30,7 +30,8 @@ SUMMARY_WIDTH = 100
 EPILOG = """\
 exit codes:
   0  every input was processed (warnings allowed)
-  1  unexpected failure (a bug or an unusable store; message on stderr)
+  1  unexpected failure (a bug, an unusable store, or another writer holding --out
+     longer than --wait; message on stderr)
   2  usage error: bad command line or option value
   3  some inputs were skipped (see errors.jsonl / the list on stderr)
 """
