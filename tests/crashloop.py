@@ -199,7 +199,7 @@ def calibrate(kind: str, out: Path, src: list[Path]) -> tuple[float, dict[str, i
         _work(kind, out, src)
 
     start = time.monotonic()
-    status = _wait(_fork(run), 600)
+    status = _wait(_fork(run), 300)
     took = time.monotonic() - start
     assert os.waitstatus_to_exitcode(status) == 0, "calibration run failed"
     counts: dict[str, int] = {}
@@ -271,7 +271,7 @@ def kill_trials(work: Path, n: int = 50, seed: int = 13) -> dict[str, Any]:
                 _work(kind, out, src)
 
             pid = _fork(run)
-            status = _wait(pid, 600)
+            status = _wait(pid, 300)
             stats["at_points"] += 1
         else:
             pid = _fork(lambda kind=kind, src=src: _work(kind, out, src))
@@ -280,7 +280,7 @@ def kill_trials(work: Path, n: int = 50, seed: int = 13) -> dict[str, Any]:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-            status = _wait(pid, 600)
+            status = _wait(pid, 300)
         killed = os.WIFSIGNALED(status)
         stats["trials"] += 1
         stats["killed"] += killed
