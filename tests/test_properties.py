@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import tempfile
 from pathlib import Path
 
@@ -23,9 +24,13 @@ from unspin.output import read_tables
 from unspin.pipeline import Config
 
 HASHING = Config(embedder="hashing")
+#: CI runs a fixed set of examples (a landing is not decided by a lucky draw); elsewhere
+#: every run draws new ones, and hypothesis keeps the failures it finds in .hypothesis/
+CI = bool(os.environ.get("CI"))
 SETTINGS = settings(
     max_examples=100,
     deadline=None,
+    derandomize=CI,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 
@@ -142,7 +147,7 @@ def test_mixed_encodings_and_truncated_gzip(text, enc) -> None:
         _accounted(arts, errs, 3)
 
 
-@settings(max_examples=5, deadline=None)
+@settings(max_examples=5, deadline=None, derandomize=CI)
 @given(st.integers(1, 4), st.sampled_from(["a. ", "word ", "x" * 1000, "\u05d0. "]))
 def test_enormous_lines_are_bounded(megabytes, unit) -> None:
     line = (unit * (megabytes * (1 << 20) // len(unit) + 1)).encode()
@@ -154,7 +159,7 @@ def test_enormous_lines_are_bounded(megabytes, unit) -> None:
         assert [e.location for e in errs] == ["line 2"]
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25, deadline=None, derandomize=CI)
 @given(st.lists(texts, min_size=1, max_size=5), st.booleans())
 def test_whole_pipeline_on_hostile_texts(bodies, duplicate) -> None:
     """scan + add on arbitrary texts (empty, one word, RTL, controls, surrogates, NUL,

@@ -63,6 +63,8 @@ SNIFF_BYTES = 1 << 20
 #: like; not tab, newlines, form feed or escape) is binary. A stray NUL in a text is
 #: far below it: it is replaced in its record, not a reason to drop the file.
 BINARY_SHARE = 0.05
+#: ... and at least this many of them (one stray control byte in a short text is a typo)
+BINARY_MIN_BYTES = 4
 #: Records nested deeper than this (JSON objects and lists) are cut there: a deeper
 #: field is dropped with a warning; a deeper article field skips the record.
 MAX_JSON_DEPTH = 64
@@ -479,9 +481,8 @@ class _FileReader:
         self.encoding = best.encoding
 
     def _refuse_binary(self, head: bytes) -> None:
-        if head and len(head) - len(head.translate(None, _CONTROL_BYTES)) > (
-            BINARY_SHARE * len(head)
-        ):
+        n = len(head) - len(head.translate(None, _CONTROL_BYTES))
+        if n >= BINARY_MIN_BYTES and n > BINARY_SHARE * len(head):
             raise _Skip("binary file, not text")
 
     def decode(self, raw: bytes, location: str = "") -> str:
