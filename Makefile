@@ -39,6 +39,8 @@ $(STAMP): pyproject.toml requirements.lock
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -r requirements.lock
 	$(BIN)/pip install -q --no-deps -e .
+	@# fuzzing the readers (tests/test_fuzz.py): best effort, the test skips without it
+	$(BIN)/pip install -q atheris==3.0.0 || echo "warning: atheris did not install; the fuzz test will skip"
 	touch $(STAMP)
 
 demo: setup

@@ -270,7 +270,7 @@ def direct_add(store: Path, record: dict, embedder: str) -> float:
 
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp, "copy")
-        shutil.copytree(store, copy)
+        shutil.copytree(store, copy, symlinks=True)
         art = Article(id="direct-" + record["id"], text=record["text"], title=record.get("title"))
         warm = [
             Article("w1", "Mayor Anna Berg said so."),

@@ -66,6 +66,14 @@ class AlignParams:
     template_share: float = 0.5
     # names alone: ... while this share of word 3-grams agree, figures and names blanked
     template_frame: float = 0.6  # as copy_verbatim: the frame is copied, the slots are not
+    # two long texts: up to this many sentence pairs (sentences of a times sentences of b)
+    # every pair is scored, which covers news articles (500 sentences a side); beyond
+    # it the alignment is blocked, so time and memory grow with n + m, not n * m ...
+    max_cells: int = 250_000
+    # ... each sentence's long_top_k closest sentences of the other side by cosine (both
+    # ways) are the candidates for its best match; other pairs are scored only when a
+    # passage reaches them (its neighbours); cosines are computed max_cells at a time
+    long_top_k: int = 5
 
     def __post_init__(self) -> None:
         for name in (
@@ -90,6 +98,8 @@ class AlignParams:
             raise ValueError("AlignParams.bridge_gap must not be below max_gap")
         if self.template_min_slots < 1:
             raise ValueError("AlignParams.template_min_slots must be >= 1")
+        if self.max_cells < 1 or self.long_top_k < 1:
+            raise ValueError("AlignParams.max_cells and long_top_k must be >= 1")
 
 
 def dice(a: list[str], b: list[str]) -> float:
@@ -302,39 +312,108 @@ def _quote_only(sa: Sentence, sb: Sentence, ta: str, tb: str, p: AlignParams) ->
     return dice(ra, rb) < 0.5
 
 
-def _scores(a: Doc, b: Doc, p: AlignParams) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Sentence-pair ``(score, cosine, lexical)`` matrices; lexical only above the prefilter."""
+class _Dense:
+    """Sentence-pair ``(score, cosine, lexical)`` for every pair (texts of up to
+    ``max_cells`` pairs); lexical only above the prefilter."""
+
+    def __init__(self, a: Doc, b: Doc, p: AlignParams) -> None:
+        cos = np.clip(a.sentence_vectors @ b.sentence_vectors.T, 0.0, 1.0)  # float error past 1
+        score = cos.copy()
+        lex = np.zeros_like(cos)
+        for i, j in zip(*np.nonzero(cos >= p.prefilter)):
+            lx = _lexical(a, b, i, j)
+            lex[i, j] = lx
+            score[i, j] = max(cos[i, j], 0.5 * cos[i, j] + 0.5 * lx)
+        self.score, self.cos, self.lex = score, cos, lex
+        self.best_j = score.argmax(axis=1)
+        self.best_i = score.argmax(axis=0)
+
+    def at(self, i: int, j: int) -> tuple[float, float, float]:
+        return float(self.score[i, j]), float(self.cos[i, j]), float(self.lex[i, j])
+
+    def above(self, t: float) -> list[tuple[int, int]]:
+        return [(int(i), int(j)) for i, j in zip(*np.nonzero(self.score >= t))]
+
+
+def _lexical(a: Doc, b: Doc, i: int, j: int) -> float:
+    return max(dice(a.tokens[i], b.tokens[j]), 0.8 * containment(a.tokens[i], b.tokens[j]))
+
+
+def _top_k(va: np.ndarray, vb: np.ndarray, k: int, cells: int) -> list[tuple[int, int]]:
+    """For each row of ``va``, the ``k`` rows of ``vb`` with the highest cosine; the
+    cosines are computed ``cells`` at a time."""
+    k = min(k, len(vb))
+    out: list[tuple[int, int]] = []
+    step = max(1, cells // max(1, len(vb)))
+    for r0 in range(0, len(va), step):
+        c = va[r0 : r0 + step] @ vb.T
+        top = np.argpartition(-c, k - 1, axis=1)[:, :k] if k < len(vb) else None
+        for r in range(len(c)):
+            cols = top[r] if top is not None else range(len(vb))
+            out.extend((r0 + r, int(j)) for j in cols)
+    return out
+
+
+class _Blocked:
+    """``_Dense`` for two long texts, without the n * m matrices: the candidates for
+    each sentence's best match are its ``long_top_k`` nearest by cosine both ways, and
+    any other pair is scored when asked for (the same formula)."""
+
+    def __init__(self, a: Doc, b: Doc, p: AlignParams) -> None:
+        self.a, self.b, self.p = a, b, p
+        va, vb = a.sentence_vectors, b.sentence_vectors
+        cand = set(_top_k(va, vb, p.long_top_k, p.max_cells))
+        cand.update((i, j) for j, i in _top_k(vb, va, p.long_top_k, p.max_cells))
+        self.cache: dict[tuple[int, int], tuple[float, float, float]] = {}
+        best_j: dict[int, tuple[float, int]] = {}
+        best_i: dict[int, tuple[float, int]] = {}
+        for i, j in sorted(cand):
+            sc = self.at(i, j)[0]
+            if sc > best_j.get(i, (-1.0, 0))[0]:  # first of equals, as argmax
+                best_j[i] = (sc, j)
+            if sc > best_i.get(j, (-1.0, 0))[0]:
+                best_i[j] = (sc, i)
+        self.cand = sorted(cand)
+        self.best_j = {i: j for i, (_, j) in best_j.items()}
+        self.best_i = {j: i for j, (_, i) in best_i.items()}
+
+    def at(self, i: int, j: int) -> tuple[float, float, float]:
+        got = self.cache.get((i, j))
+        if got is None:
+            cos = float(min(1.0, max(0.0, self.a.sentence_vectors[i] @ self.b.sentence_vectors[j])))
+            lx = _lexical(self.a, self.b, i, j) if cos >= self.p.prefilter else 0.0
+            got = self.cache[(i, j)] = (max(cos, 0.5 * cos + 0.5 * lx), cos, lx)
+        return got
+
+    def above(self, t: float) -> list[tuple[int, int]]:
+        return [(i, j) for i, j in self.cand if self.cache[(i, j)][0] >= t]
+
+
+def _scores(a: Doc, b: Doc, p: AlignParams) -> _Dense | _Blocked:
+    """Sentence-pair scores: every pair, or blocked for two long texts (``max_cells``)."""
     if a.sentence_vectors is None or b.sentence_vectors is None:
         raise ValueError("align needs embedded docs (run fingerprint first)")
-    cos = np.clip(a.sentence_vectors @ b.sentence_vectors.T, 0.0, 1.0)  # float error past 1
-    score = cos.copy()
-    lex = np.zeros_like(cos)
-    for i, j in zip(*np.nonzero(cos >= p.prefilter)):
-        lx = max(dice(a.tokens[i], b.tokens[j]), 0.8 * containment(a.tokens[i], b.tokens[j]))
-        lex[i, j] = lx
-        score[i, j] = max(cos[i, j], 0.5 * cos[i, j] + 0.5 * lx)
-    return score, cos, lex
+    if len(a.sentences) * len(b.sentences) <= p.max_cells:
+        return _Dense(a, b, p)
+    return _Blocked(a, b, p)
 
 
 def _accepted(a: Doc, b: Doc, p: AlignParams, m) -> list[tuple[int, int, float, float, float]]:
-    score, cos, lex = m
-    best_j = score.argmax(axis=1)
-    best_i = score.argmax(axis=0)
     cross = cross_language(a, b)
-    hits = np.nonzero(score >= (p.min_score_cross if cross else p.min_score))
+    hits = list(m.above(p.min_score_cross if cross else p.min_score))
     # best for either side (a split or merged sentence matches its parts); across
     # languages, where the bar is lower, for both sides, or for one side next to such a
     # pair on both sides (a translation that splits a long sentence in two: the part
     # that is not the other's best sits beside the part that is)
-    mutual = {(i, j) for i, j in zip(*hits) if best_j[i] == j and best_i[j] == i}
+    mutual = {(i, j) for i, j in hits if m.best_j[i] == j and m.best_i[j] == i}
     out = []
-    for i, j in zip(*hits):
-        either = best_j[i] == j or best_i[j] == i
+    for i, j in hits:
+        either = m.best_j[i] == j or m.best_i[j] == i
         if cross:
             near = any((i + di, j + dj) in mutual for di in (-1, 0, 1) for dj in (-1, 0, 1))
             either = either and near
         if either:
-            out.append((int(i), int(j), float(score[i, j]), float(cos[i, j]), float(lex[i, j])))
+            out.append((i, j, *m.at(i, j)))
     return out
 
 
@@ -393,26 +472,26 @@ def _extend(a: Doc, b: Doc, g: list[_Item], m, taken, p: AlignParams) -> list[_I
     A block's first and last sentences are often the ones a rewrite or machine translation
     garbles most; their position next to the block is the evidence the score lacks.
     """
-    score, cos, lex = m
     ta, tb = taken
+    na, nb = len(a.sentences), len(b.sentences)
 
     def ok(i: int, j: int) -> bool:
-        if not (0 <= i < len(a.sentences) and 0 <= j < len(b.sentences)):
+        if not (0 <= i < na and 0 <= j < nb):
             return False
         if i in ta or j in tb or a.sentences[i].boilerplate or b.sentences[j].boilerplate:
             return False
-        if score[i, j] < p.extend_score:
+        here = m.at(i, j)[0]
+        if here < p.extend_score:
             return False
         # and each other's best among the neighbours (no sentence slid in beside it)
-        return (
-            score[i, j] >= score[i, max(0, j - 1) : j + 2].max()
-            and score[i, j] >= score[max(0, i - 1) : i + 2, j].max()
+        return here >= max(m.at(i, y)[0] for y in range(max(0, j - 1), min(nb, j + 2))) and (
+            here >= max(m.at(x, j)[0] for x in range(max(0, i - 1), min(na, i + 2)))
         )
 
     def item(i: int, j: int) -> _Item:
         sa, sb = a.sentences[i], b.sentences[j]
         q = _quote_only(sa, sb, a.article.text, b.article.text, p)
-        return (i, j, float(score[i, j]), float(cos[i, j]), float(lex[i, j]), q, False)
+        return (i, j, *m.at(i, j), q, False)
 
     first, last = min(g, key=lambda x: (x[0], x[1])), max(g, key=lambda x: (x[0], x[1]))
     head: list[_Item] = []
@@ -498,10 +577,15 @@ def _coverage(doc: Doc, idx: set[int]) -> float:
 def _own_run(doc: Doc, spans: list[tuple[int, int]]) -> int:
     """Characters in the longest run of content sentences outside every passage span."""
     best = run = 0
+    inside = np.zeros(len(doc.sentences) + 1, dtype=np.int64)  # +1 at lo, -1 past hi
+    for lo, hi in spans:
+        inside[max(0, lo)] += 1
+        inside[min(len(doc.sentences), hi + 1)] -= 1
+    inside = np.cumsum(inside)
     for s in doc.sentences:
         if s.boilerplate:
             continue
-        if any(lo <= s.index <= hi for lo, hi in spans):
+        if inside[s.index] > 0:
             run = 0
         else:
             run += len(s.text)

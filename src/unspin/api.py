@@ -8,10 +8,11 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from unspin.ingest import IngestOptions, read_paths
+from unspin.ingest import IngestOptions, read_paths, valid_article
 from unspin.model import Article, InputError, Relation, Result
 from unspin.pipeline import Config, Progress, _noop, analyse, fingerprint
 from unspin.provenance import add_provenance
@@ -27,6 +28,26 @@ def _store(out: PathLike | None, store: PathLike | None | bool):
     return Store(Path(store) if store not in (None, True) else Path(out) / ".unspin")
 
 
+@contextmanager
+def _writing(
+    out: PathLike | None,
+    store: PathLike | None | bool,
+    on_wait: Callable[[str], None] | None,
+    lock_wait: float | None,
+) -> Iterator[None]:
+    """Hold the writer locks of the results folder and of a store kept elsewhere, so
+    concurrent writers run one after the other (docs/security.md)."""
+    from unspin.store import writer_lock
+
+    folders = [Path(out)] if out is not None else []
+    if store not in (None, True, False):
+        folders.insert(0, Path(store))  # always store first, then results: no deadlock
+    with ExitStack() as stack:
+        for f in folders:
+            stack.enter_context(writer_lock(f, lock_wait, on_wait))
+        yield
+
+
 def scan(
     paths: Sequence[Article | PathLike] | PathLike | Article,
     *,
@@ -35,16 +56,22 @@ def scan(
     ingest: IngestOptions | None = None,
     store: PathLike | None | bool = None,
     progress: Progress = _noop,
+    on_wait: Callable[[str], None] | None = None,
+    lock_wait: float | None = None,
 ) -> Result:
     """Read articles from files/folders (or take ``Article`` objects), find reuse and
     stories; write results to ``out``.
 
     With ``out`` set, fingerprints are cached in ``out/.unspin`` (or ``store``), so a
-    second scan reuses them; ``store=False`` disables the cache.
+    second scan reuses them; ``store=False`` disables the cache. Writers of one results
+    folder or store run one at a time: another waits up to ``lock_wait`` seconds
+    (``unspin.store.LOCK_WAIT``), telling ``on_wait`` who holds it, then raises
+    ``unspin.store.LockError`` having changed nothing.
     """
     config = config or Config()
     articles, errors = _read_inputs(paths, ingest)
-    return _run(articles, errors, config, out, _store(out, store), progress, replace=True)
+    with _writing(out, store, on_wait, lock_wait):
+        return _run(articles, errors, config, out, _store(out, store), progress, replace=True)
 
 
 def _read_inputs(
@@ -53,7 +80,7 @@ def _read_inputs(
     """Articles given as such, plus those read from the paths among ``items``."""
     if isinstance(items, (str, os.PathLike, Article)):
         items = [items]
-    given = [x for x in items if isinstance(x, Article)]
+    given = [valid_article(x) for x in items if isinstance(x, Article)]
     paths = [x for x in items if not isinstance(x, Article)]
     read, errors = read_paths(paths, ingest) if paths else ([], [])
     return given + read, errors
@@ -67,20 +94,29 @@ def add(
     ingest: IngestOptions | None = None,
     store: PathLike | None = None,
     progress: Progress = _noop,
+    on_wait: Callable[[str], None] | None = None,
+    lock_wait: float | None = None,
 ) -> Result:
     """Add articles (files, folders or ``Article`` objects) to an earlier scan's store and
     recompute results for the whole pile.
 
     Fingerprints of the stored articles come from the cache, so only the new articles
     are embedded; the result equals a fresh scan of old and new inputs together.
+    Concurrent writers wait for each other (``on_wait``, ``lock_wait`` as in :func:`scan`),
+    so two adds into one store both end up in it and in its results.
     """
     config = config or Config()
+    new, errors = _read_inputs(paths, ingest)
+    with _writing(out, store, on_wait, lock_wait):
+        return _add(new, errors, out, config, store, progress)
+
+
+def _add(new, errors, out, config, store, progress) -> Result:
     st = _store(out, store)
     old = st.load_articles()
     if not old:
         st.close()
         raise ValueError(f"no earlier scan in {st.path}: run `unspin scan ... --out {out}` first")
-    new, errors = _read_inputs(paths, ingest)
     taken = {a.id for a in old}
     for a in new:
         if a.id in taken:
@@ -104,6 +140,8 @@ def remove(
     config: Config | None = None,
     store: PathLike | None = None,
     progress: Progress = _noop,
+    on_wait: Callable[[str], None] | None = None,
+    lock_wait: float | None = None,
 ) -> Result:
     """Remove articles by id from an earlier scan's store and recompute the results, so
     nothing derived from them (relations, changes, story membership) remains.
@@ -113,6 +151,11 @@ def remove(
     if isinstance(ids, str):
         ids = [ids]
     config = config or Config()
+    with _writing(out, store, on_wait, lock_wait):
+        return _remove(ids, out, config, store, progress)
+
+
+def _remove(ids, out, config, store, progress) -> Result:
     st = _store(out, store)
     old = st.load_articles()
     missing = sorted(set(ids) - {a.id for a in old})
@@ -143,14 +186,14 @@ def _run(articles, errors, config, out, st, progress, replace: bool = False) -> 
 
 def _as_article(x: Article | PathLike, name: str) -> Article:
     if isinstance(x, Article):
-        return x
+        return valid_article(x)
     if isinstance(x, (str, os.PathLike)) and Path(x).is_file():
         arts, errs = read_paths([x])
         if not arts:
             raise ValueError(f"{name}: {errs[0].reason if errs else 'no article found'} ({x})")
         return arts[0]
     if isinstance(x, str) and x.strip():
-        return Article(id=name, text=x)
+        return valid_article(Article(id=name, text=x))
     raise ValueError(f"{name}: expected an Article, a file path or a non-empty text")
 
 

@@ -19,6 +19,7 @@ from difflib import SequenceMatcher
 from functools import cache, lru_cache
 from typing import NamedTuple
 
+import numpy as np
 import regex
 
 from unspin.align import AlignParams, sentence_matches
@@ -173,14 +174,60 @@ class _Unit(NamedTuple):
     fwd: dict[int, int]  # source token -> derivative token, for words left unchanged
 
 
+#: a unit (corresponding sentences, diffed word by word) whose sentences lie further
+#: apart than this on either side is made of repeated sentences matched everywhere (a
+#: text of many near-identical lines): it is cut into one-to-one sentence pairs, so the
+#: word diffs stay the size of sentences, not of the text (bounded time on any input)
+MAX_UNIT_SPAN = 40
+
+
 def _groups(edges: list[tuple[int, int]]) -> list[tuple[list[int], list[int]]]:
-    """Connected components of a bipartite graph of (source, derivative) sentence pairs."""
-    comps: list[tuple[set[int], set[int]]] = []
+    """Connected components of a bipartite graph of (source, derivative) sentence pairs
+    (union-find: linear in the edges); a component spread wider than ``MAX_UNIT_SPAN``
+    sentences becomes its one-to-one pairs."""
+    parent: dict[tuple[str, int], tuple[str, int]] = {}
+
+    def find(x: tuple[str, int]) -> tuple[str, int]:
+        root = x
+        while parent.setdefault(root, root) != root:
+            root = parent[root]
+        while parent[x] != root:
+            parent[x], x = root, parent[x]
+        return root
+
     for i, j in edges:
-        hit = [c for c in comps if i in c[0] or j in c[1]]
-        merged = ({i}.union(*(c[0] for c in hit)), {j}.union(*(c[1] for c in hit)))
-        comps = [c for c in comps if c not in hit] + [merged]
-    return sorted((sorted(a), sorted(b)) for a, b in comps)
+        a, b = find(("s", i)), find(("d", j))
+        if a != b:
+            parent[b] = a
+    comps: dict[tuple[str, int], tuple[set[int], set[int]]] = {}
+    for i, j in edges:
+        c = comps.setdefault(find(("s", i)), (set(), set()))
+        c[0].add(i)
+        c[1].add(j)
+    out = []
+    for a, b in comps.values():
+        if max(a) - min(a) < MAX_UNIT_SPAN and max(b) - min(b) < MAX_UNIT_SPAN:
+            out.append((sorted(a), sorted(b)))
+            continue
+        ta: set[int] = set()
+        tb: set[int] = set()
+        for i, j in sorted({e for e in edges if e[0] in a and e[1] in b}):
+            if i not in ta and j not in tb:
+                ta.add(i)
+                tb.add(j)
+                out.append(([i], [j]))
+    return sorted(out)
+
+
+def _row_max(va: np.ndarray, vb: np.ndarray, cells: int = 1 << 20) -> np.ndarray:
+    """Each row's highest cosine with ``vb``, ``cells`` products at a time (two long
+    texts never hold an n * m matrix)."""
+    step = max(1, cells // max(1, len(vb)))
+    if not len(vb):
+        return np.full(len(va), -np.inf)
+    return np.concatenate(
+        [(va[k : k + step] @ vb.T).max(axis=1) for k in range(0, len(va), step)] or [np.zeros(0)]
+    )
 
 
 # ---------------------------------------------------------------- quotations
@@ -544,11 +591,11 @@ class _Extractor:
             ("sentence_dropped", self.src, self.der, self.covered("s")),
             ("sentence_added", self.der, self.src, self.covered("d")),
         ):
-            cos = mine.doc.sentence_vectors @ theirs.doc.sentence_vectors.T
+            best = _row_max(mine.doc.sentence_vectors, theirs.doc.sentence_vectors)
             for s in mine.doc.content_sentences:
                 w = _content(s.text)
                 line = mine.text[s.end : s.end + 1] in ("", "\n")
-                if s.index in have or len(w) < 4 or cos[s.index].max() >= 0.75:
+                if s.index in have or len(w) < 4 or best[s.index] >= 0.75:
                     continue
                 if line and not re.search(r"[.!?][\"'”’)]*$", s.text):
                     continue

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 import traceback
@@ -29,10 +30,27 @@ SUMMARY_WIDTH = 100
 EPILOG = """\
 exit codes:
   0  every input was processed (warnings allowed)
-  1  unexpected failure (a bug or an unusable store; message on stderr)
+  1  unexpected failure (a bug, an unusable store, or another writer holding --out
+     longer than --wait; message on stderr)
   2  usage error: bad command line or option value
   3  some inputs were skipped (see errors.jsonl / the list on stderr)
 """
+
+
+def _safe(text: object, newlines: bool = False) -> str:
+    from unspin.summary import safe
+
+    return safe(text, newlines)
+
+
+def _json_line(record: object) -> str:
+    """One JSON line for a terminal: json escapes C0 controls; C1 controls, bidi
+    overrides and lone surrogates (only ever inside strings) are escaped too."""
+    line = json.dumps(record, ensure_ascii=False)
+    return _UNSAFE_JSON.sub(lambda m: f"\\u{ord(m.group(0)):04x}", line) + "\n"
+
+
+_UNSAFE_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 class UsageError(Exception):
@@ -126,6 +144,13 @@ def build_parser() -> argparse.ArgumentParser:
     output = argparse.ArgumentParser(add_help=False)
     g = output.add_argument_group("output options")
     g.add_argument("--quiet", "-q", action="store_true", help="no summary, no progress bar")
+    g.add_argument(
+        "--wait",
+        type=float,
+        metavar="SECONDS",
+        help="when another unspin is writing to the same --out, wait this long for it "
+        "(default 600), then give up without changing anything",
+    )
     g.add_argument(
         "--json",
         action="store_true",
@@ -432,7 +457,7 @@ def _report_errors(err: Console, errors: Sequence) -> int:
         where = f"{e.input} {e.location}".strip() or "(input)"
         t = Text("  ")
         t.append(e.severity, style="red" if e.severity == "error" else "yellow")
-        t.append(f" {where}: {e.reason}")
+        t.append(f" {_safe(where)}: {_safe(e.reason)}")
         err.print(t)
     if len(ranked) > MAX_LISTED_ERRORS:
         err.print(f"  ... and {len(ranked) - MAX_LISTED_ERRORS} more")
@@ -447,6 +472,8 @@ def _run_scan(args: argparse.Namespace, out: Console, err: Console) -> int:
     from unspin.output import FILES
 
     ingest, config = _ingest_options(args), _config(args)
+    if args.wait is not None and not args.wait >= 0:
+        raise UsageError(f"--wait must be a number of seconds >= 0, got {args.wait}")
     if args.command == "add":
         from unspin.store import STORE_DIRNAME
 
@@ -455,6 +482,10 @@ def _run_scan(args: argparse.Namespace, out: Console, err: Console) -> int:
                 f"no earlier scan in {args.out}: run `unspin scan PATH... --out {args.out}` first"
             )
     bar = _ProgressBar(err, enabled=err.is_terminal and not args.quiet)
+
+    def on_wait(message: str) -> None:
+        err.print(_safe(message), markup=False)
+
     try:
         if args.command == "scan":
             result = unspin.scan(
@@ -464,11 +495,19 @@ def _run_scan(args: argparse.Namespace, out: Console, err: Console) -> int:
                 ingest=ingest,
                 store=False if args.no_store else None,
                 progress=bar,
+                on_wait=on_wait,
+                lock_wait=args.wait,
             )
         else:
             try:
                 result = unspin.add(
-                    args.paths, out=args.out, config=config, ingest=ingest, progress=bar
+                    args.paths,
+                    out=args.out,
+                    config=config,
+                    ingest=ingest,
+                    progress=bar,
+                    on_wait=on_wait,
+                    lock_wait=args.wait,
                 )
             except ValueError as e:  # documented: no earlier scan in the store
                 raise UsageError(str(e)) from None
@@ -477,7 +516,7 @@ def _run_scan(args: argparse.Namespace, out: Console, err: Console) -> int:
 
     if args.json:
         for r in result.relations:
-            sys.stdout.write(json.dumps(r.to_record(), ensure_ascii=False) + "\n")
+            sys.stdout.write(_json_line(r.to_record()))
         sys.stdout.flush()
     elif not args.quiet:
         from unspin.summary import render_summary
@@ -486,7 +525,9 @@ def _run_scan(args: argparse.Namespace, out: Console, err: Console) -> int:
     files = ", ".join(f"{n}.jsonl" for n in FILES)
     err.print(
         f"{len(result.docs)} articles, {len(result.relations)} relations, "
-        f"{len(result.stories)} stories written to {args.out}{os.sep} ({files}, manifest.json)"
+        f"{len(result.stories)} stories written to {_safe(args.out)}{os.sep} ({files}, "
+        "manifest.json)",
+        markup=False,
     )
     if args.html:
         _write_html(result, args.out, args.html, err)
@@ -595,7 +636,10 @@ def _read_one(path: str, name: str, err: Console):
     if errors:
         _report_errors(err, errors)
     if len(articles) > 1:
-        err.print(f"{name}: {path} holds {len(articles)} articles; comparing the first")
+        err.print(
+            f"{name}: {_safe(path)} holds {len(articles)} articles; comparing the first",
+            markup=False,
+        )
     return articles[0]
 
 
@@ -615,7 +659,7 @@ def _run_compare(args: argparse.Namespace, out: Console, err: Console) -> int:
         return EXIT_SKIPPED
     rel = unspin.compare(a, b, config)
     if args.json:
-        sys.stdout.write(json.dumps(rel.to_record(), ensure_ascii=False) + "\n")
+        sys.stdout.write(_json_line(rel.to_record()))
         sys.stdout.flush()
         return EXIT_OK
     texts = {x.id: x.text for x in (a, b)}
@@ -623,8 +667,8 @@ def _run_compare(args: argparse.Namespace, out: Console, err: Console) -> int:
     head.append(rel.relation, style="bold")
     head.append(f"  confidence {rel.confidence:.2f}")
     out.print(head)
-    out.print(f"A = {rel.a}: {args.a if rel.a == a.id else args.b}", markup=False)
-    out.print(f"B = {rel.b}: {args.b if rel.a == a.id else args.a}", markup=False)
+    out.print(f"A = {_safe(rel.a)}: {_safe(args.a if rel.a == a.id else args.b)}", markup=False)
+    out.print(f"B = {_safe(rel.b)}: {_safe(args.b if rel.a == a.id else args.a)}", markup=False)
     if rel.source and rel.derivative:
         direction = f"{rel.source} -> {rel.derivative}"
         if rel.direction_reason:
@@ -635,19 +679,19 @@ def _run_compare(args: argparse.Namespace, out: Console, err: Console) -> int:
         direction = rel.direction_reason
     else:
         direction = f"undecided: {rel.direction_reason or 'no reason given'}"
-    out.print(f"direction: {direction}", markup=False)
+    out.print(f"direction: {_safe(direction)}", markup=False)
     if rel.coverage:
-        cov = ", ".join(f"{k} {v:.0%}" for k, v in rel.coverage.items())
+        cov = ", ".join(f"{_safe(k)} {v:.0%}" for k, v in rel.coverage.items())
         out.print(f"coverage (share of each text in aligned passages): {cov}", markup=False)
     for reason in rel.reasons:
-        out.print(f"  - {reason}", markup=False)
+        out.print(f"  - {_safe(reason)}", markup=False)
     if not rel.alignment:
         out.print("no aligned passages")
         return EXIT_OK
     table = Table(title="aligned passages", show_lines=True, expand=True)
     table.add_column("#", justify="right", no_wrap=True)
-    table.add_column(f"A: {rel.a}", ratio=1, overflow="fold")
-    table.add_column(f"B: {rel.b}", ratio=1, overflow="fold")
+    table.add_column(Text(f"A: {_safe(rel.a)}"), ratio=1, overflow="fold")
+    table.add_column(Text(f"B: {_safe(rel.b)}"), ratio=1, overflow="fold")
     table.add_column("score", justify="right", no_wrap=True)
     for i, p in enumerate(rel.alignment, 1):
         score = Text(f"{p.score:.2f}")
@@ -657,8 +701,8 @@ def _run_compare(args: argparse.Namespace, out: Console, err: Console) -> int:
             score.append("\ntem-\nplate", style="yellow")
         table.add_row(
             str(i),
-            Text(_passage_text(texts[rel.a], p.a_start, p.a_end)),
-            Text(_passage_text(texts[rel.b], p.b_start, p.b_end)),
+            Text(_safe(_passage_text(texts[rel.a], p.a_start, p.a_end))),
+            Text(_safe(_passage_text(texts[rel.b], p.b_start, p.b_end))),
             score,
         )
     out.print(table)
@@ -678,10 +722,10 @@ def _run_compare(args: argparse.Namespace, out: Console, err: Console) -> int:
             if directed
             else f"differences {rel.a} vs {rel.b} (direction unknown)"
         )
-        out.print(Text(f"{title}: {len(rel.changes)}", style="bold"))
+        out.print(Text(f"{_safe(title)}: {len(rel.changes)}", style="bold"))
         for c in rel.changes:
             line = Text(f"  [{c.severity}] ", style="red" if c.severity == "high" else "yellow")
-            line.append(c.description if directed else c.description.split(": ", 1)[-1])
+            line.append(_safe(c.description if directed else c.description.split(": ", 1)[-1]))
             out.print(line)
     return EXIT_OK
 
@@ -690,25 +734,51 @@ def _run_compare(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 def _run_quotes(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from unspin.output import read_jsonl
+    from unspin.output import read_tables, results_folder
     from unspin.quotes import QuoteGroup, QuoteVariant, render_quotes
 
-    path = Path(args.results) / "quotes.jsonl"
+    path = results_folder(args.results) / "quotes.jsonl"
     if not path.is_file():
-        raise UsageError(f"no {path}: run `unspin scan ... --out {args.results}` first")
-    rows = read_jsonl(path)
+        raise UsageError(
+            f"no {_safe(path)}: run `unspin scan ... --out {_safe(args.results)}` first"
+        )
+    rows = read_tables(args.results)["quotes"]
     if args.json:
         for row in rows:
-            out.print(json.dumps(row, ensure_ascii=False), markup=False, highlight=False)
+            sys.stdout.write(_json_line(row))
+        sys.stdout.flush()
         return EXIT_OK
-    groups = [
-        QuoteGroup(**{**r, "variants": [QuoteVariant(**v) for v in r["variants"]]}) for r in rows
-    ]
+    groups = [_quote_group(r, QuoteGroup, QuoteVariant) for r in rows]
     if not groups:
         out.print("no quotation appears in more than one article")
         return EXIT_OK
     out.print(render_quotes(groups))
     return EXIT_OK
+
+
+def _quote_group(row: dict, group_cls: type, variant_cls: type):
+    """A quotes.jsonl record as a QuoteGroup: fields this version does not know (a newer
+    schema adds fields; readers ignore them) are left out, and every text is made safe
+    to print."""
+    import dataclasses
+
+    def known(cls: type, rec: dict) -> dict:
+        names = {f.name for f in dataclasses.fields(cls)}
+        return {k: _clean(v) for k, v in rec.items() if k in names}
+
+    group = known(group_cls, row)
+    group["variants"] = [known(variant_cls, v) for v in row.get("variants", [])]
+    return group_cls(**{**group, "variants": [variant_cls(**v) for v in group["variants"]]})
+
+
+def _clean(value: object) -> object:
+    if isinstance(value, str):
+        return _safe(value)
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    return value
 
 
 def _run_eval(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -854,7 +924,7 @@ def main(argv: list[str] | None = None) -> int:
             return _run_serve(args, out, err)
         return _run_scan(args, out, err)
     except UsageError as e:
-        err.print(f"unspin {args.command}: error: {e}", markup=False)
+        err.print(f"unspin {args.command}: error: {_safe(e)}", markup=False)
         return EXIT_USAGE
     except KeyboardInterrupt:
         err.print("interrupted")
@@ -863,10 +933,11 @@ def main(argv: list[str] | None = None) -> int:
         from unspin.store import StoreError
 
         if isinstance(e, StoreError):
-            err.print(f"unspin {args.command}: error: {e}", markup=False)
+            err.print(f"unspin {args.command}: error: {_safe(e)}", markup=False)
             return EXIT_FAILURE
         err.print(
-            f"unspin {args.command}: unexpected failure: {type(e).__name__}: {e}", markup=False
+            f"unspin {args.command}: unexpected failure: {type(e).__name__}: {_safe(e)}",
+            markup=False,
         )
         if os.environ.get("UNSPIN_DEBUG"):
             err.print(traceback.format_exc(), markup=False)

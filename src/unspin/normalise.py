@@ -6,6 +6,7 @@ text hash and the stage maps per article onto any engine.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import re
 import unicodedata
@@ -357,8 +358,14 @@ _BOUNDARY = re.compile(
 )
 
 
+#: characters before a full stop read to find the word it ends: longer than any
+#: abbreviation or dotted acronym, and it keeps sentence splitting linear in the text
+#: (the whole paragraph was scanned before every full stop)
+ABBREV_LOOKBEHIND = 32
+
+
 def _is_abbreviation(text: str, dot_pos: int) -> bool:
-    m = re.search(r"([\w.]+)$", text[:dot_pos])
+    m = re.search(r"([\w.]+)$", text[max(0, dot_pos - ABBREV_LOOKBEHIND) : dot_pos])
     if not m:
         return False
     tok = m.group(1).lower().rstrip(".")
@@ -622,9 +629,20 @@ def crosslingual_matching(a: Doc, b: Doc) -> bool:
 def sentences_for(text: str, quotes: list[Quote], title: str | None = None) -> list[Sentence]:
     """Split, mark boilerplate and attach the quote spans that fall inside each sentence."""
     out: list[Sentence] = []
+    first = len(text) - len(text.lstrip())  # where the text starts: its headline
+    # quotations in text order, none inside another (as find_quotes gives them): the ones
+    # a sentence holds are found by bisection, not by a scan of all (linear in the text)
+    ends = [q.end for q in quotes]
+    ordered = all(x.start <= y.start and x.end <= y.end for x, y in zip(quotes, quotes[1:]))
     for i, (s, e) in enumerate(split_sentences(text)):
         seg = text[s:e]
-        qs = [(max(q.start, s), min(q.end, e)) for q in quotes if q.start < e and q.end > s]
+        near = quotes[bisect.bisect_right(ends, s) :] if ordered else quotes
+        qs = []
+        for q in near:
+            if q.start >= e and ordered:
+                break
+            if q.start < e and q.end > s:
+                qs.append((max(q.start, s), min(q.end, e)))
         letters = sum(c.isalpha() for c in seg) or 1
         quoted = sum(sum(c.isalpha() for c in text[a:b]) for a, b in qs)
         out.append(
@@ -633,7 +651,7 @@ def sentences_for(text: str, quotes: list[Quote], title: str | None = None) -> l
                 start=s,
                 end=e,
                 text=seg,
-                boilerplate=is_boilerplate(seg, headline=not text[:s].strip()),
+                boilerplate=is_boilerplate(seg, headline=s <= first),
                 quotes=qs,
                 quoted_share=min(1.0, quoted / letters),
             )

@@ -1,15 +1,40 @@
-"""Write a Result as JSON Lines (the output contract, docs/schema.md) plus Parquet copies."""
+"""Write a Result as JSON Lines (the output contract, docs/schema.md) plus Parquet copies.
+
+Crash safety: every write makes a new *generation*, a folder
+``DIR/.generations/<name>/`` holding all the tables, ``manifest.json`` and the Parquet
+copies, written and synced before one pointer, the symbolic link ``DIR/current``, is
+switched to it by an atomic rename. The documented names (``DIR/relations.jsonl`` ...)
+are symbolic links through ``current``. A writer killed at any instant therefore leaves
+the previous generation whole and current, and readers that go through
+:func:`read_tables` (which resolves ``current`` once) never see two runs mixed. Older
+generations are pruned, keeping ``KEEP_GENERATIONS`` for readers still reading one.
+Everything is created owner-only (0700 folders, 0600 files).
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
+import time
 from pathlib import Path
 from typing import Any
 
 from unspin.model import SCHEMA_VERSION, Result
+from unspin.store import DIR_MODE, FILE_MODE, private_dir, writer_lock
 
 FILES = ("articles", "relations", "stories", "errors", "changes", "quotes", "lineage")
+#: folder (inside the results folder) holding the generations
+GENERATIONS = ".generations"
+#: the symbolic link naming the current generation
+CURRENT = "current"
+#: generations kept: the current one and the ones before it (a reader that resolved an
+#: older ``current`` can still finish reading it)
+KEEP_GENERATIONS = 3
+#: a generation is complete (switched to, or about to be) once this marker is written
+COMPLETE = ".complete"
+#: times :func:`read_tables` starts again when a writer pruned what it was reading
+READ_RETRIES = 5
 
 
 def records(result: Result) -> dict[str, list[dict[str, Any]]]:
@@ -25,30 +50,134 @@ def records(result: Result) -> dict[str, list[dict[str, Any]]]:
     }
 
 
-def write_results(result: Result, out: str | os.PathLike, parquet: bool = True) -> list[Path]:
-    """Write ``<name>.jsonl`` for each table (and ``.parquet`` where pyarrow is installed).
+def _json_line(row: dict[str, Any]) -> str:
+    """One JSON line; all-ASCII escapes for a row holding text that is not valid Unicode
+    (lone surrogates cannot be written as UTF-8 but are valid JSON escaped)."""
+    line = json.dumps(row, ensure_ascii=False)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        line = json.dumps(row)
+    return line + "\n"
 
-    Files are written to a temporary name and renamed, so a crash never leaves a
-    half-written table behind.
-    """
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
+
+def _create(path: Path) -> int:
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, FILE_MODE)
+
+
+def _write_file(path: Path, chunks: Any) -> None:
+    """Write, flush and fsync a new owner-only file."""
+    with os.fdopen(_create(path), "w", encoding="utf-8") as fh:
+        for chunk in chunks:
+            fh.write(chunk)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _symlink(target: str, link: Path) -> None:
+    """Point ``link`` at ``target`` atomically (replacing a file or link already there)."""
+    tmp = link.with_name(f".{link.name}.{os.getpid()}.tmp")
+    tmp.unlink(missing_ok=True)
+    os.symlink(target, tmp)
+    os.replace(tmp, link)
+
+
+def write_results(result: Result, out: str | os.PathLike, parquet: bool = True) -> list[Path]:
+    """Write ``<name>.jsonl`` for each table, ``manifest.json`` (and ``.parquet`` copies
+    where pyarrow is installed) as one new generation, then make it current.
+
+    Holds the writer lock of ``out`` (re-entrant: ``unspin.scan``/``add`` already hold
+    it). Returns the paths under their documented names."""
+    out = private_dir(Path(out))
+    with writer_lock(out):
+        gens = private_dir(out / GENERATIONS)
+        _migrate(out, gens)
+        gen = gens / f"{time.time_ns():020d}-{os.getpid()}"
+        gen.mkdir(mode=DIR_MODE)
+        try:
+            names = _write_generation(result, gen, parquet)
+            _write_file(gen / COMPLETE, [""])
+            _fsync_dir(gen)
+            _switch(out, gen, names)
+        except BaseException:
+            shutil.rmtree(gen, ignore_errors=True)
+            raise
+        _prune(gens, gen)
+    return [out / n for n in names]
+
+
+def _write_generation(result: Result, gen: Path, parquet: bool) -> list[str]:
     tables = records(result)
+    names = []
     for name, rows in tables.items():
-        path = out / f"{name}.jsonl"
-        tmp = path.with_suffix(".jsonl.tmp")
-        with tmp.open("w", encoding="utf-8") as fh:
-            for row in rows:
-                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-        tmp.replace(path)
-        written.append(path)
-    meta = {"schema_version": SCHEMA_VERSION, "counts": {k: len(v) for k, v in tables.items()}}
-    (out / "manifest.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
-    written.append(out / "manifest.json")
+        _write_file(gen / f"{name}.jsonl", (_json_line(row) for row in rows))
+        names.append(f"{name}.jsonl")
+    meta = {
+        "schema_version": SCHEMA_VERSION,
+        "counts": {k: len(v) for k, v in tables.items()},
+        "generation": gen.name,
+    }
+    _write_file(gen / "manifest.json", [json.dumps(meta, indent=2) + "\n"])
+    names.append("manifest.json")
     if parquet:
-        written.extend(_write_parquet(tables, out))
-    return written
+        names.extend(p.name for p in _write_parquet(tables, gen))
+    return names
+
+
+def _switch(out: Path, gen: Path, names: list[str]) -> None:
+    """Make ``gen`` current (one atomic rename), and make sure every documented name is
+    a link through ``current``."""
+    _symlink(f"{GENERATIONS}/{gen.name}", out / CURRENT)
+    for name in names:
+        link = out / name
+        if not (link.is_symlink() and os.readlink(link) == f"{CURRENT}/{name}"):
+            _symlink(f"{CURRENT}/{name}", link)
+    _fsync_dir(out)
+
+
+def _migrate(out: Path, gens: Path) -> None:
+    """A results folder written before generations (plain files) becomes a first
+    generation, so even the first new write can be killed without mixing two runs."""
+    if (out / CURRENT).is_symlink():
+        return
+    if (out / CURRENT).is_dir():  # a copy that followed the links (cp -r, copytree)
+        shutil.rmtree(out / CURRENT)
+    ours = {"manifest.json", *(f"{n}.jsonl" for n in FILES), *(f"{n}.parquet" for n in FILES)}
+    old = [p for p in out.iterdir() if p.name in ours and p.is_file() and not p.is_symlink()]
+    if not old:
+        return
+    gen = gens / f"{0:020d}-migrated"
+    shutil.rmtree(gen, ignore_errors=True)
+    gen.mkdir(mode=DIR_MODE)
+    for p in old:
+        shutil.copy2(p, gen / p.name)
+        os.chmod(gen / p.name, FILE_MODE)
+    _write_file(gen / COMPLETE, [""])
+    _fsync_dir(gen)
+    _switch(out, gen, [p.name for p in old])
+
+
+def _prune(gens: Path, current: Path) -> None:
+    """Remove generations never completed (a killed writer's) and all but the newest
+    ``KEEP_GENERATIONS`` complete ones. Only a lock holder calls this."""
+    complete = []
+    for g in sorted(gens.iterdir()):
+        if g == current:
+            continue
+        if not (g / COMPLETE).exists():
+            shutil.rmtree(g, ignore_errors=True)
+        else:
+            complete.append(g)
+    for g in complete[: max(0, len(complete) - (KEEP_GENERATIONS - 1))]:
+        shutil.rmtree(g, ignore_errors=True)
 
 
 def _write_parquet(tables: dict[str, list[dict[str, Any]]], out: Path) -> list[Path]:
@@ -60,17 +189,24 @@ def _write_parquet(tables: dict[str, list[dict[str, Any]]], out: Path) -> list[P
     paths = []
     for name, rows in tables.items():
         # nested fields (alignment, coverage, features) go in as JSON strings: stable schema
-        flat = [
-            {
-                k: json.dumps(v, ensure_ascii=False) if isinstance(v, (dict, list)) else v
-                for k, v in row.items()
-            }
-            for row in rows
-        ]
+        flat = [{k: _flat(v) for k, v in row.items()} for row in rows]
         path = out / f"{name}.parquet"
-        pq.write_table(pa.Table.from_pylist(flat) if flat else pa.table({}), path)
+        with os.fdopen(_create(path), "wb") as fh:
+            pq.write_table(pa.Table.from_pylist(flat) if flat else pa.table({}), fh)
+            fh.flush()
+            os.fsync(fh.fileno())
         paths.append(path)
     return paths
+
+
+def _flat(v: Any) -> Any:
+    """A Parquet cell: nested values as JSON strings; text that is not valid Unicode
+    with its lone surrogates replaced (Parquet strings are UTF-8)."""
+    if isinstance(v, (dict, list)):
+        return _json_line(v)[:-1]
+    if isinstance(v, str):
+        return v.encode("utf-8", "replace").decode("utf-8")
+    return v
 
 
 def read_jsonl(path: str | os.PathLike) -> list[dict[str, Any]]:
@@ -78,12 +214,53 @@ def read_jsonl(path: str | os.PathLike) -> list[dict[str, Any]]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
+def own_entry(name: str) -> bool:
+    """Whether a file or folder name in a results folder is one unspin writes there (the
+    tables and their links, the manifest, generations, the store, the writer lock)."""
+    from unspin.store import LOCK_NAME, STORE_DIRNAME
+
+    tables = {f"{t}.{ext}" for t in FILES for ext in ("jsonl", "parquet")}
+    return name in tables | {"manifest.json", GENERATIONS, CURRENT, LOCK_NAME, STORE_DIRNAME}
+
+
+def results_folder(out: str | os.PathLike) -> Path:
+    """The folder holding the current tables of results folder ``out``: the current
+    generation, resolved once (or ``out`` itself for a folder written before
+    generations)."""
+    out = Path(out)
+    link = out / CURRENT
+    if link.is_symlink():
+        return out / os.readlink(link)
+    return out
+
+
 def read_tables(out: str | os.PathLike) -> dict[str, list[dict[str, Any]]]:
     """Every table of a results folder (``FILES``) as lists of dicts; a table the folder
     lacks is an empty list. Readers (``unspin quotes``, the report, the service) go through
-    this one function, so how a results folder is laid out on disk stays in this module."""
-    out = Path(out)
-    return {
-        name: read_jsonl(out / f"{name}.jsonl") if (out / f"{name}.jsonl").is_file() else []
-        for name in FILES
-    }
+    this one function, so how a results folder is laid out on disk stays in this module.
+
+    All tables come from one generation, checked against its manifest's counts; when a
+    writer prunes the generation while it is being read, the read starts again."""
+    last: Exception | None = None
+    for _ in range(READ_RETRIES):
+        base = results_folder(out)
+        try:
+            tables = {
+                name: read_jsonl(base / f"{name}.jsonl")
+                if (base / f"{name}.jsonl").is_file()
+                else []
+                for name in FILES
+            }
+            manifest = base / "manifest.json"
+            if manifest.is_file():
+                counts = json.loads(manifest.read_text(encoding="utf-8")).get("counts", {})
+                torn = [n for n in FILES if n in counts and counts[n] != len(tables[n])]
+                if torn:
+                    raise ValueError(f"{', '.join(torn)} do not match {manifest}")
+            if base != Path(out) and not base.is_dir():
+                raise FileNotFoundError(base)
+            return tables
+        except (FileNotFoundError, ValueError) as e:
+            last = e
+            time.sleep(0.05)
+    raise RuntimeError(f"cannot read the results in {out}: {last}")

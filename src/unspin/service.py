@@ -162,13 +162,14 @@ class Service:
     def _ensure_store(self) -> None:
         """Create an empty results folder and store at ``out`` if there is none."""
         import unspin
+        from unspin.output import own_entry
 
         out = self.out
         if (out / "manifest.json").is_file():
             return
         if out.exists() and not out.is_dir():
             raise ValueError(f"store path {out} exists and is not a folder")
-        if out.is_dir() and any(p.name != ".unspin" for p in out.iterdir()):
+        if out.is_dir() and not all(own_entry(p.name) for p in out.iterdir()):
             raise ValueError(
                 f"{out} is not an unspin results folder (no manifest.json) and not empty: "
                 "give an empty or new folder, or one written by `unspin scan --out`"

@@ -10,11 +10,19 @@ by content (not article id), so identical texts under different ids share one en
 from __future__ import annotations
 
 import dataclasses
+import errno
+import fcntl
 import hashlib
 import json
 import os
+import socket
 import sqlite3
-from collections.abc import Sequence
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -40,14 +48,147 @@ CREATE TABLE IF NOT EXISTS index_ids (faiss_id INTEGER PRIMARY KEY, article_id T
 _ARTICLE_FIELDS = {f.name for f in dataclasses.fields(Article)}
 
 
+#: seconds a writer waits for another writer's lock on a store or results folder
+LOCK_WAIT = 600.0
+#: seconds between tries while waiting for a lock
+LOCK_POLL = 0.2
+#: the lock file inside a locked folder (its content names the holder)
+LOCK_NAME = ".lock"
+#: seconds SQLite waits on a busy database before giving up (a transient error)
+SQLITE_BUSY_TIMEOUT = 60.0
+#: permissions of everything the store and the results writer create: owner only
+DIR_MODE, FILE_MODE = 0o700, 0o600
+
+
 class StoreError(RuntimeError):
     """The store folder cannot be used (corrupt, unreadable or from a newer unspin)."""
+
+
+class LockError(StoreError):
+    """Another writer holds a store or results folder and did not let go in time."""
+
+
+def private_dir(path: Path) -> Path:
+    """Create ``path`` (and parents) owner-only (0700); an existing folder keeps its mode."""
+    if not path.is_dir():
+        path.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+        os.chmod(path, DIR_MODE)
+    return path
 
 
 def cache_key(article: Article, embedder: str) -> str:
     """sha1 over everything that decides a Doc: fingerprint version, embedder, inputs."""
     parts = [FINGERPRINT_VERSION, embedder, article.text, article.title, article.lang]
-    return hashlib.sha1(json.dumps(parts, ensure_ascii=False).encode()).hexdigest()
+    # surrogatepass: a text that is not valid Unicode still has a key (ingest replaces
+    # lone surrogates, but articles handed to the API directly are not read by ingest)
+    raw = json.dumps(parts, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    return hashlib.sha1(raw).hexdigest()
+
+
+def _dumps(obj: Any) -> str:
+    """JSON for a TEXT column; all-ASCII escapes when a string is not valid Unicode (a
+    lone surrogate), which SQLite could not store."""
+    text = json.dumps(obj, ensure_ascii=False, default=str)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(obj, default=str)
+    return text
+
+
+# ---------------------------------------------------------------- writer lock
+
+_held: dict[str, int] = {}  # lock file -> how many times this process holds it
+_held_lock = threading.Lock()
+
+
+def lock_holder(folder: str | os.PathLike) -> dict[str, Any] | None:
+    """What the lock file of ``folder`` says about its holder (pid, host, command,
+    since); None when there is none. The file may name a writer that has since exited:
+    the lock itself (``flock``) dies with its process, the note stays."""
+    try:
+        return json.loads((Path(folder) / LOCK_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def describe_holder(info: dict[str, Any] | None) -> str:
+    if not info:
+        return "another process (it left no note)"
+    return (
+        f"pid {info.get('pid')} on {info.get('host')} ({info.get('command')}), "
+        f"since {info.get('since')}"
+    )
+
+
+@contextmanager
+def writer_lock(
+    folder: str | os.PathLike,
+    wait: float | None = None,
+    on_wait: Callable[[str], None] | None = None,
+) -> Iterator[None]:
+    """Hold the writer lock of ``folder`` (a store or results folder) for the block.
+
+    One writer at a time: another waits up to ``wait`` seconds (``LOCK_WAIT``), telling
+    ``on_wait`` once who holds the lock, then raises :class:`LockError` naming the holder
+    before it has changed anything. The lock is an ``flock`` on ``folder/.lock``, so a
+    killed writer never leaves a stale lock. Re-entrant within a process.
+    """
+    folder = private_dir(Path(folder))
+    path = str((folder / LOCK_NAME).resolve())
+    with _held_lock:
+        if _held.get(path):
+            _held[path] += 1
+            reentered = True
+        else:
+            reentered = False
+    if reentered:
+        try:
+            yield
+        finally:
+            with _held_lock:
+                _held[path] -= 1
+        return
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), FILE_MODE)
+    try:
+        deadline = time.monotonic() + (LOCK_WAIT if wait is None else wait)
+        told = False
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as e:
+                if e.errno not in (errno.EWOULDBLOCK, errno.EACCES, errno.EAGAIN):
+                    raise StoreError(f"cannot lock {folder}: {e.strerror or e}") from e
+            who = describe_holder(lock_holder(folder))
+            if time.monotonic() >= deadline:
+                raise LockError(
+                    f"{folder} is in use by another unspin writer: {who}. Gave up after "
+                    f"{LOCK_WAIT if wait is None else wait:.0f} s; nothing was changed. Run "
+                    "again when it has finished (the lock is released when it exits)"
+                )
+            if not told and on_wait is not None:
+                on_wait(f"waiting for {folder}: in use by {who}")
+                told = True
+            time.sleep(LOCK_POLL)
+        note = {
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "command": " ".join(sys.argv) or sys.executable,
+            "since": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, (json.dumps(note) + "\n").encode("utf-8", "backslashreplace"), 0)
+        with _held_lock:
+            _held[path] = 1
+        try:
+            yield
+        finally:
+            with _held_lock:
+                _held.pop(path, None)
+            os.ftruncate(fd, 0)
+    finally:
+        os.close(fd)  # releases the flock
 
 
 class Store:
@@ -59,8 +200,13 @@ class Store:
         self.index_path = self.path / "docs.faiss"
         self.hits = self.misses = self._pending = 0
         try:
-            self.path.mkdir(parents=True, exist_ok=True)
-            self._con: sqlite3.Connection | None = sqlite3.connect(self.db_path)
+            private_dir(self.path)
+            if not self.db_path.exists():  # owner-only from the start (SQLite gives its
+                # journal and WAL files the database file's permissions)
+                os.close(os.open(self.db_path, os.O_WRONLY | os.O_CREAT, FILE_MODE))
+            self._con: sqlite3.Connection | None = sqlite3.connect(
+                self.db_path, timeout=SQLITE_BUSY_TIMEOUT
+            )
         except (OSError, sqlite3.Error) as e:
             raise self._error(e) from e
         try:
@@ -83,9 +229,29 @@ class Store:
             raise
 
     def _error(self, e: BaseException, file: Path | None = None) -> StoreError:
+        """A StoreError that says what to do: wait and retry for a busy store or a
+        failing disk or permission (deleting would lose the archive for nothing); rebuild
+        only for a store that is corrupt."""
+        where = file or self.db_path
+        msg = str(e).lower()
+        if isinstance(e, sqlite3.OperationalError) and ("locked" in msg or "busy" in msg):
+            return StoreError(
+                f"the unspin store {where} is busy (another process is writing to it): {e}; "
+                "try again when it has finished"
+            )
+        transient = isinstance(e, OSError) or (
+            isinstance(e, sqlite3.OperationalError)
+            and any(w in msg for w in ("disk", "i/o", "permission", "readonly", "unable to open"))
+        )
+        if transient:
+            return StoreError(
+                f"cannot use the unspin store {where}: {e}; check the folder's permissions "
+                "and free space, then try again (the store itself is not damaged)"
+            )
         return StoreError(
-            f"cannot use the unspin store {file or self.db_path}: {e}; delete the folder "
-            f"{self.path} to rebuild it (it only caches and archives earlier scans)"
+            f"cannot use the unspin store {where}: {e}; it looks damaged: delete the folder "
+            f"{self.path} to rebuild it (it only caches and archives earlier scans; rescan "
+            "the articles afterwards)"
         )
 
     @property
@@ -98,10 +264,11 @@ class Store:
 
     def get_doc(self, article: Article, embedder: str) -> Doc | None:
         """The cached Doc for this article's content, bound to ``article``; None on a miss."""
+        key = cache_key(article, embedder)
         try:
             row = self.con.execute(
                 "SELECT data, minhash, n, dim, sentence_vectors, doc_vector FROM docs WHERE key=?",
-                (cache_key(article, embedder),),
+                (key,),
             ).fetchone()
             if row is None:
                 self.misses += 1
@@ -165,7 +332,7 @@ class Store:
             (
                 cache_key(doc.article, embedder),
                 embedder,
-                json.dumps(data, ensure_ascii=False),
+                _dumps(data),
                 mh,
                 sv.shape[0],
                 sv.shape[1] if sv.ndim == 2 else len(doc.doc_vector),
@@ -187,7 +354,7 @@ class Store:
             self.con.executemany(
                 "INSERT INTO articles (id, data) VALUES (?, ?) "
                 "ON CONFLICT(id) DO UPDATE SET data=excluded.data",
-                [(a.id, json.dumps(dataclasses.asdict(a), default=str)) for a in articles],
+                [(a.id, _dumps(dataclasses.asdict(a))) for a in articles],
             )
         self._pending = 0
 
@@ -222,10 +389,12 @@ class Store:
         index.add_with_ids(vecs, np.arange(len(docs), dtype=np.int64))
         tmp = self.index_path.with_suffix(".faiss.tmp")
         faiss.write_index(index, str(tmp))
+        os.chmod(tmp, FILE_MODE)
         os.replace(tmp, self.index_path)
 
     def load_index(self) -> tuple[Any, list[str]] | None:
-        """The faiss index and the article id of each faiss id (None if none was written)."""
+        """The faiss index and the article id of each faiss id (None if none was written,
+        or if a killed writer left ids and index from different writes)."""
         import faiss
 
         if not self.index_path.exists():
@@ -236,8 +405,9 @@ class Store:
         except (RuntimeError, sqlite3.Error) as e:
             raise self._error(e, self.index_path) from e
         if index.ntotal != len(ids):
-            reason = f"{index.ntotal} vectors but {len(ids)} ids"
-            raise self._error(ValueError(reason), self.index_path)
+            # a writer killed between committing the ids and renaming the index file:
+            # stale, not damaged; the next write_index replaces both
+            return None
         return index, [r[0] for r in ids]
 
     # ------------------------------------------------------------ housekeeping

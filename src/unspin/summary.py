@@ -8,6 +8,7 @@ turns those into a rich renderable.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -21,6 +22,30 @@ from unspin.model import RELATIONS, REUSE_RELATIONS, Relation, Result
 TITLE_CHARS = 48
 #: at most this many extra links are listed under one article
 MAX_ALSO = 3
+
+#: characters that act on a terminal instead of showing: C0 and C1 controls (escape
+#: sequences: clear screen, clipboard writes, hyperlinks), DEL, bidirectional overrides
+#: and isolates (text shown in another order than stored), lone surrogates (cannot be
+#: encoded)
+_UNSAFE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+
+
+def safe(text: object, newlines: bool = False) -> str:
+    """``text`` as it can be printed to a terminal: every control character shown as an
+    escape (``\\x1b``, ``\\u202e``) instead of acting; ``newlines`` keeps line breaks.
+    Everything printed from input data (ids, titles, file names, passages, reasons) goes
+    through this."""
+
+    def esc(m: re.Match[str]) -> str:
+        c = m.group(0)
+        if newlines and c == "\n":
+            return c
+        return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+
+    return _UNSAFE.sub(esc, str(text))
+
 
 _STYLE = {
     "duplicate": "bold red",
@@ -225,7 +250,7 @@ def _truncate(text: str | None, n: int = TITLE_CHARS) -> str:
 def _link_text(link: Link) -> Text:
     t = Text()
     mark = "" if link.directed else " ?"
-    t.append(f"{link.relation}{mark}", style=_STYLE.get(link.relation, ""))
+    t.append(f"{safe(link.relation)}{mark}", style=_STYLE.get(link.relation, ""))
     t.append(f" ({link.confidence:.2f}) ")
     return t
 
@@ -234,17 +259,18 @@ def _node_label(n: Node) -> Text:
     t = Text(no_wrap=True, overflow="ellipsis")
     if n.link is not None:
         t.append_text(_link_text(n.link))
-    t.append(n.id, style="bold")
+    t.append(safe(n.id), style="bold")
     if n.link is not None and not n.link.directed:
         t.append(" direction undecided", style="italic")
     if n.independent:
         t.append(" independent", style="green italic")
     if n.title:
-        t.append(f"  {_truncate(n.title)}", style="dim")
+        t.append(f"  {safe(_truncate(n.title))}", style="dim")
     if n.outlet:
-        t.append(f" · {n.outlet}", style="dim")
+        t.append(f" · {safe(n.outlet)}", style="dim")
     if n.changes:
-        t.append("\n  changed: " + ", ".join(f"{v} {k}" for k, v in n.changes.items()), style="red")
+        changed = ", ".join(f"{v} {safe(k)}" for k, v in n.changes.items())
+        t.append("\n  changed: " + changed, style="red")
     return t
 
 
@@ -257,9 +283,9 @@ def _add(tree: Tree, n: Node) -> None:
                 t.append("; ", style="dim")
             t.append_text(_link_text(link))
             arrow = {True: "← ", False: "→ ", None: "↔ "}[link.from_other]
-            t.append(arrow + link.other, style="dim")
+            t.append(arrow + safe(link.other), style="dim")
             if link.other_story:
-                t.append(f" [{link.other_story}]", style="dim")
+                t.append(f" [{safe(link.other_story)}]", style="dim")
         if len(n.also) > MAX_ALSO:
             t.append(f"; +{len(n.also) - MAX_ALSO} more", style="dim")
         branch.add(t)
@@ -273,17 +299,17 @@ def render_summary(result: Result | Summary) -> RenderableType:
     parts: list[RenderableType] = []
     for s in summary.stories:
         head = Text(no_wrap=True, overflow="ellipsis")
-        head.append(s.id, style="bold")
-        head.append(f"  {_truncate(s.label, 60)}")
+        head.append(safe(s.id), style="bold")
+        head.append(f"  {safe(_truncate(s.label, 60))}")
         noun = "article" if s.n_articles == 1 else "articles"
         head.append(f"  ({s.n_articles} {noun})", style="dim")
         tree = Tree(head, guide_style="dim")
         for outlet, carriers, n_quotes in s.unseen:
             line = Text("[unseen source] ", style="bold blue")
-            line.append(outlet or "unnamed")
+            line.append(safe(outlet or "unnamed"))
             line.append(
                 f"  {n_quotes} shared quotation{'s' * (n_quotes != 1)}, quoted by "
-                + ", ".join(carriers),
+                + ", ".join(map(safe, carriers)),
                 style="dim",
             )
             tree.add(line)
@@ -302,7 +328,7 @@ def render_summary(result: Result | Summary) -> RenderableType:
         for i, (kind, n) in enumerate(summary.counts.items()):
             if i:
                 foot.append(", ")
-            foot.append(f"{n} {kind}", style=_STYLE.get(kind, ""))
+            foot.append(f"{n} {safe(kind)}", style=_STYLE.get(kind, ""))
     else:
         foot.append("\nno relations found")
     parts.append(foot)
