@@ -22,6 +22,10 @@ class Embedder(Protocol):
 
     def encode(self, texts: list[str]) -> np.ndarray: ...
 
+    def set_threads(self, threads: int) -> None: ...
+
+    def warm(self) -> None: ...
+
 
 def _normalise_rows(m: np.ndarray) -> np.ndarray:
     m = np.asarray(m, dtype=np.float32)
@@ -43,6 +47,21 @@ class USEEmbedder:
 
         self._model = USE(threads=threads)
         self.batch_size = batch_size
+        self.threads = threads
+
+    def set_threads(self, threads: int) -> None:
+        """BLAS threads for the forward pass (a worker process of a multi-process engine
+        uses one: its sibling has the other core)."""
+        if threads < 1:
+            raise ValueError(f"threads must be >= 1, got {threads}")
+        self.threads = threads
+        self._model.threads = threads
+        if self._model._backend is not None:
+            self._model._backend.threads = threads
+
+    def warm(self) -> None:
+        """Load the weights now (before a fork, so worker processes share them)."""
+        self._model.encode(["warm"])
 
     def encode(self, texts: list[str]) -> np.ndarray:
         if not texts:
@@ -63,6 +82,12 @@ class HashingEmbedder:
         if dim < 16:
             raise ValueError(f"dim must be >= 16, got {dim}")
         self.dim = dim
+
+    def set_threads(self, threads: int) -> None:
+        """No threads to set (pure Python)."""
+
+    def warm(self) -> None:
+        """Nothing to load."""
 
     def _feats(self, text: str) -> list[str]:
         from unspin.normalise import words

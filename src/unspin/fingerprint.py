@@ -6,6 +6,7 @@ embedding calls, which is where the time goes.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Sequence
 
@@ -108,6 +109,27 @@ def prepare(article: Article) -> Doc:
     )
 
 
+def sentence_key(text: str) -> str:
+    """Cache key of a sentence's vector: a 64-bit hash of the text the encoder sees."""
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
+
+
+def set_vectors(doc: Doc, vectors: np.ndarray, dim: int) -> None:
+    """Give ``doc`` its sentence vectors (rows follow ``doc.sentences``) and the document
+    vector: the length-weighted mean of its content sentences, normalised."""
+    d = doc
+    d.sentence_vectors = vectors
+    mask = [not s.boilerplate for s in d.sentences]
+    rows = d.sentence_vectors[mask] if any(mask) else d.sentence_vectors
+    if len(rows):
+        # weight sentences by length so a one-word line does not steer the doc vector
+        w = np.array([len(s.text) for s, m in zip(d.sentences, mask) if m or not any(mask)])
+        v = (rows * w[:, None]).sum(axis=0)
+        d.doc_vector = (v / (np.linalg.norm(v) or 1.0)).astype(np.float32)
+    else:
+        d.doc_vector = np.zeros(dim, np.float32)
+
+
 def embed_docs(docs: Sequence[Doc], embedder: Embedder) -> None:
     """Fill sentence and document vectors, one batched call for all the docs."""
     texts = [s.text for d in docs for s in d.sentences]
@@ -115,17 +137,8 @@ def embed_docs(docs: Sequence[Doc], embedder: Embedder) -> None:
     pos = 0
     for d in docs:
         n = len(d.sentences)
-        d.sentence_vectors = vecs[pos : pos + n]
+        set_vectors(d, vecs[pos : pos + n], embedder.dim)
         pos += n
-        mask = [not s.boilerplate for s in d.sentences]
-        rows = d.sentence_vectors[mask] if any(mask) else d.sentence_vectors
-        if len(rows):
-            # weight sentences by length so a one-word line does not steer the doc vector
-            w = np.array([len(s.text) for s, m in zip(d.sentences, mask) if m or not any(mask)])
-            v = (rows * w[:, None]).sum(axis=0)
-            d.doc_vector = (v / (np.linalg.norm(v) or 1.0)).astype(np.float32)
-        else:
-            d.doc_vector = np.zeros(embedder.dim, np.float32)
 
 
 def fingerprint_many(

@@ -1,0 +1,91 @@
+"""The engine: the split corpus statistics answer as CorpusSupport does, and a scan mapped
+onto worker processes gives what one process gives."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import numpy as np
+import pytest
+
+from unspin.corpus import CorpusStats, CorpusSupport, SupportLocal, SupportView, bigram_hashes
+from unspin.fingerprint import prepare
+from unspin.model import Article
+from unspin.output import records
+from unspin.pipeline import Config, LocalEngine, analyse, fingerprint
+
+TEXTS = [
+    "Rail operator fined\n\nThe rail operator serving the East Midlands was fined on Monday. "
+    "Commuters in the East Midlands faced delays, the Regulator said.",
+    "Flooding closed roads across the East Midlands on Sunday. The council knows the cost.",
+    "House prices in the East Midlands rose. The Premier said prices would fall, and the "
+    "premier of Ohio agreed.",
+    "A new hospital wing opened in the East Midlands and staff said it would cut waits.",
+    "Gentleman Callaghan Knows the answer, the Mayor of London said on Monday.",
+]
+
+
+def _words_of(docs) -> set[str]:
+    out: set[str] = set()
+    for d in docs:
+        out |= {w.lower() for w in d.article.text.replace(",", " ").replace(".", " ").split()}
+    return out
+
+
+def test_support_view_answers_as_corpus_support() -> None:
+    docs = [prepare(Article(id=f"d{i}", text=t)) for i, t in enumerate(TEXTS)]
+    full = CorpusSupport(docs)
+    locs = [SupportLocal(d) for d in docs]
+    stats = CorpusStats(locs)
+    grams = np.concatenate([bigram_hashes(["the", "east"]), bigram_hashes(["on", "monday"])])
+    checked = 0
+    for x in range(len(docs)):
+        for y in range(len(docs)):
+            a, b = docs[x].id, docs[y].id
+            view = SupportView(stats, [locs[x], locs[y]])
+            for w in sorted(_words_of(docs)) + ["varkor"]:
+                assert view(w, a, b) == full(w, a, b)
+                assert view.lower_only(w, a, b, 1) == full.lower_only(w, a, b, 1)
+                assert view.casing(w, a, b) == full.casing(w, a, b)
+                assert view.casing(w, a, b, 0.5) == full.casing(w, a, b, 0.5)
+                checked += 1
+            assert view.phrase_support(grams, a, b).tolist() == (
+                full.phrase_support(grams, a, b).tolist()
+            )
+    assert checked > 500
+
+
+def test_corpus_stats_add_and_remove_match_a_fresh_count() -> None:
+    docs = [prepare(Article(id=f"d{i}", text=t)) for i, t in enumerate(TEXTS)]
+    locs = [SupportLocal(d) for d in docs]
+    grown = CorpusStats(locs[:3])
+    grown.add(locs[3])
+    grown.add(locs[4])
+    grown.remove(locs[1])
+    fresh = CorpusStats([locs[0], locs[2], locs[3], locs[4]])
+    assert grown.n == fresh.n == 4
+    for name in ("names", "capitals", "lower", "words"):
+        assert dict(getattr(grown, name)) == dict(getattr(fresh, name)), name
+    assert grown.keys.tolist() == fresh.keys.tolist()
+    assert grown.df.tolist() == fresh.df.tolist()
+
+
+@pytest.mark.shared
+def test_two_worker_processes_give_what_one_process_gives(shared) -> None:
+    path = shared / "data" / "bbc_news" / "bbc_news_2225.jsonl.gz"
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        rows = [json.loads(next(fh)) for _ in range(120)]
+    arts = [Article(id=r["id"], text=r["title"] + "\n\n" + r["text"]) for r in rows]
+    # a verbatim copy and a partial copy, so reuse relations are among the outputs
+    arts.append(Article(id="copy-0", text=arts[0].text.replace("said", "stated")))
+    arts.append(Article(id="part-1", text=arts[1].text[: len(arts[1].text) // 2]))
+    cfg = Config(embedder="hashing")
+    out = []
+    for workers in (1, 2):
+        engine = LocalEngine(workers, min_parallel=4)
+        docs = fingerprint(arts, cfg, engine=engine)
+        res = analyse(docs, cfg, engine=engine)
+        out.append({k: records(res)[k] for k in ("relations", "stories")})
+    assert out[0] == out[1]
+    assert any(r["relation"] != "same_story" for r in out[0]["relations"])
