@@ -48,8 +48,9 @@ from unspin.stories import pair_features as _story_pair_features
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
-#: distinct sentences per embedding task (one worker encodes them in one call)
-EMBED_CHUNK = 2048
+#: most distinct sentences per embedding task (one worker encodes them in one call;
+#: smaller when there are few, so every worker gets several tasks)
+EMBED_CHUNK = 1024
 #: below this many items a map runs in this process (forking costs more than it saves)
 MIN_PARALLEL = 32
 
@@ -229,7 +230,9 @@ def embed_sentences(
     todo = [k for k in keys if k not in found]
     if todo:
         embedder.warm()
-        chunks = [todo[k : k + EMBED_CHUNK] for k in range(0, len(todo), EMBED_CHUNK)]
+        workers = getattr(engine, "workers", 1)
+        size = max(64, min(EMBED_CHUNK, len(todo) // (4 * workers) + 1))
+        chunks = [todo[k : k + size] for k in range(0, len(todo), size)]
         texts = [[keys[k] for k in c] for c in chunks]
         parts = engine.map_articles(embed_work, texts, config.embedder, stage="embed")
         new = {k: v for c, m in zip(chunks, parts) for k, v in zip(c, m)}
