@@ -101,36 +101,112 @@ def _knn(vectors: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return index.search(vectors, min(k + 1, len(vectors)))
 
 
+#: query rows per block of the exact neighbour search (a block's similarity matrix is
+#: KNN_BLOCK x n floats)
+KNN_BLOCK = 1024
+
+
+def top_neighbours(
+    queries: np.ndarray,
+    query_ids: np.ndarray,
+    base: np.ndarray,
+    base_ids: np.ndarray,
+    k: int,
+    min_sim: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each query's ``k`` nearest base rows by inner product (itself included when it is
+    among the base), keeping those with similarity >= ``min_sim``: ``(query id, base id,
+    similarity)`` arrays. Ties are broken by the smaller base id, so the answer does not
+    depend on how the base is split: the top ``k`` of the union of per-block top-``k``
+    lists is the top ``k`` of the whole (how a cluster engine computes it block by block).
+
+    Exact; only similarities at or above ``min_sim`` are ever sorted (a neighbour below
+    it is dropped by every generator anyway and cannot push out one above it).
+    """
+    qs, bs, ss = [], [], []
+    for lo in range(0, len(queries), KNN_BLOCK):
+        sim = queries[lo : lo + KNN_BLOCK] @ base.T
+        r, c = np.nonzero(sim >= min_sim)
+        v = sim[r, c]
+        # per query: similarity descending, then base id ascending
+        order = np.lexsort((base_ids[c], -v, r))
+        r, c, v = r[order], c[order], v[order]
+        first = np.searchsorted(r, r, side="left")
+        keep = (np.arange(len(r)) - first) < k
+        qs.append(query_ids[lo + r[keep]])
+        bs.append(base_ids[c[keep]])
+        ss.append(v[keep])
+    if not qs:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, np.zeros(0, dtype=np.float32)
+    return np.concatenate(qs), np.concatenate(bs), np.concatenate(ss)
+
+
+def merge_neighbours(
+    q: np.ndarray, b: np.ndarray, s: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The top ``k`` per query of several :func:`top_neighbours` lists concatenated."""
+    order = np.lexsort((b, -s, q))
+    q, b, s = q[order], b[order], s[order]
+    keep = (np.arange(len(q)) - np.searchsorted(q, q, side="left")) < k
+    return q[keep], b[keep], s[keep]
+
+
+def _neighbours(vectors: np.ndarray, k: int, min_sim: float):
+    """(row, neighbour row, similarity) of the ``k + 1`` nearest (itself included) above
+    ``min_sim``: exact up to ``EXACT_KNN_MAX`` rows, faiss HNSW above."""
+    n = len(vectors)
+    if n <= EXACT_KNN_MAX:
+        ids = np.arange(n, dtype=np.int64)
+        return top_neighbours(vectors, ids, vectors, ids, min(k + 1, n), min_sim)
+    sims, idx = _knn(vectors, k)
+    r = np.repeat(np.arange(n), idx.shape[1])
+    c, v = idx.ravel(), sims.ravel()
+    ok = (c >= 0) & (v >= min_sim)
+    return r[ok], c[ok], v[ok]
+
+
 def doc_knn_pairs(docs: Sequence[Doc], k: int, min_sim: float, out: dict[Pair, set[str]]) -> None:
     if len(docs) < 2:
         return
     vecs = np.vstack([d.doc_vector for d in docs]).astype(np.float32)
-    sims, idx = _knn(vecs, k)
-    for i in range(len(docs)):
-        for s, j in zip(sims[i], idx[i]):
-            if j >= 0 and j != i and s >= min_sim:
-                _add(out, i, int(j), "doc_knn")
+    r, c, _ = _neighbours(vecs, k, min_sim)
+    for i, j in zip(r.tolist(), c.tolist()):
+        if j != i:
+            _add(out, i, j, "doc_knn")
 
 
-def sent_knn_pairs(docs: Sequence[Doc], k: int, min_sim: float, out: dict[Pair, set[str]]) -> None:
+def sentence_rows(docs: Sequence[Doc]) -> tuple[list[int], list[np.ndarray]]:
+    """The sentences the sentence generator indexes (content, at least five words): owner
+    doc index and vector of each."""
     owner, rows = [], []
     for di, d in enumerate(docs):
         for s, v in zip(d.sentences, d.sentence_vectors):
             if not s.boilerplate and len(words(s.text)) >= 5:
                 owner.append(di)
                 rows.append(v)
+    return owner, rows
+
+
+def sentence_hits(
+    owner_r: np.ndarray, owner_c: np.ndarray, min_hits: int = 2
+) -> list[tuple[int, int]]:
+    """Doc pairs with at least ``min_hits`` neighbouring sentence pairs between them."""
+    hits: dict[Pair, int] = defaultdict(int)
+    for a, b in zip(owner_r.tolist(), owner_c.tolist()):
+        if a != b:
+            hits[(min(a, b), max(a, b))] += 1
+    return [p for p, n in hits.items() if n >= min_hits]
+
+
+def sent_knn_pairs(docs: Sequence[Doc], k: int, min_sim: float, out: dict[Pair, set[str]]) -> None:
+    owner, rows = sentence_rows(docs)
     if len(rows) < 2:
         return
     owner_a = np.array(owner)
-    sims, idx = _knn(np.vstack(rows).astype(np.float32), k)
-    hits: dict[Pair, int] = defaultdict(int)
-    for r in range(len(rows)):
-        for s, c in zip(sims[r], idx[r]):
-            if c >= 0 and s >= min_sim and owner_a[c] != owner_a[r]:
-                hits[(min(owner_a[r], owner_a[c]), max(owner_a[r], owner_a[c]))] += 1
-    for (i, j), n in hits.items():
-        if n >= 2:
-            _add(out, int(i), int(j), "sent_knn")
+    r, c, _ = _neighbours(np.vstack(rows).astype(np.float32), k, min_sim)
+    for i, j in sentence_hits(owner_a[r], owner_a[c]):
+        _add(out, int(i), int(j), "sent_knn")
 
 
 def quote_keys(doc: Doc, min_words: int) -> set[str]:
