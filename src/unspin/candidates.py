@@ -116,7 +116,7 @@ def top_neighbours(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each query's ``k`` nearest base rows by inner product (itself included when it is
     among the base), keeping those with similarity >= ``min_sim``: ``(query id, base id,
-    similarity)`` arrays. Ties are broken by the smaller base id, so the answer does not
+    similarity)`` arrays. Ties are broken by the larger base id (as faiss does), so the answer does not
     depend on how the base is split: the top ``k`` of the union of per-block top-``k``
     lists is the top ``k`` of the whole (how a cluster engine computes it block by block).
 
@@ -128,8 +128,9 @@ def top_neighbours(
         sim = queries[lo : lo + KNN_BLOCK] @ base.T
         r, c = np.nonzero(sim >= min_sim)
         v = sim[r, c]
-        # per query: similarity descending, then base id ascending
-        order = np.lexsort((base_ids[c], -v, r))
+        # per query: similarity descending, then base id descending (faiss's order of
+        # ties, so the exact search keeps the neighbours faiss kept)
+        order = np.lexsort((-base_ids[c], -v, r))
         r, c, v = r[order], c[order], v[order]
         first = np.searchsorted(r, r, side="left")
         keep = (np.arange(len(r)) - first) < k
@@ -146,7 +147,7 @@ def merge_neighbours(
     q: np.ndarray, b: np.ndarray, s: np.ndarray, k: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The top ``k`` per query of several :func:`top_neighbours` lists concatenated."""
-    order = np.lexsort((b, -s, q))
+    order = np.lexsort((-b, -s, q))
     q, b, s = q[order], b[order], s[order]
     keep = (np.arange(len(q)) - np.searchsorted(q, q, side="left")) < k
     return q[keep], b[keep], s[keep]

@@ -490,7 +490,9 @@ class _Light:
         self.id = doc.id
 
 
-def scan(input_path: str, out: str, config: Any = None, spark: Any = None) -> Result:
+def scan(
+    input_path: str, out: str, config: Any = None, spark: Any = None, master: str = "local[2]"
+) -> Result:
     """Run the pipeline on Spark and write Parquet tables to ``out``; returns the Result
     (its ``docs`` hold only the articles that carry quotations, without vectors)."""
     from pyspark.sql import functions as F
@@ -501,7 +503,7 @@ def scan(input_path: str, out: str, config: Any = None, spark: Any = None) -> Re
 
     config = config or Config()
     own = spark is None
-    spark = spark or session()
+    spark = spark or session(master)
     sc = spark.sparkContext
     try:
         rdd, cols = read_articles(spark, input_path)
