@@ -13,7 +13,15 @@ from pathlib import Path
 
 from unspin.ingest import IngestOptions, read_paths
 from unspin.model import Article, InputError, Relation, Result
-from unspin.pipeline import Config, Progress, _noop, analyse, fingerprint
+from unspin.pipeline import (
+    Config,
+    LocalEngine,
+    Progress,
+    _noop,
+    analyse,
+    fingerprint,
+    result_changes,
+)
 from unspin.provenance import add_provenance
 
 PathLike = str | os.PathLike
@@ -126,9 +134,11 @@ def remove(
 
 
 def _run(articles, errors, config, out, st, progress, replace: bool = False) -> Result:
+    engine = LocalEngine(config.workers, progress=None if progress is _noop else progress)
     try:
-        docs = fingerprint(articles, config, cache=st, progress=progress)
-        result = add_provenance(analyse(docs, config, errors, progress=progress))
+        docs = fingerprint(articles, config, cache=st, progress=progress, engine=engine)
+        result = analyse(docs, config, errors, engine=engine, memo=st)
+        add_provenance(result, lambda r: result_changes(r, config, engine, st))
         if st is not None:
             st.save_articles(articles, replace=replace)
             st.write_index(docs)

@@ -116,9 +116,10 @@ def top_neighbours(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each query's ``k`` nearest base rows by inner product (itself included when it is
     among the base), keeping those with similarity >= ``min_sim``: ``(query id, base id,
-    similarity)`` arrays. Ties are broken by the larger base id (as faiss does), so the answer does not
-    depend on how the base is split: the top ``k`` of the union of per-block top-``k``
-    lists is the top ``k`` of the whole (how a cluster engine computes it block by block).
+    similarity)`` arrays. Ties are broken by the larger base id (as faiss does), so the
+    answer does not depend on how the base is split: the top ``k`` of the union of
+    per-block top-``k`` lists is the top ``k`` of the whole (how a cluster engine computes
+    it block by block).
 
     Exact; only similarities at or above ``min_sim`` are ever sorted (a neighbour below
     it is dropped by every generator anyway and cannot push out one above it).

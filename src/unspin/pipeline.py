@@ -20,11 +20,16 @@ context.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 import multiprocessing as mp
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -281,6 +286,97 @@ def fingerprint(
     return [d for d in docs if d is not None]
 
 
+# ---------------------------------------------------------------- memo keys
+
+#: modules whose code decides a result; the memo's keys change with any of them
+_RULE_MODULES = (
+    "align",
+    "candidates",
+    "changes",
+    "classify",
+    "corpus",
+    "embed",
+    "fingerprint",
+    "lineage",
+    "model",
+    "normalise",
+    "pipeline",
+    "quotes",
+    "stories",
+)
+
+
+@lru_cache(maxsize=1)
+def code_version() -> str:
+    """Hash of the source of every module that decides a result (memo keys include it,
+    so results stored by other code are never reused)."""
+    h = hashlib.sha1()
+    for m in _RULE_MODULES:
+        h.update(Path(__file__).with_name(f"{m}.py").read_bytes())
+    return h.hexdigest()[:16]
+
+
+def config_key(config: Config) -> str:
+    """Everything of the settings and the code that a stored result depends on."""
+    same = dataclasses.replace(config, workers=0, batch_size=64)
+    return hashlib.sha1(f"{code_version()}|{same!r}".encode()).hexdigest()[:16]
+
+
+def article_key(a: Article, embedder: str) -> str:
+    """Hash of every article field the pipeline reads (id and dates too: relations name
+    ids and direction reads publication times)."""
+    parts = [embedder, a.id, a.text, a.title, a.url, a.outlet, a.published_at, a.lang]
+    return hashlib.sha1(json.dumps(parts, ensure_ascii=False).encode()).hexdigest()[:20]
+
+
+def _key(*parts: str) -> str:
+    return hashlib.sha1("|".join(parts).encode()).hexdigest()
+
+
+class RecordingSupport:
+    """A :class:`~unspin.corpus.SupportView` that logs every question and its answer, so a
+    stored pair result can be reused exactly when the corpus gives the same answers now
+    (:func:`same_answers`): the rules are deterministic, so same docs and same answers
+    replay the same decisions."""
+
+    def __init__(self, view: SupportView) -> None:
+        self.view = view
+        self.log: list[tuple] = []
+
+    def __call__(self, word: str, a: str, b: str) -> int:
+        v = self.view(word, a, b)
+        self.log.append(("__call__", (word, a, b), v))
+        return v
+
+    def lower_only(self, word: str, a: str, b: str, min_lower: int = 5) -> bool:
+        v = self.view.lower_only(word, a, b, min_lower)
+        self.log.append(("lower_only", (word, a, b, min_lower), v))
+        return v
+
+    def casing(self, word: str, a: str, b: str, house_share: float = 0.1) -> bool | None:
+        v = self.view.casing(word, a, b, house_share)
+        self.log.append(("casing", (word, a, b, house_share), v))
+        return v
+
+    def phrase_support(self, hashes: np.ndarray, a: str, b: str) -> np.ndarray:
+        v = self.view.phrase_support(hashes, a, b)
+        raw = np.asarray(hashes, dtype=np.uint64).tobytes()
+        self.log.append(("phrase_support", (raw, a, b), v.tolist()))
+        return v
+
+
+def same_answers(log: Sequence[tuple], view: SupportView) -> bool:
+    """Whether ``view`` answers every logged question as it was answered then."""
+    for name, args, v in log:
+        if name == "phrase_support":
+            got = view.phrase_support(np.frombuffer(args[0], np.uint64), args[1], args[2])
+            if got.tolist() != v:
+                return False
+        elif getattr(view, name)(*args) != v:
+            return False
+    return True
+
+
 # ---------------------------------------------------------------- per pair
 
 
@@ -309,12 +405,14 @@ class PairContext:
     config: Config
 
 
-def pair_work(ctx: PairContext, pair: tuple[int, int]) -> tuple[Relation | None, dict]:
-    """Reuse relation and story features of candidate pair ``(i, j)``, ``i < j``."""
+def pair_work(ctx: PairContext, pair: tuple[int, int]) -> tuple[Relation | None, dict, list[tuple]]:
+    """Reuse relation and story features of candidate pair ``(i, j)``, ``i < j``, and
+    the corpus questions the rules asked (see :class:`RecordingSupport`)."""
     i, j = pair
-    support = SupportView(ctx.stats, (ctx.locals[i], ctx.locals[j]))
+    support = RecordingSupport(SupportView(ctx.stats, (ctx.locals[i], ctx.locals[j])))
     rel = pair_result(ctx.docs[i], ctx.docs[j], support, ctx.config)
-    return rel, pair_features(ctx.docs[i], ctx.docs[j], len(ctx.qkeys[i] & ctx.qkeys[j]))
+    feats = pair_features(ctx.docs[i], ctx.docs[j], len(ctx.qkeys[i] & ctx.qkeys[j]))
+    return rel, feats, support.log
 
 
 @dataclass
@@ -338,9 +436,18 @@ class _FeatureFn:
         return pair_features(self.docs[i], self.docs[j], len(self.qkeys[i] & self.qkeys[j]))
 
 
-def corpus_context(docs: Sequence[Doc], config: Config, engine: Any) -> PairContext:
+def corpus_context(
+    docs: Sequence[Doc], config: Config, engine: Any, memo: Any = None
+) -> PairContext:
     """Per-article support shares and quotation keys, and the global statistics."""
-    locs = engine.map_articles(support_work, range(len(docs)), docs, stage="corpus")
+    keys = [article_key(d.article, config.embedder) for d in docs]
+    got = memo.memo_get("local", keys) if memo is not None else {}
+    todo = [i for i, k in enumerate(keys) if k not in got]
+    fresh = engine.map_articles(support_work, todo, docs, stage="corpus")
+    if memo is not None and fresh:
+        memo.memo_put("local", {keys[i]: loc for i, loc in zip(todo, fresh)})
+    got.update({keys[i]: loc for i, loc in zip(todo, fresh)})
+    locs = [got[k] for k in keys]
     stats = CorpusStats(locs)
     qkeys = [quote_keys(d, config.candidates.quote_min_words) for d in docs]
     return PairContext(docs, locs, stats, qkeys, config)
@@ -352,17 +459,42 @@ def pair_stage(
     engine: Any = None,
     progress: Progress = _noop,
     context: PairContext | None = None,
+    memo: Any = None,
 ) -> PairStage:
-    """Candidates, then per candidate pair: alignment, reuse typing, story features."""
+    """Candidates, then per candidate pair: alignment, reuse typing, story features.
+
+    ``memo`` (a Store): pair results stored by an earlier run are reused when the pair's
+    two articles, the settings and the code are the same and the corpus answers the
+    rules' questions as it did then; only the rest are computed."""
     engine = _engine(engine, config, progress)
     timed = getattr(engine, "timed", lambda stage, fn: fn())
     pairs = timed("candidates", lambda: sorted(candidate_pairs(docs, config.candidates)))
-    ctx = context or corpus_context(docs, config, engine)
-    results = engine.map_pairs(pair_work, pairs, ctx, stage="align")
+    ctx = context or corpus_context(docs, config, engine, memo)
+    results: list[Any] = [None] * len(pairs)
+    todo = list(range(len(pairs)))
+    keys: list[str] = []
+    if memo is not None:
+        ck = config_key(config)
+        ak = [article_key(d.article, config.embedder) for d in docs]
+        keys = [_key(ck, ak[i], ak[j]) for i, j in pairs]
+        got = memo.memo_get("pair", keys)
+        todo = []
+        for k, (i, j) in enumerate(pairs):
+            hit = got.get(keys[k])
+            view = SupportView(ctx.stats, (ctx.locals[i], ctx.locals[j]))
+            if hit is not None and same_answers(hit[2], view):
+                results[k] = hit
+            else:
+                todo.append(k)
+    fresh = engine.map_pairs(pair_work, [pairs[k] for k in todo], ctx, stage="align")
+    for k, r in zip(todo, fresh):
+        results[k] = r
+    if memo is not None and todo:
+        memo.memo_put("pair", {keys[k]: results[k] for k in todo})
     return PairStage(
         pairs=pairs,
-        reuse={pair: rel for pair, (rel, _) in zip(pairs, results) if rel is not None},
-        features={pair: f for pair, (_, f) in zip(pairs, results)},
+        reuse={pair: r[0] for pair, r in zip(pairs, results) if r[0] is not None},
+        features={pair: r[1] for pair, r in zip(pairs, results)},
         feature_fn=_FeatureFn(docs, ctx.qkeys),
     )
 
@@ -472,24 +604,83 @@ def story_relations(
     return out
 
 
+def _component_keys(
+    docs: Sequence[Doc], comps: list[list[int]], ps: PairStage, config: Config
+) -> list[str]:
+    """Per component, a hash of all it is computed from: its articles in order, and its
+    candidate pairs with their features and reuse flags."""
+    ck = config_key(config)
+    comp_of = {i: c for c, members in enumerate(comps) for i in members}
+    inside: list[list[str]] = [[] for _ in comps]
+    for pair, f in ps.features.items():
+        c = comp_of[pair[0]]
+        if comp_of[pair[1]] == c:
+            inside[c].append(f"{pair}{pair in ps.reuse}{json.dumps(f, sort_keys=True)}")
+    out = []
+    for c, members in enumerate(comps):
+        arts = ",".join(article_key(docs[i].article, config.embedder) for i in members)
+        out.append(_key(ck, arts, *sorted(inside[c])))
+    return out
+
+
+def _map_components(docs, comps, ps, config, engine, memo) -> list[tuple]:
+    """:func:`component_work` for every component (stored results reused by key)."""
+    sp = config.stories
+    done: list[Any] = [None] * len(comps)
+    todo = list(range(len(comps)))
+    keys: list[str] = []
+    if memo is not None:
+        keys = _component_keys(docs, comps, ps, config)
+        got = memo.memo_get("component", keys)
+        todo = []
+        for c, members in enumerate(comps):
+            hit = got.get(keys[c])
+            if hit is None:
+                todo.append(c)
+                continue
+            # stored by position in the component: indexes move when articles do
+            gs, sc = hit
+            done[c] = (
+                [[members[x] for x in g] for g in gs],
+                {(members[x], members[y]): v for (x, y), v in sc.items()},
+            )
+    # largest first, so one big component does not finish last on its own
+    todo.sort(key=lambda c: -len(comps[c]))
+    fresh = engine.map_components(
+        component_work, [comps[c] for c in todo], ComponentContext(docs, ps, sp)
+    )
+    store = {}
+    for c, r in zip(todo, fresh):
+        done[c] = r
+        if memo is not None:
+            pos = {m: x for x, m in enumerate(comps[c])}
+            store[keys[c]] = (
+                [[pos[m] for m in g] for g in r[0]],
+                {(pos[i], pos[j]): v for (i, j), v in r[1].items()},
+            )
+    if store:
+        memo.memo_put("component", store)
+    return done
+
+
 def analyse(
     docs: Sequence[Doc],
     config: Config,
     errors: Sequence[InputError] = (),
     engine: Any = None,
     progress: Progress = _noop,
+    memo: Any = None,
 ) -> Result:
-    """Pairs, relations and stories for fingerprinted docs."""
+    """Pairs, relations and stories for fingerprinted docs.
+
+    ``memo`` (a Store): per-pair and per-component results of earlier runs are reused
+    where everything they were computed from is unchanged (same output as without)."""
     engine = _engine(engine, config, progress)
     timed = getattr(engine, "timed", lambda stage, fn: fn())
-    ps = pair_stage(docs, config, engine, progress)
+    ps = pair_stage(docs, config, engine, progress, memo=memo)
     sp = config.stories
     comps = timed("components", lambda: story_components(docs, ps, config))
-    # largest first, so one big component does not finish last on its own
-    order = sorted(range(len(comps)), key=lambda k: -len(comps[k]))
-    done = engine.map_components(
-        component_work, [comps[k] for k in order], ComponentContext(docs, ps, sp)
-    )
+    done = _map_components(docs, comps, ps, config, engine, memo)
     groups: list[list[int]] = []
     scored: dict[tuple[int, int], tuple[float, dict[str, float]]] = {}
     for gs, sc in done:
@@ -502,3 +693,48 @@ def analyse(
     relations.sort(key=lambda r: (r.a, r.b))
     stories = make_stories(docs, groups, relations)
     return Result(docs=list(docs), relations=relations, stories=stories, errors=list(errors))
+
+
+# ---------------------------------------------------------------- per relation (provenance)
+
+
+def changes_work(docs: dict[str, Doc], rel: Relation) -> list:
+    """What changed from a reuse relation's source to its derivative (pure)."""
+    from unspin.changes import relation_changes
+
+    return relation_changes(rel, docs)
+
+
+def result_changes(result: Result, config: Config, engine: Any = None, memo: Any = None) -> list:
+    """:func:`unspin.changes.changes_for_result`, mapped per relation on the engine and
+    reused from ``memo`` when the relation and its two articles are unchanged."""
+    from unspin.model import REUSE_RELATIONS
+
+    engine = _engine(engine, config, _noop)
+    docs = {d.id: d for d in result.docs}
+    rels = [r for r in result.relations if r.relation in REUSE_RELATIONS]
+    out: list[Any] = [None] * len(rels)
+    todo = list(range(len(rels)))
+    keys: list[str] = []
+    if memo is not None:
+        ck = config_key(config)
+        keys = [
+            _key(
+                ck,
+                json.dumps(r.to_record(), sort_keys=True),
+                article_key(docs[r.a].article, config.embedder),
+                article_key(docs[r.b].article, config.embedder),
+            )
+            for r in rels
+        ]
+        got = memo.memo_get("changes", keys)
+        todo = [k for k in todo if keys[k] not in got]
+        for k in range(len(rels)):
+            if keys[k] in got:
+                out[k] = got[keys[k]]
+    fresh = engine.map_pairs(changes_work, [rels[k] for k in todo], docs, stage="changes")
+    for k, ch in zip(todo, fresh):
+        out[k] = ch
+    if memo is not None and todo:
+        memo.memo_put("changes", {keys[k]: out[k] for k in todo})
+    return [c for ch in out for c in ch]
