@@ -204,24 +204,27 @@ def run_rensa(arts: list[Article]) -> dict:
 
 
 def run_unspin(arts: list[Article], workers: int) -> dict:
-    from unspin.pipeline import Config, LocalEngine, analyse, fingerprint
+    from unspin.pipeline import Config, LocalEngine, analyse, fingerprint, result_changes
     from unspin.provenance import add_provenance
 
     cfg = Config(workers=workers)
     engine = LocalEngine(workers)
     docs = fingerprint(arts, cfg, engine=engine)
     res = analyse(docs, cfg, engine=engine)
-    t1 = time.perf_counter()
-    add_provenance(res)
+    t1, c1 = time.perf_counter(), time.process_time()
+    add_provenance(res, lambda r: result_changes(r, cfg, engine))
     t2 = time.perf_counter()
     stages = dict(engine.timings)
-    stages["changes, quotations, lineage"] = t2 - t1
+    stages["quotations, lineage"] = t2 - t1 - engine.timings.get("changes", 0.0)
+    cpu = dict(engine.cpu)
+    cpu["quotations, lineage"] = time.process_time() - c1
     counts: dict[str, int] = {}
     for r in res.relations:
         counts[r.relation] = counts.get(r.relation, 0) + 1
     reuse = {(r.a, r.b): r.relation for r in res.relations if r.relation in REUSE_RELATIONS}
     return {
         "stages": stages,
+        "cpu": cpu,
         "pairs": sorted(reuse),
         "types": {f"{a} {b}": t for (a, b), t in reuse.items()},
         "relations": counts,
@@ -325,6 +328,8 @@ def main() -> int:
             stages = ", ".join(f"{k} {v:.1f} s" for k, v in rep["stages"].items())
             print(f"- {system} stages: {stages}")
             if system == "unspin":
+                cpu = ", ".join(f"{k} {v:.1f} s" for k, v in rep["cpu"].items())
+                print(f"- unspin CPU per stage (process + workers): {cpu}")
                 print(
                     f"- unspin: {rep['sentences']} sentences ({rep['distinct_sentences']} "
                     f"distinct), relations {rep['relations']}, {rep['stories']} stories, "

@@ -139,12 +139,15 @@ class LocalEngine:
         self.workers = workers or os.cpu_count() or 1
         self.min_parallel = min_parallel
         self.progress = progress
-        #: seconds spent per stage name (the scan's stage timer)
+        #: seconds spent per stage name (the scan's stage timer), wall clock
         self.timings: dict[str, float] = {}
+        #: CPU seconds per stage, this process and its workers (what the stage cost,
+        #: whatever else the machine was doing)
+        self.cpu: dict[str, float] = {}
 
     def _map(self, stage: str, fn, items: Sequence[Any], context: Any) -> list[Any]:
         global _TASK
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), _cpu()
         items = items if isinstance(items, Sequence) else list(items)
         n = len(items)
         parallel = (
@@ -169,8 +172,12 @@ class LocalEngine:
                             self.progress(stage, len(out), n)
             finally:
                 _TASK = None
-        self.timings[stage] = self.timings.get(stage, 0.0) + time.perf_counter() - t0
+        self._add(stage, t0, c0)
         return out
+
+    def _add(self, stage: str, t0: float, c0: float) -> None:
+        self.timings[stage] = self.timings.get(stage, 0.0) + time.perf_counter() - t0
+        self.cpu[stage] = self.cpu.get(stage, 0.0) + _cpu() - c0
 
     def map_articles(self, fn, items, context=None, stage: str = "articles") -> list[Any]:
         return self._map(stage, fn, items, context)
@@ -183,11 +190,22 @@ class LocalEngine:
 
     def timed(self, stage: str, fn: Callable[[], Any]) -> Any:
         """Run a driver-side step and add its time to ``timings``."""
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), _cpu()
         try:
             return fn()
         finally:
-            self.timings[stage] = self.timings.get(stage, 0.0) + time.perf_counter() - t0
+            self._add(stage, t0, c0)
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its reaped workers so far."""
+    import resource
+
+    return sum(
+        getattr(resource.getrusage(who), f)
+        for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+        for f in ("ru_utime", "ru_stime")
+    )
 
 
 def _noop(stage: str, done: int, total: int) -> None:
