@@ -13,6 +13,7 @@ import unspin
 from unspin.model import Article
 from unspin.output import read_tables
 from unspin.pipeline import Config, same_answers
+from unspin.store import Store
 
 TABLES = ("relations", "stories", "changes", "quotes", "lineage")
 
@@ -99,3 +100,28 @@ def test_same_answers_detects_a_changed_corpus() -> None:
     assert same_answers(rec.log, SupportView(CorpusStats(locs[:2]), locs[:2]))
     # a third article names Vordanek: the stored answer no longer holds
     assert not same_answers(rec.log, SupportView(CorpusStats(locs), locs[:2]))
+
+
+def test_neighbour_search_updated_for_appended_rows_equals_a_full_search(tmp_path) -> None:
+    import numpy as np
+
+    from unspin.candidates import _neighbours
+
+    rng = np.random.default_rng(3)
+    v = rng.standard_normal((260, 16)).astype(np.float32)
+    v[200:230] = v[:30] + 0.05 * rng.standard_normal((30, 16)).astype(np.float32)
+    v[240] = v[5]  # an exact tie with an old row
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    keys = [f"r{i}" for i in range(len(v))]
+    with Store(tmp_path / "st") as st:
+        for n in (3, 150, 151, 200, 260):  # grown by appending rows, searched each time
+            got = _neighbours(v[:n], 5, 0.2, keys[:n], st, "t")
+            want = _neighbours(v[:n], 5, 0.2)
+            order = np.lexsort((got[1], got[0]))
+            order_w = np.lexsort((want[1], want[0]))
+            assert got[0][order].tolist() == want[0][order_w].tolist()
+            assert got[1][order].tolist() == want[1][order_w].tolist()
+        # rows changed (not an append): searched again from scratch
+        keys2 = ["x", *keys[1:]]
+        got = _neighbours(v, 5, 0.2, keys2, st, "t")
+        assert len(got[0]) == len(_neighbours(v, 5, 0.2)[0])

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -154,25 +155,74 @@ def merge_neighbours(
     return q[keep], b[keep], s[keep]
 
 
-def _neighbours(vectors: np.ndarray, k: int, min_sim: float):
+class NeighbourState:
+    """The exact search's answer for a list of rows, kept between runs: row keys in order
+    and the ``(row, neighbour, similarity)`` arrays (see :func:`_neighbours`)."""
+
+    def __init__(self, keys: list[str], q: np.ndarray, c: np.ndarray, s: np.ndarray) -> None:
+        self.keys, self.q, self.c, self.s = keys, q, c, s
+
+
+def _neighbours(
+    vectors: np.ndarray,
+    k: int,
+    min_sim: float,
+    keys: list[str] | None = None,
+    cache: Any = None,
+    name: str = "",
+):
     """(row, neighbour row, similarity) of the ``k + 1`` nearest (itself included) above
-    ``min_sim``: exact up to ``EXACT_KNN_MAX`` rows, faiss HNSW above."""
+    ``min_sim``: exact up to ``EXACT_KNN_MAX`` rows, faiss HNSW above.
+
+    With ``cache`` (a Store) and ``keys`` (one per row), the answer of the last run is
+    kept; when the rows are that run's rows with new ones appended (``unspin add``), only
+    the new rows are searched against all and the old rows' lists updated with them (the
+    top ``k`` of a union of top-``k`` lists is exact), so adding costs O(rows), not
+    O(rows^2). Otherwise everything is searched again."""
     n = len(vectors)
-    if n <= EXACT_KNN_MAX:
-        ids = np.arange(n, dtype=np.int64)
-        return top_neighbours(vectors, ids, vectors, ids, min(k + 1, n), min_sim)
-    sims, idx = _knn(vectors, k)
-    r = np.repeat(np.arange(n), idx.shape[1])
-    c, v = idx.ravel(), sims.ravel()
-    ok = (c >= 0) & (v >= min_sim)
-    return r[ok], c[ok], v[ok]
+    if n > EXACT_KNN_MAX:
+        sims, idx = _knn(vectors, k)
+        r = np.repeat(np.arange(n), idx.shape[1])
+        c, v = idx.ravel(), sims.ravel()
+        ok = (c >= 0) & (v >= min_sim)
+        return r[ok], c[ok], v[ok]
+    ids = np.arange(n, dtype=np.int64)
+    kk = min(k + 1, n)
+    slot = f"{name}:{k}:{min_sim}"
+    old = None
+    if cache is not None and keys is not None:
+        old = cache.memo_get("neighbours", [slot]).get(slot)
+    m = len(old.keys) if old is not None else 0
+    if old is not None and 0 < m <= n and old.keys == keys[:m]:
+        new = ids[m:]
+        q1, c1, s1 = top_neighbours(vectors[m:], new, vectors, ids, kk, min_sim)
+        q2, c2, s2 = top_neighbours(vectors[:m], ids[:m], vectors[m:], new, kk, min_sim)
+        q0, c0, s0 = merge_neighbours(
+            np.concatenate([old.q, q2]),
+            np.concatenate([old.c, c2]),
+            np.concatenate([old.s, s2]),
+            kk,
+        )
+        out = (np.concatenate([q0, q1]), np.concatenate([c0, c1]), np.concatenate([s0, s1]))
+    else:
+        out = top_neighbours(vectors, ids, vectors, ids, kk, min_sim)
+    if cache is not None and keys is not None and (old is None or m != n or old.keys != keys):
+        cache.memo_put("neighbours", {slot: NeighbourState(list(keys), *out)})
+    return out
 
 
-def doc_knn_pairs(docs: Sequence[Doc], k: int, min_sim: float, out: dict[Pair, set[str]]) -> None:
+def doc_knn_pairs(
+    docs: Sequence[Doc],
+    k: int,
+    min_sim: float,
+    out: dict[Pair, set[str]],
+    keys: list[str] | None = None,
+    cache: Any = None,
+) -> None:
     if len(docs) < 2:
         return
     vecs = np.vstack([d.doc_vector for d in docs]).astype(np.float32)
-    r, c, _ = _neighbours(vecs, k, min_sim)
+    r, c, _ = _neighbours(vecs, k, min_sim, keys, cache, "doc")
     for i, j in zip(r.tolist(), c.tolist()):
         if j != i:
             _add(out, i, j, "doc_knn")
@@ -201,12 +251,27 @@ def sentence_hits(
     return [p for p, n in hits.items() if n >= min_hits]
 
 
-def sent_knn_pairs(docs: Sequence[Doc], k: int, min_sim: float, out: dict[Pair, set[str]]) -> None:
+def sent_knn_pairs(
+    docs: Sequence[Doc],
+    k: int,
+    min_sim: float,
+    out: dict[Pair, set[str]],
+    keys: list[str] | None = None,
+    cache: Any = None,
+) -> None:
     owner, rows = sentence_rows(docs)
     if len(rows) < 2:
         return
     owner_a = np.array(owner)
-    r, c, _ = _neighbours(np.vstack(rows).astype(np.float32), k, min_sim)
+    row_keys = None
+    if keys is not None:
+        seen: dict[int, int] = defaultdict(int)
+        row_keys = []
+        for o in owner:
+            row_keys.append(f"{keys[o]}:{seen[o]}")
+            seen[o] += 1
+    vecs = np.vstack(rows).astype(np.float32)
+    r, c, _ = _neighbours(vecs, k, min_sim, row_keys, cache, "sentence")
     for i, j in sentence_hits(owner_a[r], owner_a[c]):
         _add(out, int(i), int(j), "sent_knn")
 
@@ -228,9 +293,16 @@ def quote_pairs(docs: Sequence[Doc], p: CandidateParams, out: dict[Pair, set[str
 
 
 def candidate_pairs(
-    docs: Sequence[Doc], params: CandidateParams | None = None
+    docs: Sequence[Doc],
+    params: CandidateParams | None = None,
+    keys: list[str] | None = None,
+    cache: Any = None,
 ) -> dict[Pair, set[str]]:
-    """Index pairs ``(i, j)``, ``i < j``, with the generators that proposed them."""
+    """Index pairs ``(i, j)``, ``i < j``, with the generators that proposed them.
+
+    ``keys`` (one per doc, everything the doc's vectors depend on) and ``cache`` (a
+    Store): the nearest-neighbour searches update the last run's answer when docs were
+    only appended (see :func:`_neighbours`); the result is the same either way."""
     p = params or CandidateParams()
     out: dict[Pair, set[str]] = defaultdict(set)
     by_hash: dict[str, list[int]] = defaultdict(list)
@@ -241,7 +313,7 @@ def candidate_pairs(
             for y in range(x + 1, len(members)):
                 _add(out, members[x], members[y], "same_text")
     minhash_pairs(docs, p.lsh_threshold, out)
-    doc_knn_pairs(docs, p.doc_k, p.doc_min_sim, out)
-    sent_knn_pairs(docs, p.sent_k, p.sent_min_sim, out)
+    doc_knn_pairs(docs, p.doc_k, p.doc_min_sim, out, keys, cache)
+    sent_knn_pairs(docs, p.sent_k, p.sent_min_sim, out, keys, cache)
     quote_pairs(docs, p, out)
     return dict(out)

@@ -486,7 +486,13 @@ def pair_stage(
     rules' questions as it did then; only the rest are computed."""
     engine = _engine(engine, config, progress)
     timed = getattr(engine, "timed", lambda stage, fn: fn())
-    pairs = timed("candidates", lambda: sorted(candidate_pairs(docs, config.candidates)))
+    akeys = None
+    if memo is not None:
+        ck = config_key(config)
+        akeys = [f"{ck}:{article_key(d.article, config.embedder)}" for d in docs]
+    pairs = timed(
+        "candidates", lambda: sorted(candidate_pairs(docs, config.candidates, akeys, memo))
+    )
     ctx = context or corpus_context(docs, config, engine, memo)
     results: list[Any] = [None] * len(pairs)
     todo = list(range(len(pairs)))
