@@ -716,8 +716,10 @@ def write(spark: Any, result: Result, out: str, docs: Any) -> None:
     from unspin.model import SCHEMA_VERSION
     from unspin.output import records
 
+    remote = "://" in str(out)  # hdfs://, s3a://: Spark writes there, not the driver
     out_p = Path(out)
-    out_p.mkdir(parents=True, exist_ok=True)
+    if not remote:
+        out_p.mkdir(parents=True, exist_ok=True)
     tables = records(result)
 
     def articles(it: Iterator[Any]) -> Iterator[tuple]:
@@ -742,7 +744,7 @@ def write(spark: Any, result: Result, out: str, docs: Any) -> None:
             }
             for row in rows
         ]
-        path = str(out_p / f"{name}.parquet")
+        path = f"{str(out).rstrip('/')}/{name}.parquet"
         if flat:
             import pandas as pd
 
@@ -750,4 +752,9 @@ def write(spark: Any, result: Result, out: str, docs: Any) -> None:
         else:
             spark.createDataFrame([], "empty string").write.mode("overwrite").parquet(path)
     meta = {"schema_version": SCHEMA_VERSION, "counts": {k: len(v) for k, v in tables.items()}}
-    (out_p / "manifest.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    if remote:
+        spark.createDataFrame([(json.dumps(meta),)], "manifest string").coalesce(1).write.mode(
+            "overwrite"
+        ).text(f"{str(out).rstrip('/')}/manifest.json")
+    else:
+        (out_p / "manifest.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
