@@ -145,14 +145,15 @@ class LocalEngine:
         #: whatever else the machine was doing)
         self.cpu: dict[str, float] = {}
 
-    def _map(self, stage: str, fn, items: Sequence[Any], context: Any) -> list[Any]:
+    def _map(
+        self, stage: str, fn, items: Sequence[Any], context: Any, min_parallel: int | None = None
+    ) -> list[Any]:
         global _TASK
         t0, c0 = time.perf_counter(), _cpu()
         items = items if isinstance(items, Sequence) else list(items)
         n = len(items)
-        parallel = (
-            self.workers > 1 and n >= self.min_parallel and "fork" in mp.get_all_start_methods()
-        )
+        least = self.min_parallel if min_parallel is None else min_parallel
+        parallel = self.workers > 1 and n >= least and "fork" in mp.get_all_start_methods()
         out: list[Any] = []
         if not parallel:
             step = max(1, n // 20)
@@ -179,8 +180,12 @@ class LocalEngine:
         self.timings[stage] = self.timings.get(stage, 0.0) + time.perf_counter() - t0
         self.cpu[stage] = self.cpu.get(stage, 0.0) + _cpu() - c0
 
-    def map_articles(self, fn, items, context=None, stage: str = "articles") -> list[Any]:
-        return self._map(stage, fn, items, context)
+    def map_articles(
+        self, fn, items, context=None, stage: str = "articles", min_parallel: int | None = None
+    ) -> list[Any]:
+        """``min_parallel``: fewest items worth forking for (default ``self.min_parallel``;
+        the embedding stage passes 2: each of its items is a batch of sentences)."""
+        return self._map(stage, fn, items, context, min_parallel)
 
     def map_pairs(self, fn, items, context=None, stage: str = "pairs") -> list[Any]:
         return self._map(stage, fn, items, context)
@@ -257,7 +262,12 @@ def embed_sentences(
         size = max(64, min(EMBED_CHUNK, len(todo) // (4 * workers) + 1))
         chunks = [todo[k : k + size] for k in range(0, len(todo), size)]
         texts = [[keys[k] for k in c] for c in chunks]
-        parts = engine.map_articles(embed_work, texts, config.embedder, stage="embed")
+        try:
+            parts = engine.map_articles(
+                embed_work, texts, config.embedder, stage="embed", min_parallel=2
+            )
+        except TypeError:  # an engine without the hint
+            parts = engine.map_articles(embed_work, texts, config.embedder)
         new = {k: v for c, m in zip(chunks, parts) for k, v in zip(c, m)}
         if cache is not None:
             cache.put_sentence_vectors(new, embedder.name)
