@@ -13,7 +13,7 @@ Three independent generators, unioned (each pair remembers which found it):
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -145,6 +145,34 @@ def top_neighbours(
     return np.concatenate(qs), np.concatenate(bs), np.concatenate(ss)
 
 
+def _search_block(ctx: tuple, lo: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    queries, query_ids, base, base_ids, k, min_sim = ctx
+    hi = lo + KNN_BLOCK
+    return top_neighbours(queries[lo:hi], query_ids[lo:hi], base, base_ids, k, min_sim)
+
+
+#: ``mapper(fn, items, context) -> results``: an engine's map (see unspin.pipeline)
+Mapper = Callable[[Callable[[Any, Any], Any], Sequence[Any], Any], list[Any]]
+
+
+def search(
+    queries: np.ndarray,
+    query_ids: np.ndarray,
+    base: np.ndarray,
+    base_ids: np.ndarray,
+    k: int,
+    min_sim: float,
+    mapper: Mapper | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`top_neighbours`, its query blocks mapped with ``mapper`` (an engine's
+    processes) when there are several: the same arrays, in the same order."""
+    if mapper is None or len(queries) <= KNN_BLOCK:
+        return top_neighbours(queries, query_ids, base, base_ids, k, min_sim)
+    ctx = (queries, query_ids, base, base_ids, k, min_sim)
+    parts = mapper(_search_block, list(range(0, len(queries), KNN_BLOCK)), ctx)
+    return tuple(np.concatenate([p[x] for p in parts]) for x in range(3))  # type: ignore[return-value]
+
+
 def merge_neighbours(
     q: np.ndarray, b: np.ndarray, s: np.ndarray, k: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -170,6 +198,7 @@ def _neighbours(
     keys: list[str] | None = None,
     cache: Any = None,
     name: str = "",
+    mapper: Mapper | None = None,
 ):
     """(row, neighbour row, similarity) of the ``k + 1`` nearest (itself included) above
     ``min_sim``: exact up to ``EXACT_KNN_MAX`` rows, faiss HNSW above.
@@ -195,8 +224,8 @@ def _neighbours(
     m = len(old.keys) if old is not None else 0
     if old is not None and 0 < m <= n and old.keys == keys[:m]:
         new = ids[m:]
-        q1, c1, s1 = top_neighbours(vectors[m:], new, vectors, ids, kk, min_sim)
-        q2, c2, s2 = top_neighbours(vectors[:m], ids[:m], vectors[m:], new, kk, min_sim)
+        q1, c1, s1 = search(vectors[m:], new, vectors, ids, kk, min_sim, mapper)
+        q2, c2, s2 = search(vectors[:m], ids[:m], vectors[m:], new, kk, min_sim, mapper)
         q0, c0, s0 = merge_neighbours(
             np.concatenate([old.q, q2]),
             np.concatenate([old.c, c2]),
@@ -205,7 +234,7 @@ def _neighbours(
         )
         out = (np.concatenate([q0, q1]), np.concatenate([c0, c1]), np.concatenate([s0, s1]))
     else:
-        out = top_neighbours(vectors, ids, vectors, ids, kk, min_sim)
+        out = search(vectors, ids, vectors, ids, kk, min_sim, mapper)
     if cache is not None and keys is not None and (old is None or m != n or old.keys != keys):
         cache.memo_put("neighbours", {slot: NeighbourState(list(keys), *out)})
     return out
@@ -218,11 +247,12 @@ def doc_knn_pairs(
     out: dict[Pair, set[str]],
     keys: list[str] | None = None,
     cache: Any = None,
+    mapper: Mapper | None = None,
 ) -> None:
     if len(docs) < 2:
         return
     vecs = np.vstack([d.doc_vector for d in docs]).astype(np.float32)
-    r, c, _ = _neighbours(vecs, k, min_sim, keys, cache, "doc")
+    r, c, _ = _neighbours(vecs, k, min_sim, keys, cache, "doc", mapper)
     for i, j in zip(r.tolist(), c.tolist()):
         if j != i:
             _add(out, i, j, "doc_knn")
@@ -258,6 +288,7 @@ def sent_knn_pairs(
     out: dict[Pair, set[str]],
     keys: list[str] | None = None,
     cache: Any = None,
+    mapper: Mapper | None = None,
 ) -> None:
     owner, rows = sentence_rows(docs)
     if len(rows) < 2:
@@ -271,7 +302,7 @@ def sent_knn_pairs(
             row_keys.append(f"{keys[o]}:{seen[o]}")
             seen[o] += 1
     vecs = np.vstack(rows).astype(np.float32)
-    r, c, _ = _neighbours(vecs, k, min_sim, row_keys, cache, "sentence")
+    r, c, _ = _neighbours(vecs, k, min_sim, row_keys, cache, "sentence", mapper)
     for i, j in sentence_hits(owner_a[r], owner_a[c]):
         _add(out, int(i), int(j), "sent_knn")
 
@@ -297,12 +328,14 @@ def candidate_pairs(
     params: CandidateParams | None = None,
     keys: list[str] | None = None,
     cache: Any = None,
+    mapper: Mapper | None = None,
 ) -> dict[Pair, set[str]]:
     """Index pairs ``(i, j)``, ``i < j``, with the generators that proposed them.
 
     ``keys`` (one per doc, everything the doc's vectors depend on) and ``cache`` (a
     Store): the nearest-neighbour searches update the last run's answer when docs were
-    only appended (see :func:`_neighbours`); the result is the same either way."""
+    only appended (see :func:`_neighbours`); ``mapper``: an engine's map for their query
+    blocks. The result is the same either way."""
     p = params or CandidateParams()
     out: dict[Pair, set[str]] = defaultdict(set)
     by_hash: dict[str, list[int]] = defaultdict(list)
@@ -313,7 +346,7 @@ def candidate_pairs(
             for y in range(x + 1, len(members)):
                 _add(out, members[x], members[y], "same_text")
     minhash_pairs(docs, p.lsh_threshold, out)
-    doc_knn_pairs(docs, p.doc_k, p.doc_min_sim, out, keys, cache)
-    sent_knn_pairs(docs, p.sent_k, p.sent_min_sim, out, keys, cache)
+    doc_knn_pairs(docs, p.doc_k, p.doc_min_sim, out, keys, cache, mapper)
+    sent_knn_pairs(docs, p.sent_k, p.sent_min_sim, out, keys, cache, mapper)
     quote_pairs(docs, p, out)
     return dict(out)

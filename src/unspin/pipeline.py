@@ -187,8 +187,10 @@ class LocalEngine:
         the embedding stage passes 2: each of its items is a batch of sentences)."""
         return self._map(stage, fn, items, context, min_parallel)
 
-    def map_pairs(self, fn, items, context=None, stage: str = "pairs") -> list[Any]:
-        return self._map(stage, fn, items, context)
+    def map_pairs(
+        self, fn, items, context=None, stage: str = "pairs", min_parallel: int | None = None
+    ) -> list[Any]:
+        return self._map(stage, fn, items, context, min_parallel)
 
     def map_components(self, fn, items, context=None, stage: str = "stories") -> list[Any]:
         return self._map(stage, fn, items, context)
@@ -500,8 +502,15 @@ def pair_stage(
     if memo is not None:
         ck = config_key(config)
         akeys = [f"{ck}:{article_key(d.article, config.embedder)}" for d in docs]
+    mapper = None
+    if isinstance(engine, LocalEngine):
+
+        def mapper(fn, items, ctx):  # the k-NN query blocks, one BLAS thread per worker
+            return engine.map_pairs(fn, items, ctx, stage="k-NN blocks", min_parallel=2)
+
     pairs = timed(
-        "candidates", lambda: sorted(candidate_pairs(docs, config.candidates, akeys, memo))
+        "candidates",
+        lambda: sorted(candidate_pairs(docs, config.candidates, akeys, memo, mapper)),
     )
     ctx = context or corpus_context(docs, config, engine, memo)
     results: list[Any] = [None] * len(pairs)
