@@ -89,3 +89,24 @@ def test_two_worker_processes_give_what_one_process_gives(shared) -> None:
         out.append({k: records(res)[k] for k in ("relations", "stories")})
     assert out[0] == out[1]
     assert any(r["relation"] != "same_story" for r in out[0]["relations"])
+
+
+def test_cli_spark_engine_takes_one_input(tmp_path, capsys) -> None:
+    from unspin.cli import main
+
+    assert main(["scan", "--engine", "spark", "a.jsonl", "b.jsonl", "--out", str(tmp_path)]) == 2
+    assert "one input path" in capsys.readouterr().err
+
+
+def test_engine_maps_in_order_and_times_stages() -> None:
+    engine = LocalEngine(2, min_parallel=2)
+    out = engine.map_pairs(_square_plus, list(range(50)), 3)
+    assert out == [x * x + 3 for x in range(50)]
+    assert engine.map_articles(_square_plus, [], 0) == []
+    assert set(engine.timings) == {"pairs", "articles"} and engine.cpu["pairs"] >= 0
+    with pytest.raises(ValueError, match="workers"):
+        LocalEngine(-1)
+
+
+def _square_plus(ctx: int, x: int) -> int:
+    return x * x + ctx
