@@ -110,3 +110,24 @@ def test_engine_maps_in_order_and_times_stages() -> None:
 
 def _square_plus(ctx: int, x: int) -> int:
     return x * x + ctx
+
+
+def test_cli_remove_drops_an_article_and_its_relations(tmp_path, capsys) -> None:
+    from unspin.cli import main
+    from unspin.output import read_tables
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for i, t in enumerate(TEXTS):
+        (folder / f"d{i}.txt").write_text(t, encoding="utf-8")
+    (folder / "copy.txt").write_text(TEXTS[0], encoding="utf-8")
+    out = tmp_path / "res"
+    assert main(["scan", str(folder), "--out", str(out), "--embedder", "hashing", "-q"]) == 0
+    assert any("copy" in (r["a"], r["b"]) for r in read_tables(out)["relations"])
+    assert main(["remove", "copy", "--out", str(out), "--embedder", "hashing"]) == 0
+    tables = read_tables(out)
+    assert "copy" not in {r["id"] for r in tables["articles"]}
+    assert not any("copy" in (r["a"], r["b"]) for r in tables["relations"])
+    assert main(["remove", "nope", "--out", str(out)]) == 2
+    assert "nope" in capsys.readouterr().err
+    assert main(["remove", "x", "--out", str(tmp_path / "none")]) == 2

@@ -177,6 +177,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, metavar="DIR", help="results folder of the scan")
 
     p = sub.add_parser(
+        "remove",
+        parents=[embed],
+        help="remove articles from an earlier scan and everything derived from them",
+        description="Remove articles by id from the scan stored in --out; its relations, "
+        "changes and story membership go with them (the results equal a fresh scan of the "
+        "rest).",
+        formatter_class=fmt,
+    )
+    p.add_argument("ids", nargs="+", metavar="ID", help="article id to remove")
+    p.add_argument("--out", required=True, metavar="DIR", help="results folder of the scan")
+
+    p = sub.add_parser(
         "compare",
         parents=[embed],
         help="explain the relation between two articles",
@@ -397,6 +409,23 @@ def _run_scan(args: argparse.Namespace, out: Console, err: Console) -> int:
         f"{len(result.stories)} stories written to {args.out}{os.sep} ({files}, manifest.json)"
     )
     return _report_errors(err, result.errors)
+
+
+def _run_remove(args: argparse.Namespace, err: Console) -> int:
+    import unspin
+    from unspin.store import STORE_DIRNAME
+
+    if not (Path(args.out) / STORE_DIRNAME / "store.sqlite").is_file():
+        raise UsageError(f"no earlier scan in {args.out}: nothing to remove from")
+    try:
+        result = unspin.remove(args.ids, out=args.out, config=_config(args))
+    except KeyError as e:
+        raise UsageError(str(e.args[0]) if e.args else str(e)) from None
+    err.print(
+        f"removed {len(args.ids)}; {len(result.docs)} articles, {len(result.relations)} "
+        f"relations, {len(result.stories)} stories written to {args.out}{os.sep}"
+    )
+    return EXIT_OK
 
 
 def _run_spark(args: argparse.Namespace, config, err: Console) -> int:
@@ -640,6 +669,8 @@ def main(argv: list[str] | None = None) -> int:
             return _run_eval(args, out, err)
         if args.command == "quotes":
             return _run_quotes(args, out, err)
+        if args.command == "remove":
+            return _run_remove(args, err)
         return _run_scan(args, out, err)
     except UsageError as e:
         err.print(f"unspin {args.command}: error: {e}", markup=False)
