@@ -74,7 +74,8 @@ _FIELDS = ("id", "text", "title", "url", "outlet", "published_at", "lang")
 
 
 def read_articles(spark: Any, path: str) -> Any:
-    """Articles as a DataFrame ``(idx, id, article)``; ``idx`` is the input order."""
+    """The input's records numbered in input order (an RDD of ``(row, idx)``) and the
+    article fields it has."""
     p = str(path)
     if p.endswith(".parquet") or (Path(p).is_dir() and any(Path(p).glob("*.parquet"))):
         df = spark.read.parquet(p)
