@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lint format clean apertium browser
+.PHONY: setup demo test lint format clean apertium browser java
 
 setup: $(STAMP)
 
@@ -34,6 +34,16 @@ browser:
 	      || echo "warning: could not install chromium; browser tests will skip"; \
 	    else echo "note: chromium missing and not root; browser tests will skip"; fi; }
 
+# Java 17 for pyspark (unspin scan --engine spark and its test); installed from Debian where
+# missing and when we may; otherwise the Spark test skips.
+java:
+	@command -v java >/dev/null || \
+	  { if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	      (apt-get install -y -q openjdk-17-jre-headless >/dev/null 2>&1 || \
+	       (apt-get update -q >/dev/null && apt-get install -y -q openjdk-17-jre-headless >/dev/null)) \
+	      || echo "warning: could not install Java; the Spark test will skip"; \
+	    else echo "note: Java missing and not root; the Spark test will skip"; fi; }
+
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
@@ -46,7 +56,7 @@ $(STAMP): pyproject.toml requirements.lock
 demo: setup
 	$(BIN)/unspin scan examples/articles --out results/
 
-test: setup lint apertium browser
+test: setup lint apertium browser java
 	$(BIN)/pytest -q
 
 lint: setup

@@ -428,6 +428,8 @@ def test_hostile_articles_run_nothing_in_the_report(browser, tmp_path, artefacts
         page.locator("#story-list a.label").first.click()
         page.locator("a.open").first.click()
         pair = page.locator(".view.pair.current")
+        # texts filled by script appear a moment later on a loaded machine
+        pair.get_by_text("<script>window.__pwned", exact=False).first.wait_for(timeout=15_000)
         assert pair.get_by_text("<script>window.__pwned", exact=False).count() >= 1
         assert pair.get_by_text("onerror=", exact=False).count() >= 1
         page.screenshot(path=str(artefacts / f"hostile-report-{min(budget, 1)}.png"))

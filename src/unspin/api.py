@@ -14,7 +14,15 @@ from pathlib import Path
 
 from unspin.ingest import IngestOptions, read_paths, valid_article
 from unspin.model import Article, InputError, Relation, Result
-from unspin.pipeline import Config, Progress, _noop, analyse, fingerprint
+from unspin.pipeline import (
+    Config,
+    LocalEngine,
+    Progress,
+    _noop,
+    analyse,
+    fingerprint,
+    result_changes,
+)
 from unspin.provenance import add_provenance
 
 PathLike = str | os.PathLike
@@ -168,9 +176,11 @@ def _remove(ids, out, config, store, progress) -> Result:
 
 
 def _run(articles, errors, config, out, st, progress, replace: bool = False) -> Result:
+    engine = LocalEngine(config.workers, progress=None if progress is _noop else progress)
     try:
-        docs = fingerprint(articles, config, cache=st, progress=progress)
-        result = add_provenance(analyse(docs, config, errors, progress=progress))
+        docs = fingerprint(articles, config, cache=st, progress=progress, engine=engine)
+        result = analyse(docs, config, errors, engine=engine, memo=st)
+        add_provenance(result, lambda r: result_changes(r, config, engine, st))
         if st is not None:
             st.save_articles(articles, replace=replace)
             st.write_index(docs)
@@ -221,7 +231,7 @@ def compare(a: Article | PathLike, b: Article | PathLike, config: Config | None 
     from unspin.candidates import quote_keys
 
     shared = len(quote_keys(da, 6) & quote_keys(db, 6))
-    feats = pair_features(da, db, shared)
+    feats = pair_features(da, db, shared, config.stories.time_scale_days)
     pr = story_probability(feats, config.stories)
     kind = (
         "same_story"

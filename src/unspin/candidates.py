@@ -13,8 +13,9 @@ Three independent generators, unioned (each pair remembers which found it):
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -101,36 +102,209 @@ def _knn(vectors: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return index.search(vectors, min(k + 1, len(vectors)))
 
 
-def doc_knn_pairs(docs: Sequence[Doc], k: int, min_sim: float, out: dict[Pair, set[str]]) -> None:
+#: query rows per block of the exact neighbour search (a block's similarity matrix is
+#: KNN_BLOCK x n floats)
+KNN_BLOCK = 1024
+
+
+def top_neighbours(
+    queries: np.ndarray,
+    query_ids: np.ndarray,
+    base: np.ndarray,
+    base_ids: np.ndarray,
+    k: int,
+    min_sim: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each query's ``k`` nearest base rows by inner product (itself included when it is
+    among the base), keeping those with similarity >= ``min_sim``: ``(query id, base id,
+    similarity)`` arrays. Ties are broken by the larger base id (as faiss does), so the
+    answer does not depend on how the base is split: the top ``k`` of the union of
+    per-block top-``k`` lists is the top ``k`` of the whole (how a cluster engine computes
+    it block by block).
+
+    Exact; only similarities at or above ``min_sim`` are ever sorted (a neighbour below
+    it is dropped by every generator anyway and cannot push out one above it).
+    """
+    qs, bs, ss = [], [], []
+    for lo in range(0, len(queries), KNN_BLOCK):
+        sim = queries[lo : lo + KNN_BLOCK] @ base.T
+        r, c = np.nonzero(sim >= min_sim)
+        v = sim[r, c]
+        # per query: similarity descending, then base id descending (faiss's order of
+        # ties, so the exact search keeps the neighbours faiss kept)
+        order = np.lexsort((-base_ids[c], -v, r))
+        r, c, v = r[order], c[order], v[order]
+        first = np.searchsorted(r, r, side="left")
+        keep = (np.arange(len(r)) - first) < k
+        qs.append(query_ids[lo + r[keep]])
+        bs.append(base_ids[c[keep]])
+        ss.append(v[keep])
+    if not qs:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, np.zeros(0, dtype=np.float32)
+    return np.concatenate(qs), np.concatenate(bs), np.concatenate(ss)
+
+
+def _search_block(ctx: tuple, lo: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    queries, query_ids, base, base_ids, k, min_sim = ctx
+    hi = lo + KNN_BLOCK
+    return top_neighbours(queries[lo:hi], query_ids[lo:hi], base, base_ids, k, min_sim)
+
+
+#: ``mapper(fn, items, context) -> results``: an engine's map (see unspin.pipeline)
+Mapper = Callable[[Callable[[Any, Any], Any], Sequence[Any], Any], list[Any]]
+
+
+def search(
+    queries: np.ndarray,
+    query_ids: np.ndarray,
+    base: np.ndarray,
+    base_ids: np.ndarray,
+    k: int,
+    min_sim: float,
+    mapper: Mapper | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`top_neighbours`, its query blocks mapped with ``mapper`` (an engine's
+    processes) when there are several: the same arrays, in the same order."""
+    if mapper is None or len(queries) <= KNN_BLOCK:
+        return top_neighbours(queries, query_ids, base, base_ids, k, min_sim)
+    ctx = (queries, query_ids, base, base_ids, k, min_sim)
+    parts = mapper(_search_block, list(range(0, len(queries), KNN_BLOCK)), ctx)
+    return tuple(np.concatenate([p[x] for p in parts]) for x in range(3))  # type: ignore[return-value]
+
+
+def merge_neighbours(
+    q: np.ndarray, b: np.ndarray, s: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The top ``k`` per query of several :func:`top_neighbours` lists concatenated."""
+    order = np.lexsort((-b, -s, q))
+    q, b, s = q[order], b[order], s[order]
+    keep = (np.arange(len(q)) - np.searchsorted(q, q, side="left")) < k
+    return q[keep], b[keep], s[keep]
+
+
+class NeighbourState:
+    """The exact search's answer for a list of rows, kept between runs: row keys in order
+    and the ``(row, neighbour, similarity)`` arrays (see :func:`_neighbours`)."""
+
+    def __init__(self, keys: list[str], q: np.ndarray, c: np.ndarray, s: np.ndarray) -> None:
+        self.keys, self.q, self.c, self.s = keys, q, c, s
+
+
+def _neighbours(
+    vectors: np.ndarray,
+    k: int,
+    min_sim: float,
+    keys: list[str] | None = None,
+    cache: Any = None,
+    name: str = "",
+    mapper: Mapper | None = None,
+):
+    """(row, neighbour row, similarity) of the ``k + 1`` nearest (itself included) above
+    ``min_sim``: exact up to ``EXACT_KNN_MAX`` rows, faiss HNSW above.
+
+    With ``cache`` (a Store) and ``keys`` (one per row), the answer of the last run is
+    kept; when the rows are that run's rows with new ones appended (``unspin add``), only
+    the new rows are searched against all and the old rows' lists updated with them (the
+    top ``k`` of a union of top-``k`` lists is exact), so adding costs O(rows), not
+    O(rows^2). Otherwise everything is searched again."""
+    n = len(vectors)
+    if n > EXACT_KNN_MAX:
+        sims, idx = _knn(vectors, k)
+        r = np.repeat(np.arange(n), idx.shape[1])
+        c, v = idx.ravel(), sims.ravel()
+        ok = (c >= 0) & (v >= min_sim)
+        return r[ok], c[ok], v[ok]
+    ids = np.arange(n, dtype=np.int64)
+    kk = min(k + 1, n)
+    slot = f"{name}:{k}:{min_sim}"
+    old = None
+    if cache is not None and keys is not None:
+        old = cache.memo_get("neighbours", [slot]).get(slot)
+    m = len(old.keys) if old is not None else 0
+    if old is not None and 0 < m <= n and old.keys == keys[:m]:
+        new = ids[m:]
+        q1, c1, s1 = search(vectors[m:], new, vectors, ids, kk, min_sim, mapper)
+        q2, c2, s2 = search(vectors[:m], ids[:m], vectors[m:], new, kk, min_sim, mapper)
+        q0, c0, s0 = merge_neighbours(
+            np.concatenate([old.q, q2]),
+            np.concatenate([old.c, c2]),
+            np.concatenate([old.s, s2]),
+            kk,
+        )
+        out = (np.concatenate([q0, q1]), np.concatenate([c0, c1]), np.concatenate([s0, s1]))
+    else:
+        out = search(vectors, ids, vectors, ids, kk, min_sim, mapper)
+    if cache is not None and keys is not None and (old is None or m != n or old.keys != keys):
+        cache.memo_put("neighbours", {slot: NeighbourState(list(keys), *out)})
+    return out
+
+
+def doc_knn_pairs(
+    docs: Sequence[Doc],
+    k: int,
+    min_sim: float,
+    out: dict[Pair, set[str]],
+    keys: list[str] | None = None,
+    cache: Any = None,
+    mapper: Mapper | None = None,
+) -> None:
     if len(docs) < 2:
         return
     vecs = np.vstack([d.doc_vector for d in docs]).astype(np.float32)
-    sims, idx = _knn(vecs, k)
-    for i in range(len(docs)):
-        for s, j in zip(sims[i], idx[i]):
-            if j >= 0 and j != i and s >= min_sim:
-                _add(out, i, int(j), "doc_knn")
+    r, c, _ = _neighbours(vecs, k, min_sim, keys, cache, "doc", mapper)
+    for i, j in zip(r.tolist(), c.tolist()):
+        if j != i:
+            _add(out, i, j, "doc_knn")
 
 
-def sent_knn_pairs(docs: Sequence[Doc], k: int, min_sim: float, out: dict[Pair, set[str]]) -> None:
+def sentence_rows(docs: Sequence[Doc]) -> tuple[list[int], list[np.ndarray]]:
+    """The sentences the sentence generator indexes (content, at least five words): owner
+    doc index and vector of each."""
     owner, rows = [], []
     for di, d in enumerate(docs):
         for s, v in zip(d.sentences, d.sentence_vectors):
             if not s.boilerplate and len(words(s.text)) >= 5:
                 owner.append(di)
                 rows.append(v)
+    return owner, rows
+
+
+def sentence_hits(
+    owner_r: np.ndarray, owner_c: np.ndarray, min_hits: int = 2
+) -> list[tuple[int, int]]:
+    """Doc pairs with at least ``min_hits`` neighbouring sentence pairs between them."""
+    hits: dict[Pair, int] = defaultdict(int)
+    for a, b in zip(owner_r.tolist(), owner_c.tolist()):
+        if a != b:
+            hits[(min(a, b), max(a, b))] += 1
+    return [p for p, n in hits.items() if n >= min_hits]
+
+
+def sent_knn_pairs(
+    docs: Sequence[Doc],
+    k: int,
+    min_sim: float,
+    out: dict[Pair, set[str]],
+    keys: list[str] | None = None,
+    cache: Any = None,
+    mapper: Mapper | None = None,
+) -> None:
+    owner, rows = sentence_rows(docs)
     if len(rows) < 2:
         return
     owner_a = np.array(owner)
-    sims, idx = _knn(np.vstack(rows).astype(np.float32), k)
-    hits: dict[Pair, int] = defaultdict(int)
-    for r in range(len(rows)):
-        for s, c in zip(sims[r], idx[r]):
-            if c >= 0 and s >= min_sim and owner_a[c] != owner_a[r]:
-                hits[(min(owner_a[r], owner_a[c]), max(owner_a[r], owner_a[c]))] += 1
-    for (i, j), n in hits.items():
-        if n >= 2:
-            _add(out, int(i), int(j), "sent_knn")
+    row_keys = None
+    if keys is not None:
+        seen: dict[int, int] = defaultdict(int)
+        row_keys = []
+        for o in owner:
+            row_keys.append(f"{keys[o]}:{seen[o]}")
+            seen[o] += 1
+    vecs = np.vstack(rows).astype(np.float32)
+    r, c, _ = _neighbours(vecs, k, min_sim, row_keys, cache, "sentence", mapper)
+    for i, j in sentence_hits(owner_a[r], owner_a[c]):
+        _add(out, int(i), int(j), "sent_knn")
 
 
 def quote_keys(doc: Doc, min_words: int) -> set[str]:
@@ -150,9 +324,18 @@ def quote_pairs(docs: Sequence[Doc], p: CandidateParams, out: dict[Pair, set[str
 
 
 def candidate_pairs(
-    docs: Sequence[Doc], params: CandidateParams | None = None
+    docs: Sequence[Doc],
+    params: CandidateParams | None = None,
+    keys: list[str] | None = None,
+    cache: Any = None,
+    mapper: Mapper | None = None,
 ) -> dict[Pair, set[str]]:
-    """Index pairs ``(i, j)``, ``i < j``, with the generators that proposed them."""
+    """Index pairs ``(i, j)``, ``i < j``, with the generators that proposed them.
+
+    ``keys`` (one per doc, everything the doc's vectors depend on) and ``cache`` (a
+    Store): the nearest-neighbour searches update the last run's answer when docs were
+    only appended (see :func:`_neighbours`); ``mapper``: an engine's map for their query
+    blocks. The result is the same either way."""
     p = params or CandidateParams()
     out: dict[Pair, set[str]] = defaultdict(set)
     by_hash: dict[str, list[int]] = defaultdict(list)
@@ -163,7 +346,7 @@ def candidate_pairs(
             for y in range(x + 1, len(members)):
                 _add(out, members[x], members[y], "same_text")
     minhash_pairs(docs, p.lsh_threshold, out)
-    doc_knn_pairs(docs, p.doc_k, p.doc_min_sim, out)
-    sent_knn_pairs(docs, p.sent_k, p.sent_min_sim, out)
+    doc_knn_pairs(docs, p.doc_k, p.doc_min_sim, out, keys, cache, mapper)
+    sent_knn_pairs(docs, p.sent_k, p.sent_min_sim, out, keys, cache, mapper)
     quote_pairs(docs, p, out)
     return dict(out)

@@ -183,6 +183,19 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="do not cache fingerprints in DIR/.unspin (then `unspin add` cannot follow)",
     )
+    p.add_argument(
+        "--engine",
+        choices=("local", "spark"),
+        default="local",
+        help="'local' (worker processes on this machine, default) or 'spark' (pyspark; "
+        "PATH is one input any Spark reader takes: Parquet or JSON Lines; tables are "
+        "written as Parquet folders; see docs/scaling.md)",
+    )
+    p.add_argument(
+        "--master",
+        default="local[2]",
+        help="Spark master URL for --engine spark (default local[2])",
+    )
 
     p = sub.add_parser(
         "add",
@@ -481,6 +494,8 @@ def _run_scan(args: argparse.Namespace, out: Console, err: Console) -> int:
             raise UsageError(
                 f"no earlier scan in {args.out}: run `unspin scan PATH... --out {args.out}` first"
             )
+    if args.command == "scan" and args.engine == "spark":
+        return _run_spark(args, config, err)
     bar = _ProgressBar(err, enabled=err.is_terminal and not args.quiet)
 
     def on_wait(message: str) -> None:
@@ -619,6 +634,21 @@ def _run_serve(args: argparse.Namespace, out: Console, err: Console) -> int:
     err.print(f"serving {args.store} on http://{args.host}:{args.port}/ (OpenAPI: /openapi.json)")
     uvicorn.run(app, host=args.host, port=args.port, log_level="info")
     return EXIT_OK
+
+
+def _run_spark(args: argparse.Namespace, config, err: Console) -> int:
+    if len(args.paths) != 1:
+        raise UsageError("--engine spark reads one input path (a file or a folder Spark reads)")
+    try:
+        from unspin import spark
+    except ImportError as e:  # pragma: no cover - pyspark is in requirements.lock
+        raise UsageError(f"--engine spark needs pyspark ({e})") from None
+    result = spark.scan(args.paths[0], args.out, config, master=args.master)
+    err.print(
+        f"{len(result.relations)} relations, {len(result.stories)} stories written to "
+        f"{args.out}{os.sep} as Parquet (engine spark)"
+    )
+    return _report_errors(err, result.errors)
 
 
 def _read_one(path: str, name: str, err: Console):

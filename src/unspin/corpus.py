@@ -148,3 +148,165 @@ class CorpusSupport:
             if grams is not None and len(grams):
                 df -= np.isin(hashes, grams).astype(np.int64)
         return np.maximum(df, 0)
+
+
+# ---------------------------------------------------------------- split form
+
+
+class SupportLocal:
+    """One article's share of the corpus statistics (computed once per article).
+
+    The same sets :class:`CorpusSupport` builds for every article; kept per article so an
+    engine computes them where the article is, sums them into :class:`CorpusStats`
+    (global counts, broadcast) and hands a pair's two locals to :class:`SupportView`.
+    """
+
+    __slots__ = ("id", "names", "capitals", "lower", "words", "prose", "bigrams")
+
+    def __init__(self, doc: Doc) -> None:
+        self.id = doc.id
+        self.names = frozenset(k[2:] for k in doc.keys if k.startswith("w:"))
+        prose = " ".join(doc.sentences[i].text for i in body_sentences(doc))
+        self.prose = prose
+        self.capitals = frozenset(mid_capitals(prose))
+        self.lower = frozenset(_LOWER.findall(prose))
+        self.words = frozenset(words(doc.article.text))
+        self.bigrams = doc_bigrams(doc)
+
+    def __getstate__(self) -> tuple:
+        return tuple(getattr(self, k) for k in self.__slots__)
+
+    def __setstate__(self, state: tuple) -> None:
+        for k, v in zip(self.__slots__, state):
+            setattr(self, k, v)
+
+
+class CorpusStats:
+    """The global part of :class:`CorpusSupport`: document frequencies only (names,
+    mid-sentence capitals, lower-case prose words, words, word pairs) and the article
+    count. Additive: ``add``/``remove`` one article's :class:`SupportLocal`, so an
+    incremental add or a cluster aggregate gives the same counts as a full build."""
+
+    def __init__(self, locals_: Iterable[SupportLocal] = ()) -> None:
+        self.names: Counter[str] = Counter()
+        self.capitals: Counter[str] = Counter()
+        self.lower: Counter[str] = Counter()
+        self.words: Counter[str] = Counter()
+        self.n = 0
+        chunks = []
+        for loc in locals_:
+            self._count(loc, 1)
+            chunks.append(loc.bigrams)
+        allg = np.concatenate(chunks) if chunks else np.empty(0, dtype=np.uint64)
+        self.keys, self.df = np.unique(allg, return_counts=True)
+
+    def _count(self, loc: SupportLocal, sign: int) -> None:
+        self.n += sign
+        for table, items in (
+            (self.names, loc.names),
+            (self.capitals, loc.capitals),
+            (self.lower, loc.lower),
+            (self.words, loc.words),
+        ):
+            for w in items:
+                table[w] += sign
+                if table[w] <= 0:
+                    del table[w]
+
+    def add(self, loc: SupportLocal) -> None:
+        """Count one more article (word-pair frequencies merged in)."""
+        self._count(loc, 1)
+        self._merge(loc.bigrams, 1)
+
+    def remove(self, loc: SupportLocal) -> None:
+        """Count one article fewer."""
+        self._count(loc, -1)
+        self._merge(loc.bigrams, -1)
+
+    def _merge(self, grams: np.ndarray, sign: int) -> None:
+        keys = np.concatenate([self.keys, grams])
+        df = np.concatenate([self.df, np.full(len(grams), sign, dtype=self.df.dtype)])
+        order = np.argsort(keys, kind="stable")
+        keys, df = keys[order], df[order]
+        uniq, start = np.unique(keys, return_index=True)
+        summed = np.add.reduceat(df, start) if len(df) else df
+        keep = summed > 0
+        self.keys, self.df = uniq[keep], summed[keep]
+
+    @classmethod
+    def from_counts(
+        cls,
+        n: int,
+        names: dict[str, int],
+        capitals: dict[str, int],
+        lower: dict[str, int],
+        words_: dict[str, int],
+        keys: np.ndarray,
+        df: np.ndarray,
+    ) -> CorpusStats:
+        """Counts aggregated elsewhere (a cluster's group-by); ``keys`` sorted, unique."""
+        s = cls()
+        s.n = n
+        s.names, s.capitals = Counter(names), Counter(capitals)
+        s.lower, s.words = Counter(lower), Counter(words_)
+        s.keys = np.asarray(keys, dtype=np.uint64)
+        s.df = np.asarray(df, dtype=np.int64)
+        return s
+
+
+class SupportView:
+    """:class:`CorpusSupport`'s answers for the articles whose locals it holds (a pair's
+    two), from the global :class:`CorpusStats`: the same numbers, without the rest of
+    the corpus in memory. Per-pair work builds one from broadcast stats and two locals."""
+
+    def __init__(self, stats: CorpusStats, locals_: Iterable[SupportLocal]) -> None:
+        self.stats = stats
+        self._local = {loc.id: loc for loc in locals_}
+
+    def _own(self, a: str, b: str) -> list[SupportLocal]:
+        return [self._local[x] for x in dict.fromkeys((a, b)) if x in self._local]
+
+    def __call__(self, word: str, a: str, b: str) -> int:
+        n = self.stats.names.get(word, 0)
+        return n - sum(word in loc.names for loc in self._own(a, b)) if n else 0
+
+    def lower_only(self, word: str, a: str, b: str, min_lower: int = 5) -> bool:
+        """As :meth:`CorpusSupport.lower_only`."""
+        if self.stats.lower.get(word, 0) < min_lower:
+            return False
+        low, cap = self._casing_counts(word, a, b)
+        return low >= min_lower and cap * 20 <= low
+
+    def _casing_counts(self, word: str, a: str, b: str) -> tuple[int, int]:
+        low = self.stats.lower.get(word, 0)
+        for own in (a, b):
+            loc = self._local.get(own)
+            if low and loc is not None and re.search(rf"\b{re.escape(word)}\b", loc.prose):
+                low -= 1
+        cap = self.stats.capitals.get(word, 0)
+        if cap:
+            cap -= sum(word in loc.capitals for loc in self._own(a, b))
+        return low, cap
+
+    def casing(self, word: str, a: str, b: str, house_share: float = 0.1) -> bool | None:
+        """As :meth:`CorpusSupport.casing`."""
+        if self.stats.words.get(word, 0) > house_share * self.stats.n:
+            return None
+        low, cap = self._casing_counts(word, a, b)
+        if cap == low:
+            return None
+        return cap > low
+
+    def phrase_support(self, hashes: np.ndarray, a: str, b: str) -> np.ndarray:
+        """As :meth:`CorpusSupport.phrase_support`."""
+        keys, dfs = self.stats.keys, self.stats.df
+        hashes = np.asarray(hashes, dtype=np.uint64)
+        if not len(keys) or not len(hashes):
+            return np.zeros(len(hashes), dtype=np.int64)
+        pos = np.minimum(np.searchsorted(keys, hashes), len(keys) - 1)
+        df = np.where(keys[pos] == hashes, dfs[pos], 0).astype(np.int64)
+        for own in (a, b):
+            loc = self._local.get(own)
+            if loc is not None and len(loc.bigrams):
+                df -= np.isin(hashes, loc.bigrams).astype(np.int64)
+        return np.maximum(df, 0)

@@ -6,6 +6,7 @@ embedding calls, which is where the time goes.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Sequence
 
@@ -152,41 +153,57 @@ def encoder_text(doc: Doc, text: str) -> str:
     return to_simplified(text) if doc.lang == "zh-Hant" else text
 
 
-def embed_docs(docs: Sequence[Doc], embedder: Embedder) -> None:
-    """Fill sentence and document vectors, one batched call for all the docs.
+def sentence_key(text: str) -> str:
+    """Cache key of a sentence's vector: a 64-bit hash of the text the encoder sees."""
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
 
-    A doc whose language the embedder does not cover (``Doc.cross_lingual`` False) gets
-    lexical vectors (:class:`unspin.embed.HashingEmbedder`) instead: the encoder maps
-    every sentence of a script it does not know to nearly one vector (Greek and Hindi
-    sentences of different NTREX documents: mean cosine 0.69, against 0.06 in English),
-    so its cosines would match anything with anything. Lexical vectors still find
-    copies within the language; paraphrases and translations are not found."""
+
+def set_vectors(doc: Doc, vectors: np.ndarray, dim: int) -> None:
+    """Give ``doc`` its sentence vectors (rows follow ``doc.sentences``) and the document
+    vector: the length-weighted mean of its content sentences, normalised."""
+    d = doc
+    d.sentence_vectors = vectors
+    mask = [not s.boilerplate for s in d.sentences]
+    rows = d.sentence_vectors[mask] if any(mask) else d.sentence_vectors
+    if len(rows):
+        # weight sentences by length so a one-word line does not steer the doc vector
+        w = np.array([len(s.text) for s, m in zip(d.sentences, mask) if m or not any(mask)])
+        v = (rows * w[:, None]).sum(axis=0)
+        d.doc_vector = (v / (np.linalg.norm(v) or 1.0)).astype(np.float32)
+    else:
+        d.doc_vector = np.zeros(dim, np.float32)
+
+
+def lexical_vectors(doc: Doc, dim: int) -> np.ndarray:
+    """Sentence vectors of a doc whose language the embedder does not cover
+    (``Doc.cross_lingual`` False): lexical (:class:`unspin.embed.HashingEmbedder`), since
+    the encoder maps every sentence of a script it does not know to nearly one vector
+    (Greek and Hindi sentences of different NTREX documents: mean cosine 0.69, against 0.06
+    in English), so its cosines would match anything with anything. Lexical vectors still
+    find copies within the language; paraphrases and translations are not found."""
     from unspin.embed import HashingEmbedder
 
+    texts = [s.text for s in doc.sentences]
+    return HashingEmbedder(dim).encode(texts) if texts else np.zeros((0, dim), np.float32)
+
+
+def embed_docs(docs: Sequence[Doc], embedder: Embedder) -> None:
+    """Fill sentence and document vectors, one batched encoder call for all the docs
+    (:func:`encoder_text` of each sentence; :func:`lexical_vectors` for a doc whose
+    language the embedder does not cover)."""
     mark_coverage(docs, embedder)
     sem = [
         encoder_text(d, s.text) for d in docs if d.cross_lingual is not False for s in d.sentences
     ]
-    lex = [s.text for d in docs if d.cross_lingual is False for s in d.sentences]
-    empty = np.zeros((0, embedder.dim), np.float32)
-    vs = embedder.encode(sem) if sem else empty
-    vl = HashingEmbedder(embedder.dim).encode(lex) if lex else empty
-    ps = pl = 0
+    vs = embedder.encode(sem) if sem else np.zeros((0, embedder.dim), np.float32)
+    pos = 0
     for d in docs:
-        n = len(d.sentences)
         if d.cross_lingual is False:
-            d.sentence_vectors, pl = vl[pl : pl + n], pl + n
+            set_vectors(d, lexical_vectors(d, embedder.dim), embedder.dim)
         else:
-            d.sentence_vectors, ps = vs[ps : ps + n], ps + n
-        mask = [not s.boilerplate for s in d.sentences]
-        rows = d.sentence_vectors[mask] if any(mask) else d.sentence_vectors
-        if len(rows):
-            # weight sentences by length so a one-word line does not steer the doc vector
-            w = np.array([len(s.text) for s, m in zip(d.sentences, mask) if m or not any(mask)])
-            v = (rows * w[:, None]).sum(axis=0)
-            d.doc_vector = (v / (np.linalg.norm(v) or 1.0)).astype(np.float32)
-        else:
-            d.doc_vector = np.zeros(embedder.dim, np.float32)
+            n = len(d.sentences)
+            set_vectors(d, vs[pos : pos + n], embedder.dim)
+            pos += n
 
 
 def fingerprint_many(

@@ -1,22 +1,54 @@
 """The pipeline: Articles -> Docs -> candidate pairs -> alignments -> relations -> stories.
 
-The three units of work (per article, per candidate pair, per story component) are
-plain functions of plain data, so an engine can map them anywhere; ``LocalEngine``
-maps them in this process.
+Three kinds of work, each a pure module-level function of one item and a read-only
+context (what a cluster would broadcast):
+
+* per article: :func:`prepare_work` (sentences, language, MinHash, keys), :func:`embed_work`
+  (a batch of distinct sentences -> vectors), :func:`support_work` (the article's share of
+  the corpus statistics);
+* per candidate pair: :func:`pair_result` (alignment, reuse type, direction) and
+  :func:`pair_features` (story features), over the two Docs and the corpus statistics;
+* per story component: :func:`component_result` (features of every pair inside,
+  event probabilities, average-linkage groups).
+
+An :class:`Engine` maps them. :class:`LocalEngine` maps them in worker processes on this
+machine (forked, so the context is shared copy-on-write, never pickled);
+:mod:`unspin.spark` maps the same functions on Apache Spark. The functions close over no
+corpus-wide state and keep no counters: what one item needs travels with it or in the
+context.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
+import multiprocessing as mp
+import os
+import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
 
 from unspin.align import AlignParams, align
 from unspin.candidates import CandidateParams, candidate_pairs, quote_keys
 from unspin.classify import ClassifyParams, classify
-from unspin.corpus import CorpusSupport
+from unspin.corpus import CorpusStats, SupportLocal, SupportView
 from unspin.embed import get_embedder
-from unspin.fingerprint import embed_docs, language_warnings, mark_coverage, prepare
+from unspin.fingerprint import (
+    encoder_text,
+    language_warnings,
+    lexical_vectors,
+    mark_coverage,
+    prepare,
+    sentence_key,
+    set_vectors,
+)
 from unspin.model import Article, Doc, InputError, Relation, Result
 from unspin.stories import (
     StoryParams,
@@ -24,17 +56,26 @@ from unspin.stories import (
     component_features,
     components,
     make_stories,
-    pair_features,
     story_probability,
     too_far,
 )
+from unspin.stories import pair_features as _story_pair_features
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
+
+#: most distinct sentences per embedding task (one worker encodes them in one call;
+#: smaller when there are few, so every worker gets several tasks)
+EMBED_CHUNK = 1024
+#: below this many items a map runs in this process (forking costs more than it saves)
+MIN_PARALLEL = 32
 
 
 @dataclass(frozen=True)
 class Config:
-    """Every parameter of a scan, validated on construction."""
+    """Every parameter of a scan, validated on construction.
+
+    ``workers``: processes the local engine maps work onto (0: one per core).
+    """
 
     embedder: str = "use"
     candidates: CandidateParams = field(default_factory=CandidateParams)
@@ -42,6 +83,7 @@ class Config:
     classify: ClassifyParams = field(default_factory=ClassifyParams)
     stories: StoryParams = field(default_factory=StoryParams)
     batch_size: int = 64
+    workers: int = 0
 
     def __post_init__(self) -> None:
         from unspin.embed import BACKENDS
@@ -52,17 +94,209 @@ class Config:
             )
         if self.batch_size < 1:
             raise ValueError("batch_size must be >= 1")
+        if self.workers < 0:
+            raise ValueError("workers must be >= 0 (0: one per core)")
+
+
+# ---------------------------------------------------------------- engines
+
+
+class Engine(Protocol):
+    """Maps the three kinds of work. ``fn(context, item)`` is a pure module-level
+    function; ``context`` is read-only data every call may read (broadcast)."""
+
+    def map_articles(
+        self, fn: Callable[[Any, Any], Any], items: Sequence[Any], context: Any = None
+    ) -> list[Any]: ...
+
+    def map_pairs(
+        self, fn: Callable[[Any, Any], Any], items: Sequence[Any], context: Any = None
+    ) -> list[Any]: ...
+
+    def map_components(
+        self, fn: Callable[[Any, Any], Any], items: Sequence[Any], context: Any = None
+    ) -> list[Any]: ...
+
+
+_TASK: tuple[Callable[[Any, Any], Any], Any, Sequence[Any]] | None = None
+
+
+def _run_chunk(bounds: tuple[int, int]) -> list[Any]:
+    assert _TASK is not None
+    fn, context, items = _TASK
+    return [fn(context, items[k]) for k in range(*bounds)]
+
+
+def _worker_init() -> None:
+    # a worker has one core's share: one BLAS thread each (the encoder's matrices)
+    for name in ("use", "hashing"):
+        from unspin.embed import _CACHE
+
+        if name in _CACHE:
+            _CACHE[name].set_threads(1)
 
 
 class LocalEngine:
-    """Maps the per-article and per-pair work in this process (in order)."""
+    """Maps work onto ``workers`` processes forked from this one (the context and the
+    loaded model are inherited copy-on-write; only items' results travel back), in
+    order. One worker, a platform without ``fork``, or a call from any thread but the
+    main one (a web service's writer) maps in this process."""
 
-    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
-        return [fn(x) for x in items]
+    def __init__(
+        self, workers: int = 0, min_parallel: int = MIN_PARALLEL, progress: Progress | None = None
+    ) -> None:
+        if workers < 0:
+            raise ValueError("workers must be >= 0 (0: one per core)")
+        self.workers = workers or os.cpu_count() or 1
+        self.min_parallel = min_parallel
+        self.progress = progress
+        #: seconds spent per stage name (the scan's stage timer), wall clock
+        self.timings: dict[str, float] = {}
+        #: CPU seconds per stage, this process and its workers (what the stage cost,
+        #: whatever else the machine was doing)
+        self.cpu: dict[str, float] = {}
+
+    def _map(
+        self, stage: str, fn, items: Sequence[Any], context: Any, min_parallel: int | None = None
+    ) -> list[Any]:
+        global _TASK
+        t0, c0 = time.perf_counter(), _cpu()
+        items = items if isinstance(items, Sequence) else list(items)
+        n = len(items)
+        least = self.min_parallel if min_parallel is None else min_parallel
+        # forking is safe only from the main thread: a thread that forks while others hold
+        # locks (a web server's, the interpreter's) can leave its children hung, and
+        # ``_TASK`` is one per process
+        parallel = (
+            self.workers > 1
+            and n >= least
+            and "fork" in mp.get_all_start_methods()
+            and threading.current_thread() is threading.main_thread()
+        )
+        out: list[Any] = []
+        if not parallel:
+            step = max(1, n // 20)
+            for k in range(n):
+                out.append(fn(context, items[k]))
+                if self.progress and ((k + 1) % step == 0 or k + 1 == n):
+                    self.progress(stage, k + 1, n)
+        else:
+            size = max(1, min(256, n // (self.workers * 8)))
+            bounds = [(k, min(n, k + size)) for k in range(0, n, size)]
+            _TASK = (fn, context, items)
+            try:
+                with mp.get_context("fork").Pool(self.workers, initializer=_worker_init) as pool:
+                    for part in pool.imap(_run_chunk, bounds):
+                        out.extend(part)
+                        if self.progress:
+                            self.progress(stage, len(out), n)
+            finally:
+                _TASK = None
+        self._add(stage, t0, c0)
+        return out
+
+    def _add(self, stage: str, t0: float, c0: float) -> None:
+        self.timings[stage] = self.timings.get(stage, 0.0) + time.perf_counter() - t0
+        self.cpu[stage] = self.cpu.get(stage, 0.0) + _cpu() - c0
+
+    def map_articles(
+        self, fn, items, context=None, stage: str = "articles", min_parallel: int | None = None
+    ) -> list[Any]:
+        """``min_parallel``: fewest items worth forking for (default ``self.min_parallel``;
+        the embedding stage passes 2: each of its items is a batch of sentences)."""
+        return self._map(stage, fn, items, context, min_parallel)
+
+    def map_pairs(
+        self, fn, items, context=None, stage: str = "pairs", min_parallel: int | None = None
+    ) -> list[Any]:
+        return self._map(stage, fn, items, context, min_parallel)
+
+    def map_components(self, fn, items, context=None, stage: str = "stories") -> list[Any]:
+        return self._map(stage, fn, items, context)
+
+    def timed(self, stage: str, fn: Callable[[], Any]) -> Any:
+        """Run a driver-side step and add its time to ``timings``."""
+        t0, c0 = time.perf_counter(), _cpu()
+        try:
+            return fn()
+        finally:
+            self._add(stage, t0, c0)
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its reaped workers so far."""
+    import resource
+
+    return sum(
+        getattr(resource.getrusage(who), f)
+        for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+        for f in ("ru_utime", "ru_stime")
+    )
 
 
 def _noop(stage: str, done: int, total: int) -> None:
     return None
+
+
+def _engine(engine: Any, config: Config, progress: Progress) -> Any:
+    if engine is not None:
+        return engine
+    return LocalEngine(config.workers, progress=None if progress is _noop else progress)
+
+
+# ---------------------------------------------------------------- per article
+
+
+def prepare_work(context: Any, article: Article) -> Doc:
+    """Article -> Doc without vectors (pure; see :func:`unspin.fingerprint.prepare`)."""
+    return prepare(article)
+
+
+def embed_work(embedder_name: str, texts: Sequence[str]) -> np.ndarray:
+    """Vectors of a batch of sentences (the encoder loaded once per process)."""
+    emb = get_embedder(embedder_name)
+    if not texts:
+        return np.zeros((0, emb.dim), np.float32)
+    return emb.encode(list(texts))
+
+
+def support_work(docs: Sequence[Doc], i: int) -> SupportLocal:
+    """Article ``i``'s share of the corpus statistics."""
+    return SupportLocal(docs[i])
+
+
+def embed_sentences(
+    docs: Sequence[Doc], config: Config, engine: Any, cache: Any = None
+) -> dict[str, np.ndarray]:
+    """Vectors of every distinct sentence of ``docs``, by :func:`sentence_key`: each
+    sentence is embedded once per scan, and once ever with a store (``cache``)."""
+    embedder = get_embedder(config.embedder)
+    keys: dict[str, str] = {}
+    for d in docs:
+        if d.cross_lingual is False:
+            continue  # lexical vectors (fingerprint.lexical_vectors), not the encoder's
+        for s in d.sentences:
+            text = encoder_text(d, s.text)
+            keys.setdefault(sentence_key(text), text)
+    found = cache.get_sentence_vectors(list(keys), embedder.name) if cache is not None else {}
+    todo = [k for k in keys if k not in found]
+    if todo:
+        embedder.warm()
+        workers = getattr(engine, "workers", 1)
+        size = max(64, min(EMBED_CHUNK, len(todo) // (4 * workers) + 1))
+        chunks = [todo[k : k + size] for k in range(0, len(todo), size)]
+        texts = [[keys[k] for k in c] for c in chunks]
+        try:
+            parts = engine.map_articles(
+                embed_work, texts, config.embedder, stage="embed", min_parallel=2
+            )
+        except TypeError:  # an engine without the hint
+            parts = engine.map_articles(embed_work, texts, config.embedder)
+        new = {k: v for c, m in zip(chunks, parts) for k, v in zip(c, m)}
+        if cache is not None:
+            cache.put_sentence_vectors(new, embedder.name)
+        found.update(new)
+    return found
 
 
 def fingerprint(
@@ -70,8 +304,14 @@ def fingerprint(
     config: Config,
     cache: Any = None,
     progress: Progress = _noop,
+    engine: Any = None,
 ) -> list[Doc]:
-    """Docs for the articles, taking fingerprints from ``cache`` (a Store) when present."""
+    """Docs for the articles, taking fingerprints from ``cache`` (a Store) when present.
+
+    Articles are prepared in parallel, then every distinct sentence not in the cache is
+    embedded once (in parallel) and the vectors put back on the docs.
+    """
+    engine = _engine(engine, config, progress)
     embedder = get_embedder(config.embedder)
     docs: list[Doc | None] = [None] * len(articles)
     todo = []
@@ -82,18 +322,155 @@ def fingerprint(
             docs[i] = hit
         else:
             todo.append(i)
-    done = len(articles) - len(todo)
-    progress("fingerprint", done, len(articles))
-    for k in range(0, len(todo), config.batch_size):
-        chunk = [prepare(articles[i]) for i in todo[k : k + config.batch_size]]
-        embed_docs(chunk, embedder)
-        for i, d in zip(todo[k : k + config.batch_size], chunk):
+    progress("fingerprint", len(articles) - len(todo), len(articles))
+    if todo:
+        fresh = engine.map_articles(
+            prepare_work, [articles[i] for i in todo], None, stage="prepare"
+        )
+        mark_coverage(fresh, embedder)
+        vecs = embed_sentences(fresh, config, engine, cache)
+        for i, d in zip(todo, fresh):
+            if d.cross_lingual is False:
+                mat = lexical_vectors(d, embedder.dim)
+            else:
+                rows = [vecs[sentence_key(encoder_text(d, s.text))] for s in d.sentences]
+                mat = np.vstack(rows) if rows else np.zeros((0, embedder.dim), np.float32)
+            set_vectors(d, mat.astype(np.float32, copy=False), embedder.dim)
             docs[i] = d
             if cache is not None:
                 cache.put_doc(d, embedder.name)
-        done += len(chunk)
-        progress("fingerprint", done, len(articles))
+        progress("fingerprint", len(articles), len(articles))
     return [d for d in docs if d is not None]
+
+
+# ---------------------------------------------------------------- memo keys
+
+#: modules whose code decides a result; the memo's keys change with any of them
+_RULE_MODULES = (
+    "align",
+    "candidates",
+    "changes",
+    "classify",
+    "corpus",
+    "embed",
+    "fingerprint",
+    "lineage",
+    "model",
+    "normalise",
+    "pipeline",
+    "quotes",
+    "stories",
+)
+
+
+@lru_cache(maxsize=1)
+def code_version() -> str:
+    """Hash of the source of every module that decides a result (memo keys include it,
+    so results stored by other code are never reused)."""
+    h = hashlib.sha1()
+    for m in _RULE_MODULES:
+        h.update(Path(__file__).with_name(f"{m}.py").read_bytes())
+    return h.hexdigest()[:16]
+
+
+def config_key(config: Config) -> str:
+    """Everything of the settings and the code that a stored result depends on."""
+    same = dataclasses.replace(config, workers=0, batch_size=64)
+    return hashlib.sha1(f"{code_version()}|{same!r}".encode()).hexdigest()[:16]
+
+
+def article_key(a: Article, embedder: str) -> str:
+    """Hash of every article field the pipeline reads (id and dates too: relations name
+    ids and direction reads publication times)."""
+    parts = [embedder, a.id, a.text, a.title, a.url, a.outlet, a.published_at, a.lang]
+    return hashlib.sha1(json.dumps(parts, ensure_ascii=False).encode()).hexdigest()[:20]
+
+
+def _key(*parts: str) -> str:
+    return hashlib.sha1("|".join(parts).encode()).hexdigest()
+
+
+class RecordingSupport:
+    """A :class:`~unspin.corpus.SupportView` that logs every question and its answer, so a
+    stored pair result can be reused exactly when the corpus gives the same answers now
+    (:func:`same_answers`): the rules are deterministic, so same docs and same answers
+    replay the same decisions."""
+
+    def __init__(self, view: SupportView) -> None:
+        self.view = view
+        self.log: list[tuple] = []
+
+    def __call__(self, word: str, a: str, b: str) -> int:
+        v = self.view(word, a, b)
+        self.log.append(("__call__", (word, a, b), v))
+        return v
+
+    def lower_only(self, word: str, a: str, b: str, min_lower: int = 5) -> bool:
+        v = self.view.lower_only(word, a, b, min_lower)
+        self.log.append(("lower_only", (word, a, b, min_lower), v))
+        return v
+
+    def casing(self, word: str, a: str, b: str, house_share: float = 0.1) -> bool | None:
+        v = self.view.casing(word, a, b, house_share)
+        self.log.append(("casing", (word, a, b, house_share), v))
+        return v
+
+    def phrase_support(self, hashes: np.ndarray, a: str, b: str) -> np.ndarray:
+        v = self.view.phrase_support(hashes, a, b)
+        raw = np.asarray(hashes, dtype=np.uint64).tobytes()
+        self.log.append(("phrase_support", (raw, a, b), v.tolist()))
+        return v
+
+
+def same_answers(log: Sequence[tuple], view: SupportView) -> bool:
+    """Whether ``view`` answers every logged question as it was answered then."""
+    for name, args, v in log:
+        if name == "phrase_support":
+            got = view.phrase_support(np.frombuffer(args[0], np.uint64), args[1], args[2])
+            if got.tolist() != v:
+                return False
+        elif getattr(view, name)(*args) != v:
+            return False
+    return True
+
+
+# ---------------------------------------------------------------- per pair
+
+
+def pair_result(a: Doc, b: Doc, support: Any, config: Config) -> Relation | None:
+    """The reuse relation of two docs (aligned and classified in id order), or None."""
+    if a.id > b.id:
+        a, b = b, a
+    al = align(a, b, config.align)
+    return classify(a, b, al, config.classify, support, config.align)
+
+
+def pair_features(a: Doc, b: Doc, shared_quotes: int, sp: StoryParams) -> dict[str, float]:
+    """Story features of a pair (``a`` first in corpus order)."""
+    return _story_pair_features(a, b, shared_quotes, sp.time_scale_days)
+
+
+@dataclass
+class PairContext:
+    """What per-pair work reads: the docs, each one's share of the corpus statistics and
+    quotation keys, the global statistics and the settings."""
+
+    docs: Sequence[Doc]
+    locals: Sequence[SupportLocal]
+    stats: CorpusStats
+    qkeys: Sequence[set[str]]
+    config: Config
+
+
+def pair_work(ctx: PairContext, pair: tuple[int, int]) -> tuple[Relation | None, dict, list[tuple]]:
+    """Reuse relation and story features of candidate pair ``(i, j)``, ``i < j``, and
+    the corpus questions the rules asked (see :class:`RecordingSupport`)."""
+    i, j = pair
+    support = RecordingSupport(SupportView(ctx.stats, (ctx.locals[i], ctx.locals[j])))
+    rel = pair_result(ctx.docs[i], ctx.docs[j], support, ctx.config)
+    shared = len(ctx.qkeys[i] & ctx.qkeys[j])
+    feats = pair_features(ctx.docs[i], ctx.docs[j], shared, ctx.config.stories)
+    return rel, feats, support.log
 
 
 @dataclass
@@ -106,44 +483,96 @@ class PairStage:
     feature_fn: Callable[[int, int], dict[str, float]]
 
 
+@dataclass
+class _FeatureFn:
+    """Story features of any pair of docs by index (picklable, no closure)."""
+
+    docs: Sequence[Doc]
+    qkeys: Sequence[set[str]]
+    sp: StoryParams
+
+    def __call__(self, i: int, j: int) -> dict[str, float]:
+        shared = len(self.qkeys[i] & self.qkeys[j])
+        return pair_features(self.docs[i], self.docs[j], shared, self.sp)
+
+
+def corpus_context(
+    docs: Sequence[Doc], config: Config, engine: Any, memo: Any = None
+) -> PairContext:
+    """Per-article support shares and quotation keys, and the global statistics."""
+    keys = [article_key(d.article, config.embedder) for d in docs]
+    got = memo.memo_get("local", keys) if memo is not None else {}
+    todo = [i for i, k in enumerate(keys) if k not in got]
+    fresh = engine.map_articles(support_work, todo, docs, stage="corpus")
+    if memo is not None and fresh:
+        memo.memo_put("local", {keys[i]: loc for i, loc in zip(todo, fresh)})
+    got.update({keys[i]: loc for i, loc in zip(todo, fresh)})
+    locs = [got[k] for k in keys]
+    stats = CorpusStats(locs)
+    qkeys = [quote_keys(d, config.candidates.quote_min_words) for d in docs]
+    return PairContext(docs, locs, stats, qkeys, config)
+
+
 def pair_stage(
     docs: Sequence[Doc],
     config: Config,
-    engine: LocalEngine | None = None,
+    engine: Any = None,
     progress: Progress = _noop,
+    context: PairContext | None = None,
+    memo: Any = None,
 ) -> PairStage:
-    """Candidates, then per candidate pair: alignment, reuse typing, story features."""
-    engine = engine or LocalEngine()
-    pairs = sorted(candidate_pairs(docs, config.candidates))
-    support = CorpusSupport(docs)
-    qkeys = [quote_keys(d, config.candidates.quote_min_words) for d in docs]
+    """Candidates, then per candidate pair: alignment, reuse typing, story features.
 
-    def feature_fn(i: int, j: int) -> dict[str, float]:
-        shared = len(qkeys[i] & qkeys[j])
-        return pair_features(docs[i], docs[j], shared, config.stories.time_scale_days)
+    ``memo`` (a Store): pair results stored by an earlier run are reused when the pair's
+    two articles, the settings and the code are the same and the corpus answers the
+    rules' questions as it did then; only the rest are computed."""
+    engine = _engine(engine, config, progress)
+    timed = getattr(engine, "timed", lambda stage, fn: fn())
+    akeys = None
+    if memo is not None:
+        ck = config_key(config)
+        akeys = [f"{ck}:{article_key(d.article, config.embedder)}" for d in docs]
+    mapper = None
+    if isinstance(engine, LocalEngine):
 
-    def per_pair(pair: tuple[int, int]) -> tuple[Relation | None, dict[str, float]]:
-        i, j = pair if docs[pair[0]].id <= docs[pair[1]].id else pair[::-1]
-        al = align(docs[i], docs[j], config.align)
-        rel = classify(docs[i], docs[j], al, config.classify, support, config.align)
-        return rel, feature_fn(*pair)
+        def mapper(fn, items, ctx):  # the k-NN query blocks, one BLAS thread per worker
+            return engine.map_pairs(fn, items, ctx, stage="k-NN blocks", min_parallel=2)
 
-    done = [0]
-
-    def tracked(pair: tuple[int, int]) -> tuple[Relation | None, dict[str, float]]:
-        out = per_pair(pair)
-        done[0] += 1
-        if done[0] % 200 == 0 or done[0] == len(pairs):
-            progress("align", done[0], len(pairs))
-        return out
-
-    results = engine.map(tracked, pairs)
+    pairs = timed(
+        "candidates",
+        lambda: sorted(candidate_pairs(docs, config.candidates, akeys, memo, mapper)),
+    )
+    ctx = context or corpus_context(docs, config, engine, memo)
+    results: list[Any] = [None] * len(pairs)
+    todo = list(range(len(pairs)))
+    keys: list[str] = []
+    if memo is not None:
+        ck = config_key(config)
+        ak = [article_key(d.article, config.embedder) for d in docs]
+        keys = [_key(ck, ak[i], ak[j]) for i, j in pairs]
+        got = memo.memo_get("pair", keys)
+        todo = []
+        for k, (i, j) in enumerate(pairs):
+            hit = got.get(keys[k])
+            view = SupportView(ctx.stats, (ctx.locals[i], ctx.locals[j]))
+            if hit is not None and same_answers(hit[2], view):
+                results[k] = hit
+            else:
+                todo.append(k)
+    fresh = engine.map_pairs(pair_work, [pairs[k] for k in todo], ctx, stage="align")
+    for k, r in zip(todo, fresh):
+        results[k] = r
+    if memo is not None and todo:
+        memo.memo_put("pair", {keys[k]: results[k] for k in todo})
     return PairStage(
         pairs=pairs,
-        reuse={pair: rel for pair, (rel, _) in zip(pairs, results) if rel is not None},
-        features={pair: f for pair, (_, f) in zip(pairs, results)},
-        feature_fn=feature_fn,
+        reuse={pair: r[0] for pair, r in zip(pairs, results) if r[0] is not None},
+        features={pair: r[1] for pair, r in zip(pairs, results)},
+        feature_fn=_FeatureFn(docs, ctx.qkeys, config.stories),
     )
+
+
+# ---------------------------------------------------------------- per component
 
 
 def story_components(docs: Sequence[Doc], ps: PairStage, config: Config) -> list[list[int]]:
@@ -177,43 +606,61 @@ def story_components(docs: Sequence[Doc], ps: PairStage, config: Config) -> list
     return split(list(range(len(docs))), sp.link_sim)
 
 
-def analyse(
+def component_result(
     docs: Sequence[Doc],
-    config: Config,
-    errors: Sequence[InputError] = (),
-    engine: LocalEngine | None = None,
-    progress: Progress = _noop,
-) -> Result:
-    """Pairs, relations and stories for fingerprinted docs."""
-    from unspin.embed import BACKENDS
+    members: list[int],
+    base: dict[tuple[int, int], dict[str, float]],
+    reuse: set[tuple[int, int]] | dict,
+    feat_fn: Callable[[int, int], dict[str, float]],
+    sp: StoryParams,
+) -> tuple[list[list[int]], dict[tuple[int, int], tuple[float, dict[str, float]]]]:
+    """A component's story groups, and probability and features of its candidate pairs.
 
-    langs = getattr(BACKENDS[config.embedder], "languages", None)
-    errors = [*errors, *language_warnings(docs, langs)]
-    ps = pair_stage(docs, config, engine, progress)
-    sp = config.stories
-    groups: list[list[int]] = []
+    ``base``: the candidate pairs' features (the others inside the component are computed
+    with ``feat_fn``); ``reuse``: candidate pairs with a reuse relation (probability 1)."""
+    cf = component_features(docs, members, base, feat_fn)
     probs: dict[tuple[int, int], float] = {}
-    feats: dict[tuple[int, int], dict[str, float]] = {}
-    for members in story_components(docs, ps, config):
-        cf = component_features(docs, members, ps.features, ps.feature_fn)
-        apart = set()  # published too far apart to be one event, and no reuse between them
-        for pair, f in cf.items():
-            feats[pair] = f
-            probs[pair] = 1.0 if pair in ps.reuse else story_probability(f, sp)
-            if pair not in ps.reuse and too_far(f, sp):
-                apart.add(pair)
-        groups.extend(cluster_component(members, probs, sp, apart))
-    groups.sort(key=lambda g: g[0])
-    story_of = {i: g for g in range(len(groups)) for i in groups[g]}
-    relations: list[Relation] = list(ps.reuse.values())
-    for pair in ps.pairs:
-        if pair in ps.reuse or pair not in probs or probs[pair] < sp.related:
+    apart = set()  # published too far apart to be one event, and no reuse between them
+    for pair, f in cf.items():
+        probs[pair] = 1.0 if pair in reuse else story_probability(f, sp)
+        if pair not in reuse and too_far(f, sp):
+            apart.add(pair)
+    groups = cluster_component(members, probs, sp, apart)
+    return groups, {p: (probs[p], cf[p]) for p in cf if p in base}
+
+
+@dataclass
+class ComponentContext:
+    docs: Sequence[Doc]
+    ps: PairStage
+    sp: StoryParams
+
+
+def component_work(ctx: ComponentContext, members: list[int]):
+    """:func:`component_result` for one component of the scan."""
+    return component_result(
+        ctx.docs, members, ctx.ps.features, ctx.ps.reuse, ctx.ps.feature_fn, ctx.sp
+    )
+
+
+def story_relations(
+    docs: Sequence[Doc],
+    pairs: Iterable[tuple[int, int]],
+    reuse: dict[tuple[int, int], Relation],
+    scored: dict[tuple[int, int], tuple[float, dict[str, float]]],
+    story_of: dict[int, int],
+    sp: StoryParams,
+) -> list[Relation]:
+    """``same_story`` / ``related`` relations of candidate pairs without reuse."""
+    out = []
+    for pair in pairs:
+        if pair in reuse or pair not in scored or scored[pair][0] < sp.related:
             continue
         i, j = pair
-        pr, f = probs[pair], feats[pair]
+        pr, f = scored[pair]
         kind = "same_story" if story_of[i] == story_of[j] else "related"
         a, b = sorted((docs[i].id, docs[j].id))
-        relations.append(
+        out.append(
             Relation(
                 a=a,
                 b=b,
@@ -231,6 +678,144 @@ def analyse(
                 features=f,
             )
         )
+    return out
+
+
+def _component_keys(
+    docs: Sequence[Doc], comps: list[list[int]], ps: PairStage, config: Config
+) -> list[str]:
+    """Per component, a hash of all it is computed from: its articles in order, and its
+    candidate pairs with their features and reuse flags."""
+    ck = config_key(config)
+    comp_of = {i: c for c, members in enumerate(comps) for i in members}
+    inside: list[list[str]] = [[] for _ in comps]
+    for pair, f in ps.features.items():
+        c = comp_of[pair[0]]
+        if comp_of[pair[1]] == c:
+            inside[c].append(f"{pair}{pair in ps.reuse}{json.dumps(f, sort_keys=True)}")
+    out = []
+    for c, members in enumerate(comps):
+        arts = ",".join(article_key(docs[i].article, config.embedder) for i in members)
+        out.append(_key(ck, arts, *sorted(inside[c])))
+    return out
+
+
+def _map_components(docs, comps, ps, config, engine, memo) -> list[tuple]:
+    """:func:`component_work` for every component (stored results reused by key)."""
+    sp = config.stories
+    done: list[Any] = [None] * len(comps)
+    todo = list(range(len(comps)))
+    keys: list[str] = []
+    if memo is not None:
+        keys = _component_keys(docs, comps, ps, config)
+        got = memo.memo_get("component", keys)
+        todo = []
+        for c, members in enumerate(comps):
+            hit = got.get(keys[c])
+            if hit is None:
+                todo.append(c)
+                continue
+            # stored by position in the component: indexes move when articles do
+            gs, sc = hit
+            done[c] = (
+                [[members[x] for x in g] for g in gs],
+                {(members[x], members[y]): v for (x, y), v in sc.items()},
+            )
+    # largest first, so one big component does not finish last on its own
+    todo.sort(key=lambda c: -len(comps[c]))
+    fresh = engine.map_components(
+        component_work, [comps[c] for c in todo], ComponentContext(docs, ps, sp)
+    )
+    store = {}
+    for c, r in zip(todo, fresh):
+        done[c] = r
+        if memo is not None:
+            pos = {m: x for x, m in enumerate(comps[c])}
+            store[keys[c]] = (
+                [[pos[m] for m in g] for g in r[0]],
+                {(pos[i], pos[j]): v for (i, j), v in r[1].items()},
+            )
+    if store:
+        memo.memo_put("component", store)
+    return done
+
+
+def analyse(
+    docs: Sequence[Doc],
+    config: Config,
+    errors: Sequence[InputError] = (),
+    engine: Any = None,
+    progress: Progress = _noop,
+    memo: Any = None,
+) -> Result:
+    """Pairs, relations and stories for fingerprinted docs.
+
+    ``memo`` (a Store): per-pair and per-component results of earlier runs are reused
+    where everything they were computed from is unchanged (same output as without)."""
+    from unspin.embed import BACKENDS
+
+    langs = getattr(BACKENDS[config.embedder], "languages", None)
+    errors = [*errors, *language_warnings(docs, langs)]
+    engine = _engine(engine, config, progress)
+    timed = getattr(engine, "timed", lambda stage, fn: fn())
+    ps = pair_stage(docs, config, engine, progress, memo=memo)
+    sp = config.stories
+    comps = timed("components", lambda: story_components(docs, ps, config))
+    done = _map_components(docs, comps, ps, config, engine, memo)
+    groups: list[list[int]] = []
+    scored: dict[tuple[int, int], tuple[float, dict[str, float]]] = {}
+    for gs, sc in done:
+        groups.extend(gs)
+        scored.update(sc)
+    groups.sort(key=lambda g: g[0])
+    story_of = {i: g for g in range(len(groups)) for i in groups[g]}
+    relations: list[Relation] = list(ps.reuse.values())
+    relations += story_relations(docs, ps.pairs, ps.reuse, scored, story_of, sp)
     relations.sort(key=lambda r: (r.a, r.b))
     stories = make_stories(docs, groups, relations)
     return Result(docs=list(docs), relations=relations, stories=stories, errors=list(errors))
+
+
+# ---------------------------------------------------------------- per relation (provenance)
+
+
+def changes_work(docs: dict[str, Doc], rel: Relation) -> list:
+    """What changed from a reuse relation's source to its derivative (pure)."""
+    from unspin.changes import relation_changes
+
+    return relation_changes(rel, docs)
+
+
+def result_changes(result: Result, config: Config, engine: Any = None, memo: Any = None) -> list:
+    """:func:`unspin.changes.changes_for_result`, mapped per relation on the engine and
+    reused from ``memo`` when the relation and its two articles are unchanged."""
+    from unspin.model import REUSE_RELATIONS
+
+    engine = _engine(engine, config, _noop)
+    docs = {d.id: d for d in result.docs}
+    rels = [r for r in result.relations if r.relation in REUSE_RELATIONS]
+    out: list[Any] = [None] * len(rels)
+    todo = list(range(len(rels)))
+    keys: list[str] = []
+    if memo is not None:
+        ck = config_key(config)
+        keys = [
+            _key(
+                ck,
+                json.dumps(r.to_record(), sort_keys=True),
+                article_key(docs[r.a].article, config.embedder),
+                article_key(docs[r.b].article, config.embedder),
+            )
+            for r in rels
+        ]
+        got = memo.memo_get("changes", keys)
+        todo = [k for k in todo if keys[k] not in got]
+        for k in range(len(rels)):
+            if keys[k] in got:
+                out[k] = got[keys[k]]
+    fresh = engine.map_pairs(changes_work, [rels[k] for k in todo], docs, stage="changes")
+    for k, ch in zip(todo, fresh):
+        out[k] = ch
+    if memo is not None and todo:
+        memo.memo_put("changes", {keys[k]: out[k] for k in todo})
+    return [c for ch in out for c in ch]

@@ -410,6 +410,97 @@ class Store:
             return None
         return index, [r[0] for r in ids]
 
+    # ------------------------------------------------------------ sentence vectors
+
+    def _sentence_table(self) -> None:
+        if not getattr(self, "_has_sentences", False):
+            self.con.execute(
+                "CREATE TABLE IF NOT EXISTS sentence_vectors ("
+                "key TEXT PRIMARY KEY, embedder TEXT NOT NULL, vec BLOB NOT NULL)"
+            )
+            self._has_sentences = True
+
+    def get_sentence_vectors(self, keys: Sequence[str], embedder: str) -> dict[str, np.ndarray]:
+        """Cached vectors of the sentences with these keys (see
+        :func:`unspin.fingerprint.sentence_key`); keys not cached are left out."""
+        self._sentence_table()
+        out: dict[str, np.ndarray] = {}
+        try:
+            for k in range(0, len(keys), 500):
+                part = [f"{embedder}:{x}" for x in keys[k : k + 500]]
+                marks = ",".join("?" * len(part))
+                rows = self.con.execute(
+                    f"SELECT key, vec FROM sentence_vectors WHERE key IN ({marks})", part
+                ).fetchall()
+                for key, vec in rows:
+                    out[key.split(":", 1)[1]] = np.frombuffer(vec, np.float32)
+        except sqlite3.Error as e:
+            raise self._error(e) from e
+        return out
+
+    def put_sentence_vectors(self, vectors: dict[str, np.ndarray], embedder: str) -> None:
+        """Cache sentence vectors by sentence key, so no sentence is embedded twice."""
+        self._sentence_table()
+        with self.con:
+            self.con.executemany(
+                "INSERT OR REPLACE INTO sentence_vectors VALUES (?, ?, ?)",
+                [
+                    (f"{embedder}:{k}", embedder, np.ascontiguousarray(v, np.float32).tobytes())
+                    for k, v in vectors.items()
+                ],
+            )
+        self._pending = 0
+
+    # ------------------------------------------------------------ memo of derived results
+
+    def _memo_table(self) -> None:
+        if not getattr(self, "_has_memo", False):
+            self.con.execute(
+                "CREATE TABLE IF NOT EXISTS memo ("
+                "kind TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL, "
+                "PRIMARY KEY (kind, key))"
+            )
+            self._has_memo = True
+
+    def memo_get(self, kind: str, keys: Sequence[str]) -> dict[str, Any]:
+        """Results stored under these keys (unpickled); keys not stored are left out.
+
+        The memo holds per-pair, per-component and per-relation results keyed by
+        everything they were computed from (see :mod:`unspin.pipeline`), so a rescan or an
+        ``add`` recomputes only what its inputs changed."""
+        import pickle
+
+        self._memo_table()
+        out: dict[str, Any] = {}
+        try:
+            for k in range(0, len(keys), 500):
+                part = list(keys[k : k + 500])
+                marks = ",".join("?" * len(part))
+                rows = self.con.execute(
+                    f"SELECT key, value FROM memo WHERE kind=? AND key IN ({marks})",
+                    [kind, *part],
+                ).fetchall()
+                for key, value in rows:
+                    out[key] = pickle.loads(value)
+        except (sqlite3.Error, pickle.UnpicklingError, EOFError) as e:
+            raise self._error(e) from e
+        return out
+
+    def memo_put(self, kind: str, items: dict[str, Any]) -> None:
+        """Store results by key (pickled), replacing what was there."""
+        import pickle
+
+        self._memo_table()
+        with self.con:
+            self.con.executemany(
+                "INSERT OR REPLACE INTO memo VALUES (?, ?, ?)",
+                [
+                    (kind, k, pickle.dumps(v, protocol=pickle.HIGHEST_PROTOCOL))
+                    for k, v in items.items()
+                ],
+            )
+        self._pending = 0
+
     # ------------------------------------------------------------ housekeeping
 
     def stats(self) -> dict[str, int]:

@@ -78,6 +78,7 @@ def _rarity(word: str, lang: str) -> float:
     return min(1.0, max(0.05, (7.0 - z) / 5.0))
 
 
+@lru_cache(maxsize=500_000)  # pure; called for every key of every pair of a component
 def key_weight(key: str, lang: str) -> float:
     kind, _, val = key.partition(":")
     if kind in ("e", "w"):

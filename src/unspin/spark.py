@@ -1,0 +1,761 @@
+"""The scan on Apache Spark: ``unspin scan --engine spark INPUT --out OUTPUT``.
+
+The same pipeline as the local engine, with the same pure functions of
+:mod:`unspin.pipeline` doing the work, laid out as DataFrame operations:
+
+* articles: read from any path Spark reads (Parquet, JSON Lines), numbered in input order;
+  :func:`unspin.pipeline.prepare_work` per article in ``mapInPandas``;
+* embeddings: the distinct sentences (by :func:`unspin.fingerprint.sentence_key`) embedded
+  once each in an Arrow batch UDF, joined back and set on the docs;
+* corpus statistics: each article's :class:`unspin.corpus.SupportLocal` exploded and
+  counted with ``groupBy``; the counts are collected and broadcast;
+* candidates: exact text hashes and MinHash bands as DataFrame columns, grouped by key
+  (keyed shuffles, as text-dedup does); document and sentence nearest neighbours block by
+  block (:func:`unspin.candidates.top_neighbours` on each pair of blocks, then the top ``k``
+  per row of the union, which is the exact top ``k``); shared quotations grouped by key;
+* per pair: :func:`unspin.pipeline.pair_result` and :func:`unspin.pipeline.pair_features`
+  on the two joined docs and the broadcast statistics;
+* stories: connected components by min-label propagation written with DataFrame joins
+  (no graph library, no jars), split by the stricter link as the local engine does;
+  :func:`unspin.pipeline.component_result` per component (``cogroup`` of its docs and pairs);
+* provenance: each reuse relation's changes on the two joined docs; quotation groups and
+  lineage on the driver over the articles that carry quotations (a documented limit).
+
+Results are written as Parquet with the local engine's schema (docs/schema.md), one
+folder per table under OUTPUT, plus ``manifest.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from unspin.model import Article, Doc, InputError, Relation, Result
+
+#: rows per block of the blocked nearest-neighbour search
+KNN_ROWS = 2048
+#: sentence row id = doc index * SENTENCE_SLOTS + position among its indexed sentences
+SENTENCE_SLOTS = 1 << 20
+#: rounds of min-label propagation before giving up (the graph's diameter bounds it)
+MAX_CC_ROUNDS = 100
+
+
+def session(master: str = "local[2]", app: str = "unspin") -> Any:
+    """A Spark session whose Python workers run this interpreter (and so this unspin)."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    return (
+        SparkSession.builder.master(master)
+        .appName(app)
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "8")
+        .config("spark.sql.execution.arrow.maxRecordsPerBatch", "256")
+        .config("spark.driver.memory", "2g")
+        .getOrCreate()
+    )
+
+
+def _dumps(x: Any) -> bytes:
+    return pickle.dumps(x, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+# ---------------------------------------------------------------- input
+
+_FIELDS = ("id", "text", "title", "url", "outlet", "published_at", "lang")
+
+
+def read_articles(spark: Any, path: str) -> Any:
+    """The input's records numbered in input order (an RDD of ``(row, idx)``) and the
+    article fields it has."""
+    p = str(path)
+    if p.endswith(".parquet") or (Path(p).is_dir() and any(Path(p).glob("*.parquet"))):
+        df = spark.read.parquet(p)
+    else:
+        df = spark.read.json(p)
+    cols = [c for c in _FIELDS if c in df.columns]
+    if "text" not in cols:
+        raise ValueError(f"{path}: records have no 'text' field (columns: {df.columns})")
+    rdd = df.select(*cols).rdd.zipWithIndex()
+    return rdd, cols
+
+
+# ---------------------------------------------------------------- per article
+
+
+def _articles_to_docs(rows: Iterator[Any], cols: list[str]) -> Iterator[tuple]:
+    from unspin.pipeline import prepare_work
+
+    for row, idx in rows:
+        rec = {c: row[c] for c in cols}
+        text = rec.get("text")
+        aid = str(rec.get("id") or f"record-{idx + 1}")
+        if not isinstance(text, str) or not text.strip():
+            yield (idx, aid, None, _dumps(InputError("", f"record {idx + 1}", "empty text")))
+            continue
+        art = Article(
+            id=aid,
+            text=text,
+            title=rec.get("title"),
+            url=rec.get("url"),
+            outlet=rec.get("outlet"),
+            published_at=rec.get("published_at"),
+            lang=rec.get("lang"),
+            location=f"record {idx + 1}",
+        )
+        yield (idx, aid, _dumps(prepare_work(None, art)), None)
+
+
+def _embed_batches(batches: Iterator[Any], embedder: str) -> Iterator[Any]:
+    from unspin.pipeline import embed_work
+
+    for pdf in batches:
+        vecs = embed_work(embedder, list(pdf["text"]))
+        yield pdf.assign(vec=[v.astype(np.float32).tobytes() for v in vecs])[["key", "vec"]]
+
+
+def _with_vectors(rows: Iterator[Any], dim: int) -> Iterator[tuple]:
+    from unspin.fingerprint import sentence_key, set_vectors
+
+    for r in rows:
+        doc: Doc = pickle.loads(r["doc"])
+        vec = {k: np.frombuffer(v, np.float32) for k, v in zip(r["keys"] or [], r["vecs"] or [])}
+        rows_ = [vec[sentence_key(s.text)] for s in doc.sentences]
+        mat = np.vstack(rows_) if rows_ else np.zeros((0, dim), np.float32)
+        set_vectors(doc, mat, dim)
+        yield (r["idx"], _dumps(doc))
+
+
+# ---------------------------------------------------------------- candidates
+
+
+def _knn_block(key: Any, pdf: Any, k: int, min_sim: float) -> Any:
+    """Top ``k`` of the query rows of one (query block, base block) group."""
+    import pandas as pd
+
+    from unspin.candidates import top_neighbours
+
+    q = pdf[pdf["role"] == 0]
+    b = pdf[pdf["role"] == 1]
+    if not len(q) or not len(b):
+        return pd.DataFrame({"q": [], "c": [], "sim": []})
+    qv = np.vstack([np.frombuffer(v, np.float32) for v in q["vec"]])
+    bv = np.vstack([np.frombuffer(v, np.float32) for v in b["vec"]])
+    r, c, s = top_neighbours(
+        qv, q["row"].to_numpy(np.int64), bv, b["row"].to_numpy(np.int64), k, min_sim
+    )
+    return pd.DataFrame({"q": r, "c": c, "sim": s.astype(np.float64)})
+
+
+def _knn_merge(key: Any, pdf: Any, k: int) -> Any:
+    import pandas as pd
+
+    from unspin.candidates import merge_neighbours
+
+    q, c, s = merge_neighbours(
+        pdf["q"].to_numpy(np.int64),
+        pdf["c"].to_numpy(np.int64),
+        pdf["sim"].to_numpy(np.float64),
+        k,
+    )
+    return pd.DataFrame({"q": q, "c": c, "sim": s})
+
+
+def blocked_knn(vectors: Any, k: int, min_sim: float) -> Any:
+    """``(q, c, sim)``: each row's ``k`` nearest rows (itself included) with similarity
+    >= ``min_sim``, from a DataFrame ``(row long, vec binary)``. Every block of rows meets
+    every block (the base side replicated once per query block), each pair of blocks
+    gives its top ``k``, and the top ``k`` of their union per row is the exact answer."""
+    from pyspark.sql import functions as F
+
+    n = vectors.count()
+    nb = max(1, -(-n // KNN_ROWS))
+    blocks = F.array(*[F.lit(i) for i in range(nb)])
+    v = vectors.withColumn("blk", (F.col("row") % nb).cast("long"))
+    queries = v.select(
+        F.col("blk").alias("qb"),
+        F.explode(blocks).alias("bb"),
+        "row",
+        "vec",
+        F.lit(0).alias("role"),
+    )
+    base = v.select(
+        F.explode(blocks).alias("qb"),
+        F.col("blk").alias("bb"),
+        "row",
+        "vec",
+        F.lit(1).alias("role"),
+    )
+    part = (
+        queries.unionByName(base)
+        .groupBy("qb", "bb")
+        .applyInPandas(
+            lambda key, pdf: _knn_block(key, pdf, k, min_sim), "q long, c long, sim double"
+        )
+    )
+    return part.groupBy("q").applyInPandas(
+        lambda key, pdf: _knn_merge(key, pdf, k), "q long, c long, sim double"
+    )
+
+
+def _doc_columns(it: Iterator[Any], quote_min_words: int) -> Iterator[tuple]:
+    from unspin.candidates import quote_keys
+    from unspin.fingerprint import NUM_PERM
+
+    for idx, blob in it:
+        d: Doc = pickle.loads(blob)
+        mh = np.array(d.minhash, dtype=np.uint64)
+        bands = [bytes([b]) + mh[b * 2 : (b + 1) * 2].tobytes() for b in range(NUM_PERM // 2)]
+        yield (
+            idx,
+            d.norm_hash,
+            bands,
+            mh.tobytes(),
+            np.asarray(d.doc_vector, np.float32).tobytes(),
+            sorted(quote_keys(d, quote_min_words)),
+        )
+
+
+def _sentence_rows(it: Iterator[Any]) -> Iterator[tuple]:
+    from unspin.candidates import sentence_rows
+
+    for idx, blob in it:
+        d: Doc = pickle.loads(blob)
+        _, rows = sentence_rows([d])
+        for k, v in enumerate(rows):
+            yield (idx, k, np.asarray(v, np.float32).tobytes())
+
+
+def candidate_frame(spark: Any, docs: Any, config: Any) -> Any:
+    """Candidate pairs ``(i, j)``, ``i < j`` (doc indexes), as the local engine finds them."""
+    from pyspark.sql import functions as F
+
+    p = config.candidates
+    cols = docs.rdd.mapPartitions(
+        lambda it: _doc_columns(((r["idx"], r["doc"]) for r in it), p.quote_min_words)
+    ).toDF(
+        "idx long, norm_hash string, bands array<binary>, mh binary, dvec binary, "
+        "qkeys array<string>"
+    )
+    cols = cols.cache()
+
+    def pairs_in_groups(df: Any, key: str, lo: int = 2, hi: int | None = None) -> Any:
+        sized = df.groupBy(key).agg(F.collect_list("idx").alias("m"))
+        sized = sized.where(F.size("m") >= lo)
+        if hi is not None:
+            sized = sized.where(F.size("m") <= hi)
+        m = sized.select(key, F.explode("m").alias("idx"))
+        return (
+            m.alias("x")
+            .join(m.alias("y"), key)
+            .where(F.col("x.idx") < F.col("y.idx"))
+            .select(F.col("x.idx").alias("i"), F.col("y.idx").alias("j"))
+        )
+
+    same = pairs_in_groups(cols.select("idx", "norm_hash"), "norm_hash")
+    # MinHash-LSH: 64 bands of 2 rows as a column; a bucket over 1000 is a stock phrase
+    bands = cols.select("idx", F.explode("bands").alias("band"))
+    mh_pairs = pairs_in_groups(bands, "band", 2, 1000).distinct()
+    sigs = cols.select("idx", "mh")
+    thr = p.lsh_threshold
+
+    def jaccard_ok(rows: Iterator[Any]) -> Iterator[tuple]:
+        for r in rows:
+            a = np.frombuffer(r["ma"], np.uint64)
+            b = np.frombuffer(r["mb"], np.uint64)
+            if np.mean(a == b) >= thr:
+                yield (r["i"], r["j"])
+
+    mh = (
+        mh_pairs.join(sigs.withColumnRenamed("idx", "i").withColumnRenamed("mh", "ma"), "i")
+        .join(sigs.withColumnRenamed("idx", "j").withColumnRenamed("mh", "mb"), "j")
+        .rdd.mapPartitions(jaccard_ok)
+        .toDF("i long, j long")
+    )
+    # nearest documents
+    dk = blocked_knn(
+        cols.select(F.col("idx").alias("row"), F.col("dvec").alias("vec")),
+        p.doc_k + 1,
+        p.doc_min_sim,
+    )
+    doc_pairs = dk.where(F.col("q") != F.col("c")).select(
+        F.least("q", "c").alias("i"), F.greatest("q", "c").alias("j")
+    )
+    # nearest sentences: two or more neighbouring sentence pairs between two docs
+    # row ids ordered as the local engine's rows (doc, then sentence): same tie-breaks
+    srows = docs.rdd.mapPartitions(lambda it: _sentence_rows((r["idx"], r["doc"]) for r in it))
+    srows = srows.toDF("owner long, k long, vec binary").select(
+        (F.col("owner") * SENTENCE_SLOTS + F.col("k")).alias("row"), "owner", "vec"
+    )
+    srows = srows.cache()
+    sk = blocked_knn(srows.select("row", "vec"), p.sent_k + 1, p.sent_min_sim)
+    owners = srows.select("row", "owner")
+    hits = (
+        sk.join(owners.withColumnRenamed("row", "q").withColumnRenamed("owner", "oq"), "q")
+        .join(owners.withColumnRenamed("row", "c").withColumnRenamed("owner", "oc"), "c")
+        .where(F.col("oq") != F.col("oc"))
+        .select(F.least("oq", "oc").alias("i"), F.greatest("oq", "oc").alias("j"))
+        .groupBy("i", "j")
+        .count()
+        .where(F.col("count") >= 2)
+        .select("i", "j")
+    )
+    quotes = pairs_in_groups(
+        cols.select("idx", F.explode("qkeys").alias("quote")), "quote", 2, p.quote_max_docs
+    )
+    return (
+        same.unionByName(mh).unionByName(doc_pairs).unionByName(hits).unionByName(quotes).distinct()
+    )
+
+
+# ---------------------------------------------------------------- corpus statistics
+
+
+def _locals(it: Iterator[Any]) -> Iterator[tuple]:
+    from unspin.corpus import SupportLocal
+
+    for idx, blob in it:
+        loc = SupportLocal(pickle.loads(blob))
+        yield (
+            idx,
+            _dumps(loc),
+            list(loc.names),
+            list(loc.capitals),
+            list(loc.lower),
+            list(loc.words),
+            loc.bigrams.view(np.int64).tolist(),
+        )
+
+
+def corpus_stats(locs: Any) -> Any:
+    """:class:`unspin.corpus.CorpusStats` from per-article locals, counted with group-bys."""
+    from pyspark.sql import functions as F
+
+    from unspin.corpus import CorpusStats
+
+    def counts(col: str) -> dict[str, int]:
+        rows = locs.select(F.explode(col).alias("w")).groupBy("w").count().collect()
+        return {r["w"]: int(r["count"]) for r in rows}
+
+    grams = locs.select(F.explode("bigrams").alias("g")).groupBy("g").count().collect()
+    keys = np.array([r["g"] for r in grams], dtype=np.int64).view(np.uint64)
+    df = np.array([r["count"] for r in grams], dtype=np.int64)
+    order = np.argsort(keys)
+    return CorpusStats.from_counts(
+        locs.count(),
+        counts("names"),
+        counts("capitals"),
+        counts("lower"),
+        counts("words"),
+        keys[order],
+        df[order],
+    )
+
+
+# ---------------------------------------------------------------- pairs
+
+
+def _pair_rows(it: Iterator[Any], stats_b: Any, config: Any) -> Iterator[tuple]:
+    from unspin.corpus import SupportView
+    from unspin.pipeline import pair_features, pair_result
+
+    stats = stats_b.value
+    for r in it:
+        da, db = pickle.loads(r["da"]), pickle.loads(r["db"])
+        la, lb = pickle.loads(r["la"]), pickle.loads(r["lb"])
+        rel = pair_result(da, db, SupportView(stats, (la, lb)), config)
+        shared = len(set(r["qa"]) & set(r["qb"]))
+        f = pair_features(da, db, shared, config.stories)
+        yield (r["i"], r["j"], _dumps(rel) if rel is not None else None, json.dumps(f))
+
+
+# ---------------------------------------------------------------- components
+
+
+def connected_components(nodes: Any, edges: Any) -> Any:
+    """``(node, comp)``, ``comp`` the smallest node of its component: min-label
+    propagation with DataFrame joins until no label changes."""
+    from pyspark.sql import functions as F
+
+    und = edges.select("i", "j").unionByName(
+        edges.select(F.col("j").alias("i"), F.col("i").alias("j"))
+    )
+    und = und.cache()
+    labels = nodes.select(F.col("node"), F.col("node").alias("comp"))
+    for _ in range(MAX_CC_ROUNDS):
+        prop = (
+            und.join(labels.withColumnRenamed("node", "j"), "j")
+            .groupBy("i")
+            .agg(F.min("comp").alias("nc"))
+        )
+        new = (
+            labels.join(prop.withColumnRenamed("i", "node"), "node", "left")
+            .select("node", F.least("comp", F.coalesce("nc", "comp")).alias("comp"))
+            .localCheckpoint()
+        )
+        changed = new.join(labels.withColumnRenamed("comp", "old"), "node").where(
+            F.col("comp") != F.col("old")
+        )
+        labels = new
+        if changed.limit(1).count() == 0:
+            break
+    return labels
+
+
+def story_components_frame(spark: Any, n_nodes: Any, scored: Any, config: Any) -> Any:
+    """``(node, comp)`` as :func:`unspin.pipeline.story_components` splits them: components
+    of the link edges; those over ``max_component`` again with a stricter link."""
+    from pyspark.sql import functions as F
+
+    sp = config.stories
+    nodes = n_nodes.select(F.col("idx").alias("node"))
+    link = sp.link_sim
+    todo_nodes = nodes
+    done = None
+    depth = 0
+    while True:
+        edges = scored.where(
+            F.col("reuse") | (F.col("quotes") > 0) | (F.col("doc_sim") >= F.lit(link))
+        ).select("i", "j")
+        inside = todo_nodes.select(F.col("node").alias("i"))
+        edges = edges.join(inside, "i").join(inside.withColumnRenamed("i", "j"), "j")
+        labels = connected_components(todo_nodes, edges)
+        # tag components of this round apart from earlier rounds'
+        labels = labels.withColumn(
+            "comp", F.concat_ws(".", F.lit(str(depth)), F.col("comp").cast("string"))
+        )
+        sizes = labels.groupBy("comp").count()
+        big = sizes.where(F.col("count") > sp.max_component).select("comp")
+        if link >= 1.0:
+            big = big.limit(0)
+        small = labels.join(big, "comp", "left_anti")
+        done = small if done is None else done.unionByName(small)
+        if big.limit(1).count() == 0:
+            break
+        todo_nodes = labels.join(big, "comp").select("node").localCheckpoint()
+        # edges of the next round must also stay inside one big component
+        scored = (
+            scored.join(labels.select(F.col("node").alias("i"), F.col("comp").alias("ci")), "i")
+            .join(labels.select(F.col("node").alias("j"), F.col("comp").alias("cj")), "j")
+            .where(F.col("ci") == F.col("cj"))
+            .drop("ci", "cj")
+        )
+        link = min(1.0, link + 0.05)
+        depth += 1
+    return done
+
+
+def _component(key: Any, docs_pdf: Any, pairs_pdf: Any, config: Any) -> Any:
+    import pandas as pd
+
+    from unspin.pipeline import _FeatureFn, component_result
+
+    docs = {int(i): pickle.loads(b) for i, b in zip(docs_pdf["idx"], docs_pdf["doc"])}
+    qkeys = {int(i): set(q) for i, q in zip(docs_pdf["idx"], docs_pdf["qkeys"])}
+    members = sorted(docs)
+    base = {
+        (int(i), int(j)): json.loads(f)
+        for i, j, f in zip(pairs_pdf["i"], pairs_pdf["j"], pairs_pdf["features"])
+    }
+    reuse = {
+        (int(i), int(j)) for i, j, r in zip(pairs_pdf["i"], pairs_pdf["j"], pairs_pdf["reuse"]) if r
+    }
+    groups, scored = component_result(
+        docs, members, base, reuse, _FeatureFn(docs, qkeys, config.stories), config.stories
+    )
+    return pd.DataFrame(
+        {
+            "groups": [json.dumps(groups)],
+            "scored": [json.dumps([[i, j, p, f] for (i, j), (p, f) in scored.items()])],
+        }
+    )
+
+
+# ---------------------------------------------------------------- the scan
+
+
+class _Light:
+    """A doc stand-in for the driver's story labels (id, article, first sentence)."""
+
+    def __init__(self, doc: Doc) -> None:
+        self.article = doc.article
+        self.sentences = doc.sentences[:1]
+        self.id = doc.id
+
+
+def scan(
+    input_path: str, out: str, config: Any = None, spark: Any = None, master: str = "local[2]"
+) -> Result:
+    """Run the pipeline on Spark and write Parquet tables to ``out``; returns the Result
+    (its ``docs`` hold only the articles that carry quotations, without vectors)."""
+    from pyspark.sql import functions as F
+
+    from unspin.embed import get_embedder
+    from unspin.pipeline import Config, story_relations
+    from unspin.stories import make_stories
+
+    config = config or Config()
+    own = spark is None
+    spark = spark or session(master)
+    sc = spark.sparkContext
+    try:
+        rdd, cols = read_articles(spark, input_path)
+        prepared = rdd.mapPartitions(lambda it: _articles_to_docs(it, cols)).toDF(
+            "idx long, id string, doc binary, error binary"
+        )
+        prepared = prepared.cache()
+        errors = [pickle.loads(r["error"]) for r in prepared.where("error IS NOT NULL").collect()]
+        for e in errors:
+            e.input = str(input_path)
+        raw = prepared.where("doc IS NOT NULL").select("idx", "doc")
+        # distinct sentences, embedded once each (Arrow batches)
+        from unspin.fingerprint import sentence_key
+
+        def sentences(it: Iterator[Any]) -> Iterator[tuple]:
+            for r in it:
+                d: Doc = pickle.loads(r["doc"])
+                for s in d.sentences:
+                    yield (r["idx"], sentence_key(s.text), s.text)
+
+        sents = raw.rdd.mapPartitions(sentences).toDF("idx long, key string, text string")
+        distinct = sents.groupBy("key").agg(F.first("text").alias("text"))
+        name = config.embedder
+        vectors = distinct.mapInPandas(lambda b: _embed_batches(b, name), "key string, vec binary")
+        dim = get_embedder(name).dim
+        keyed = (
+            sents.select("idx", "key")
+            .join(vectors, "key")
+            .groupBy("idx")
+            .agg(F.collect_list("key").alias("keys"), F.collect_list("vec").alias("vecs"))
+        )
+        docs = (
+            raw.join(keyed, "idx", "left")
+            .rdd.mapPartitions(lambda it: _with_vectors(it, dim))
+            .toDF("idx long, doc binary")
+            .cache()
+        )
+        docs.count()
+        locs = docs.rdd.mapPartitions(lambda it: _locals((r["idx"], r["doc"]) for r in it)).toDF(
+            "idx long, loc binary, names array<string>, capitals array<string>, "
+            "lower array<string>, words array<string>, bigrams array<long>"
+        )
+        locs = locs.cache()
+        stats_b = sc.broadcast(corpus_stats(locs))
+        pairs = candidate_frame(spark, docs, config)
+        qk = (
+            docs.rdd.mapPartitions(
+                lambda it: _doc_columns(
+                    ((r["idx"], r["doc"]) for r in it), config.candidates.quote_min_words
+                )
+            )
+            .map(lambda t: (t[0], t[5]))
+            .toDF("idx long, qkeys array<string>")
+        )
+        side = docs.join(locs.select("idx", "loc"), "idx").join(qk, "idx").cache()
+
+        def named(s: str) -> Any:
+            return side.select(
+                F.col("idx").alias(s),
+                F.col("doc").alias(f"d{s[0]}"),
+                F.col("loc").alias(f"l{s[0]}"),
+                F.col("qkeys").alias(f"q{s[0]}"),
+            )
+
+        joined = pairs.join(
+            named("i")
+            .withColumnRenamed("di", "da")
+            .withColumnRenamed("li", "la")
+            .withColumnRenamed("qi", "qa"),
+            "i",
+        )
+        joined = joined.join(
+            named("j")
+            .withColumnRenamed("dj", "db")
+            .withColumnRenamed("lj", "lb")
+            .withColumnRenamed("qj", "qb"),
+            "j",
+        )
+        scored = (
+            joined.rdd.mapPartitions(lambda it: _pair_rows(it, stats_b, config))
+            .toDF("i long, j long, rel binary, features string")
+            .cache()
+        )
+        fcol = F.from_json("features", "doc_sim double, quotes double")
+        flat = scored.select(
+            "i",
+            "j",
+            F.col("rel").isNotNull().alias("reuse"),
+            fcol["doc_sim"].alias("doc_sim"),
+            fcol["quotes"].alias("quotes"),
+        )
+        comps = story_components_frame(spark, docs.select("idx"), flat, config).cache()
+        cdocs = side.select("idx", "doc", "qkeys").join(
+            comps.select(F.col("node").alias("idx"), "comp"), "idx"
+        )
+        cpairs = (
+            scored.select("i", "j", F.col("rel").isNotNull().alias("reuse"), "features")
+            .join(comps.select(F.col("node").alias("i"), F.col("comp").alias("ci")), "i")
+            .join(comps.select(F.col("node").alias("j"), F.col("comp").alias("comp")), "j")
+            .where(F.col("ci") == F.col("comp"))
+            .drop("ci")
+        )
+        results = (
+            cdocs.groupBy("comp")
+            .cogroup(cpairs.groupBy("comp"))
+            .applyInPandas(
+                lambda k, a, b: _component(k, a, b, config), "groups string, scored string"
+            )
+            .collect()
+        )
+        # driver: story numbering, relations (compact records only)
+        groups: list[list[int]] = []
+        story_scores: dict[tuple[int, int], tuple[float, dict]] = {}
+        for r in results:
+            groups.extend(json.loads(r["groups"]))
+            for i, j, p, f in json.loads(r["scored"]):
+                story_scores[(i, j)] = (p, f)
+        groups.sort(key=lambda g: g[0])
+        story_of = {i: g for g in range(len(groups)) for i in groups[g]}
+        reuse: dict[tuple[int, int], Relation] = {}
+        all_pairs = []
+        for r in scored.select("i", "j", "rel").collect():
+            all_pairs.append((r["i"], r["j"]))
+            if r["rel"] is not None:
+                reuse[(r["i"], r["j"])] = pickle.loads(r["rel"])
+        all_pairs.sort()
+        light = {
+            r["idx"]: _Light(pickle.loads(r["doc"])) for r in docs.select("idx", "doc").collect()
+        }
+        relations = list(reuse.values()) + story_relations(
+            light, all_pairs, reuse, story_scores, story_of, config.stories
+        )
+        relations.sort(key=lambda r: (r.a, r.b))
+        stories = make_stories(light, groups, relations)
+        result = _provenance(spark, side, light, relations, stories, errors)
+        write(spark, result, out, docs)
+        return result
+    finally:
+        if own:
+            spark.stop()
+
+
+def _provenance(spark, side, light, relations, stories, errors) -> Result:
+    """Changes per reuse relation on the executors; quotation groups and lineage on the
+    driver over the docs that carry quotations."""
+    from unspin.changes import relation_changes
+    from unspin.model import REUSE_RELATIONS
+    from unspin.quotes import quote_groups
+
+    reuse = [r for r in relations if r.relation in REUSE_RELATIONS]
+    ids = {d.id: i for i, d in light.items()}
+    need = sorted({ids[x] for r in reuse for x in (r.a, r.b)})
+    sc = spark.sparkContext
+    rel_b = sc.broadcast(reuse)
+    by_doc = side.select("idx", "doc").where(side.idx.isin(need)) if need else None
+
+    changes = []
+    if by_doc is not None:
+        # pairs meet their docs by a join on each side, then one task per relation
+        from pyspark.sql import Row
+
+        rels = spark.createDataFrame(
+            [Row(k=k, a=ids[r.a], b=ids[r.b]) for k, r in enumerate(reuse)]
+        )
+        d = by_doc
+        j = rels.join(d.withColumnRenamed("idx", "a").withColumnRenamed("doc", "da"), "a").join(
+            d.withColumnRenamed("idx", "b").withColumnRenamed("doc", "db"), "b"
+        )
+
+        def run(it: Iterator[Any]) -> Iterator[tuple]:
+            for r in it:
+                da, db = pickle.loads(r["da"]), pickle.loads(r["db"])
+                rel = rel_b.value[r["k"]]
+                yield (r["k"], _dumps(relation_changes(rel, {da.id: da, db.id: db})))
+
+        got = dict(j.rdd.mapPartitions(run).collect())
+        for k in range(len(reuse)):
+            changes.extend(pickle.loads(got[k]))
+    carriers = [
+        pickle.loads(r["doc"])
+        for r in side.select("doc").collect()
+        if pickle.loads(r["doc"]).quotes
+    ]
+    for doc in carriers:
+        doc.sentence_vectors = None
+    order = {d.id: i for i, d in light.items()}
+    carriers.sort(key=lambda d: order[d.id])
+    derived = frozenset(r.derivative for r in relations if r.derivative)
+    result = Result(docs=carriers, relations=relations, stories=stories, errors=errors)
+    result.quotes = quote_groups(carriers, derived=derived)
+    result.lineage = _lineage(result, light)
+    result.changes = changes
+    return result
+
+
+def _lineage(result: Result, light: dict) -> list:
+    from unspin.lineage import build_lineage
+
+    docs = {d.id: d for d in result.docs}
+    for d in light.values():
+        docs.setdefault(d.id, d)
+    view = Result(
+        docs=list(docs.values()), relations=result.relations, stories=result.stories, errors=[]
+    )
+    return build_lineage(view, result.quotes)
+
+
+def write(spark: Any, result: Result, out: str, docs: Any) -> None:
+    """Parquet tables (nested fields as JSON strings, as the local engine writes them)."""
+    from unspin.model import SCHEMA_VERSION
+    from unspin.output import records
+
+    remote = "://" in str(out)  # hdfs://, s3a://: Spark writes there, not the driver
+    out_p = Path(out)
+    if not remote:
+        out_p.mkdir(parents=True, exist_ok=True)
+    tables = records(result)
+
+    def articles(it: Iterator[Any]) -> Iterator[tuple]:
+        from unspin.model import Result as R
+
+        for r in it:
+            d = pickle.loads(r["doc"])
+            rec = R(docs=[d], relations=[], stories=[], errors=[]).article_records()[0]
+            yield (r["idx"], json.dumps(rec))
+
+    story_of = {a: s.id for s in result.stories for a in s.articles}
+    got = sorted(docs.select("idx", "doc").rdd.mapPartitions(articles).collect())
+    art_rows = [json.loads(x) for _, x in got]
+    for row in art_rows:
+        row["story"] = story_of.get(row["id"])
+    tables["articles"] = art_rows
+    for name, rows in tables.items():
+        flat = [
+            {
+                k: json.dumps(v, ensure_ascii=False) if isinstance(v, (dict, list)) else v
+                for k, v in row.items()
+            }
+            for row in rows
+        ]
+        path = f"{str(out).rstrip('/')}/{name}.parquet"
+        if flat:
+            import pandas as pd
+
+            spark.createDataFrame(pd.DataFrame(flat)).write.mode("overwrite").parquet(path)
+        else:
+            spark.createDataFrame([], "empty string").write.mode("overwrite").parquet(path)
+    meta = {"schema_version": SCHEMA_VERSION, "counts": {k: len(v) for k, v in tables.items()}}
+    if remote:
+        spark.createDataFrame([(json.dumps(meta),)], "manifest string").coalesce(1).write.mode(
+            "overwrite"
+        ).text(f"{str(out).rstrip('/')}/manifest.json")
+    else:
+        (out_p / "manifest.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")

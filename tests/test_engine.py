@@ -1,0 +1,133 @@
+"""The engine: the split corpus statistics answer as CorpusSupport does, and a scan mapped
+onto worker processes gives what one process gives."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import numpy as np
+import pytest
+
+from unspin.corpus import CorpusStats, CorpusSupport, SupportLocal, SupportView, bigram_hashes
+from unspin.fingerprint import prepare
+from unspin.model import Article
+from unspin.output import records
+from unspin.pipeline import Config, LocalEngine, analyse, fingerprint
+
+TEXTS = [
+    "Rail operator fined\n\nThe rail operator serving the East Midlands was fined on Monday. "
+    "Commuters in the East Midlands faced delays, the Regulator said.",
+    "Flooding closed roads across the East Midlands on Sunday. The council knows the cost.",
+    "House prices in the East Midlands rose. The Premier said prices would fall, and the "
+    "premier of Ohio agreed.",
+    "A new hospital wing opened in the East Midlands and staff said it would cut waits.",
+    "Gentleman Callaghan Knows the answer, the Mayor of London said on Monday.",
+]
+
+
+def _words_of(docs) -> set[str]:
+    out: set[str] = set()
+    for d in docs:
+        out |= {w.lower() for w in d.article.text.replace(",", " ").replace(".", " ").split()}
+    return out
+
+
+def test_support_view_answers_as_corpus_support() -> None:
+    docs = [prepare(Article(id=f"d{i}", text=t)) for i, t in enumerate(TEXTS)]
+    full = CorpusSupport(docs)
+    locs = [SupportLocal(d) for d in docs]
+    stats = CorpusStats(locs)
+    grams = np.concatenate([bigram_hashes(["the", "east"]), bigram_hashes(["on", "monday"])])
+    checked = 0
+    for x in range(len(docs)):
+        for y in range(len(docs)):
+            a, b = docs[x].id, docs[y].id
+            view = SupportView(stats, [locs[x], locs[y]])
+            for w in sorted(_words_of(docs)) + ["varkor"]:
+                assert view(w, a, b) == full(w, a, b)
+                assert view.lower_only(w, a, b, 1) == full.lower_only(w, a, b, 1)
+                assert view.casing(w, a, b) == full.casing(w, a, b)
+                assert view.casing(w, a, b, 0.5) == full.casing(w, a, b, 0.5)
+                checked += 1
+            assert view.phrase_support(grams, a, b).tolist() == (
+                full.phrase_support(grams, a, b).tolist()
+            )
+    assert checked > 500
+
+
+def test_corpus_stats_add_and_remove_match_a_fresh_count() -> None:
+    docs = [prepare(Article(id=f"d{i}", text=t)) for i, t in enumerate(TEXTS)]
+    locs = [SupportLocal(d) for d in docs]
+    grown = CorpusStats(locs[:3])
+    grown.add(locs[3])
+    grown.add(locs[4])
+    grown.remove(locs[1])
+    fresh = CorpusStats([locs[0], locs[2], locs[3], locs[4]])
+    assert grown.n == fresh.n == 4
+    for name in ("names", "capitals", "lower", "words"):
+        assert dict(getattr(grown, name)) == dict(getattr(fresh, name)), name
+    assert grown.keys.tolist() == fresh.keys.tolist()
+    assert grown.df.tolist() == fresh.df.tolist()
+
+
+@pytest.mark.shared
+def test_two_worker_processes_give_what_one_process_gives(shared) -> None:
+    path = shared / "data" / "bbc_news" / "bbc_news_2225.jsonl.gz"
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        rows = [json.loads(next(fh)) for _ in range(120)]
+    arts = [Article(id=r["id"], text=r["title"] + "\n\n" + r["text"]) for r in rows]
+    # a verbatim copy and a partial copy, so reuse relations are among the outputs
+    arts.append(Article(id="copy-0", text=arts[0].text.replace("said", "stated")))
+    arts.append(Article(id="part-1", text=arts[1].text[: len(arts[1].text) // 2]))
+    cfg = Config(embedder="hashing")
+    out = []
+    for workers in (1, 2):
+        engine = LocalEngine(workers, min_parallel=4)
+        docs = fingerprint(arts, cfg, engine=engine)
+        res = analyse(docs, cfg, engine=engine)
+        out.append({k: records(res)[k] for k in ("relations", "stories")})
+    assert out[0] == out[1]
+    assert any(r["relation"] != "same_story" for r in out[0]["relations"])
+
+
+def test_cli_spark_engine_takes_one_input(tmp_path, capsys) -> None:
+    from unspin.cli import main
+
+    assert main(["scan", "--engine", "spark", "a.jsonl", "b.jsonl", "--out", str(tmp_path)]) == 2
+    assert "one input path" in capsys.readouterr().err
+
+
+def test_engine_maps_in_order_and_times_stages() -> None:
+    engine = LocalEngine(2, min_parallel=2)
+    out = engine.map_pairs(_square_plus, list(range(50)), 3)
+    assert out == [x * x + 3 for x in range(50)]
+    assert engine.map_articles(_square_plus, [], 0) == []
+    assert set(engine.timings) == {"pairs", "articles"} and engine.cpu["pairs"] >= 0
+    with pytest.raises(ValueError, match="workers"):
+        LocalEngine(-1)
+
+
+def _square_plus(ctx: int, x: int) -> int:
+    return x * x + ctx
+
+
+def test_cli_remove_drops_an_article_and_its_relations(tmp_path, capsys) -> None:
+    from unspin.cli import main
+    from unspin.output import read_tables
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for i, t in enumerate(TEXTS):
+        (folder / f"d{i}.txt").write_text(t, encoding="utf-8")
+    (folder / "copy.txt").write_text(TEXTS[0], encoding="utf-8")
+    out = tmp_path / "res"
+    assert main(["scan", str(folder), "--out", str(out), "--embedder", "hashing", "-q"]) == 0
+    assert any("copy" in (r["a"], r["b"]) for r in read_tables(out)["relations"])
+    assert main(["remove", "copy", "--out", str(out), "--embedder", "hashing"]) == 0
+    tables = read_tables(out)
+    assert "copy" not in {r["id"] for r in tables["articles"]}
+    assert not any("copy" in (r["a"], r["b"]) for r in tables["relations"])
+    assert main(["remove", "nope", "--out", str(out)]) == 2
+    assert "nope" in capsys.readouterr().err
+    assert main(["remove", "x", "--out", str(tmp_path / "none")]) == 2

@@ -1,0 +1,127 @@
+"""Incremental add and remove: results equal a full rescan of the same articles, and only
+what changed is recomputed (stored per-pair, per-component and per-relation results are
+reused when everything they were computed from is the same)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+
+import unspin
+from unspin.model import Article
+from unspin.output import read_tables
+from unspin.pipeline import Config, same_answers
+from unspin.store import Store
+
+TABLES = ("relations", "stories", "changes", "quotes", "lineage")
+
+
+def _same_as_fresh(out, arts: list[Article], cfg: Config) -> None:
+    fresh = unspin.scan(
+        arts_folder(out.parent, arts), out=out.parent / "fresh", config=cfg, store=False
+    )
+    a, b = read_tables(out), read_tables(out.parent / "fresh")
+    for t in TABLES:
+        assert a[t] == b[t], t
+    assert [r["id"] for r in a["articles"]] == [d.id for d in fresh.docs]
+
+
+def arts_folder(tmp, arts: list[Article]):
+    path = tmp / "all.jsonl"
+    path.write_text(
+        "".join(json.dumps({"id": a.id, "text": a.text}) + "\n" for a in arts), encoding="utf-8"
+    )
+    return [path]
+
+
+@pytest.mark.shared
+def test_incremental_add_and_remove_equal_full_rescans(shared, tmp_path, monkeypatch) -> None:
+    path = shared / "data" / "bbc_news" / "bbc_news_2225.jsonl.gz"
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        rows = [json.loads(next(fh)) for _ in range(60)]
+    base = [Article(id=r["id"], text=r["title"] + "\n\n" + r["text"]) for r in rows]
+    src = base[3].text
+    # a copy whose name change the corpus decides, and articles that use the new name
+    # (each one added changes the support the copy pair's direction was decided with)
+    renamed = src.replace("the", "the", 1)
+    words = [w for w in src.split() if w[:1].isupper() and len(w) > 4]
+    name = words[1] if len(words) > 1 else words[0]
+    copy = Article(id="zz-copy", text=renamed.replace(name, "Vordanek"))
+    users = [
+        Article(id=f"zz-user{k}", text=f"Vordanek said on Monday that talks went well. {t}")
+        for k, t in enumerate(("Shares rose.", "Fans cheered loudly.", "Rain fell all day."))
+    ]
+    cfg = Config(embedder="hashing")
+    out = tmp_path / "res"
+    unspin.scan(arts_folder(tmp_path, base), out=out, config=cfg)
+    calls = {"n": 0}
+    import unspin.pipeline as pl
+
+    real = pl.pair_work
+
+    def counting(ctx, pair):
+        calls["n"] += 1
+        return real(ctx, pair)
+
+    monkeypatch.setattr(pl, "pair_work", counting)
+    now = list(base)
+    for extra in [copy, *users]:
+        calls["n"] = 0
+        unspin.add([extra], out=out, config=cfg)
+        now.append(extra)
+        _same_as_fresh(out, now, cfg)
+        # only pairs with the new article (and pairs whose corpus answers moved) rerun
+        assert calls["n"] < 60, calls["n"]
+    rel = {(r["a"], r["b"]): r for r in read_tables(out)["relations"]}
+    assert any("zz-copy" in k and r["relation"] in ("copy", "duplicate") for k, r in rel.items())
+    calls["n"] = 0
+    unspin.remove(["zz-user1", base[10].id], out=out, config=cfg)
+    now = [a for a in now if a.id not in ("zz-user1", base[10].id)]
+    _same_as_fresh(out, now, cfg)
+
+
+def test_same_answers_detects_a_changed_corpus() -> None:
+    from unspin.corpus import CorpusStats, SupportLocal, SupportView
+    from unspin.fingerprint import prepare
+    from unspin.pipeline import RecordingSupport
+
+    docs = [
+        prepare(Article(id="a", text="Mayor Ken Vordanek met the Council on Monday.")),
+        prepare(Article(id="b", text="Mayor Ken Vordanek met the council on Monday.")),
+        prepare(Article(id="c", text="Ken Vordanek opened a school on Friday.")),
+    ]
+    locs = [SupportLocal(d) for d in docs]
+    rec = RecordingSupport(SupportView(CorpusStats(locs[:2]), locs[:2]))
+    rec("vordanek", "a", "b")
+    rec.casing("council", "a", "b")
+    rec.phrase_support(__import__("numpy").array([1, 2], dtype="uint64"), "a", "b")
+    assert same_answers(rec.log, SupportView(CorpusStats(locs[:2]), locs[:2]))
+    # a third article names Vordanek: the stored answer no longer holds
+    assert not same_answers(rec.log, SupportView(CorpusStats(locs), locs[:2]))
+
+
+def test_neighbour_search_updated_for_appended_rows_equals_a_full_search(tmp_path) -> None:
+    import numpy as np
+
+    from unspin.candidates import _neighbours
+
+    rng = np.random.default_rng(3)
+    v = rng.standard_normal((260, 16)).astype(np.float32)
+    v[200:230] = v[:30] + 0.05 * rng.standard_normal((30, 16)).astype(np.float32)
+    v[240] = v[5]  # an exact tie with an old row
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    keys = [f"r{i}" for i in range(len(v))]
+    with Store(tmp_path / "st") as st:
+        for n in (3, 150, 151, 200, 260):  # grown by appending rows, searched each time
+            got = _neighbours(v[:n], 5, 0.2, keys[:n], st, "t")
+            want = _neighbours(v[:n], 5, 0.2)
+            order = np.lexsort((got[1], got[0]))
+            order_w = np.lexsort((want[1], want[0]))
+            assert got[0][order].tolist() == want[0][order_w].tolist()
+            assert got[1][order].tolist() == want[1][order_w].tolist()
+        # rows changed (not an append): searched again from scratch
+        keys2 = ["x", *keys[1:]]
+        got = _neighbours(v, 5, 0.2, keys2, st, "t")
+        assert len(got[0]) == len(_neighbours(v, 5, 0.2)[0])

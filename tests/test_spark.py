@@ -1,0 +1,63 @@
+"""The Spark engine gives the local engine's results (relations, stories and the rest)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+
+import pytest
+
+import unspin
+from unspin.output import records
+from unspin.pipeline import Config
+
+pytestmark = [pytest.mark.slow, pytest.mark.shared]
+
+
+@pytest.fixture(scope="module")
+def spark_session():
+    pytest.importorskip("pyspark", reason="pyspark is not installed (requirements.lock has it)")
+    if shutil.which("java") is None:
+        pytest.skip("no Java runtime on PATH: pyspark needs Java 17")
+    from unspin.spark import session
+
+    s = session("local[2]", "unspin-test")
+    yield s
+    s.stop()
+
+
+def test_spark_engine_equals_local_engine(shared, tmp_path, spark_session) -> None:
+    path = shared / "data" / "bbc_news" / "bbc_news_2225.jsonl.gz"
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        rows = [json.loads(next(fh)) for _ in range(240)]
+    recs = [{"id": r["id"], "text": r["title"] + "\n\n" + r["text"]} for r in rows]
+    # reuse among them: a lightly edited copy, half an article, a copy of a copy
+    recs.append({"id": "copy-0", "text": recs[0]["text"].replace("said", "stated")})
+    recs.append({"id": "part-1", "text": recs[1]["text"][: len(recs[1]["text"]) // 2]})
+    recs.append({"id": "copy-copy-0", "text": recs[-2]["text"].replace(" the ", " The ", 2)})
+    recs.append({"id": "empty", "text": "   "})
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+    cfg = Config(embedder="hashing")
+    local = unspin.scan([str(src)], out=tmp_path / "local", config=cfg, store=False)
+
+    from unspin import spark
+
+    result = spark.scan(str(src), str(tmp_path / "spark"), cfg, spark_session)
+    a, b = records(local), records(result)
+    assert {r["relation"] for r in a["relations"]} >= {"copy", "partial", "same_story"}
+    for table in ("relations", "stories", "changes", "quotes", "lineage"):
+        assert a[table] == b[table], table
+    assert [e.location for e in result.errors] == ["record 244"]
+    # the same tables, as Parquet, with the local engine's columns and rows
+    import pyarrow.parquet as pq
+
+    for table in ("articles", "relations", "stories"):
+        mine = pq.read_table(tmp_path / "spark" / f"{table}.parquet").to_pylist()
+        theirs = pq.read_table(tmp_path / "local" / f"{table}.parquet").to_pylist()
+        key = (lambda r: r["id"]) if table != "relations" else (lambda r: (r["a"], r["b"]))
+        strip = ("input", "location")  # where the local reader found each record
+        assert sorted(
+            ({k: v for k, v in r.items() if k not in strip} for r in mine), key=key
+        ) == sorted(({k: v for k, v in r.items() if k not in strip} for r in theirs), key=key)
