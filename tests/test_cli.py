@@ -61,6 +61,14 @@ def test_scan_writes_all_files_and_exits_0(small, tmp_path, capsys):
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["schema_version"] == SCHEMA_VERSION
     assert manifest["counts"]["articles"] == 3
+    # the full config (fitted weights included) and the versions behind the results
+    from unspin.classify import ClassifyParams
+
+    assert manifest["config"]["embedder"] == "hashing"
+    weights = manifest["config"]["classify"]["whole_weights"]
+    assert weights == list(ClassifyParams().whole_weights)
+    assert manifest["config"]["stories"]["max_gap_days"] == 14
+    assert manifest["versions"]["numpy"] and manifest["versions"]["python"]
     assert (out / ".unspin").is_dir()
     ids = {r["id"] for r in read_jsonl(out / "articles.jsonl")}
     assert ids == {"bridge", "bridge-copy", "library"}

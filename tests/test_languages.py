@@ -265,7 +265,7 @@ def _pair() -> tuple[Doc, Doc]:
 def test_a_translation_is_found_on_mutual_best_matches_below_the_old_bar() -> None:
     a, b = _pair()
     embed(a, b, {(k, k): 0.55 for k in range(len(EN))})  # Japanese-English cosines run this low
-    rel, _, _ = reuse_type(a, b, align(a, b), ClassifyParams())
+    rel, _, _, _ = reuse_type(a, b, align(a, b), ClassifyParams())
     assert rel == "translation"
 
 

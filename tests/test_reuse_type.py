@@ -1,12 +1,142 @@
-"""Reuse typing from alignment features: whole copies against reuse inside another article."""
+"""Reuse typing: whole derivatives (copy, spun) against passage reuse and independent
+coverage.
+
+The first tests run the real pipeline (the multilingual sentence encoder) on short
+articles written for these tests: a trimmed copy, a synonym-spun copy, a condensed
+rewrite, an independent report of the same event and a passage reused inside another
+article. The last ones test the partial-reuse rule on its own, with a model that never
+calls a pair whole.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
+from unspin.api import compare
 from unspin.classify import ClassifyParams, reuse_type
 from unspin.fingerprint import prepare
 from unspin.model import Alignment, Article
+
+SOURCE = (
+    "The Harbour Board of Velmora approved a 12 million euro plan to dredge the port on "
+    "Tuesday, ending two years of argument over the city's shipping lanes. "
+    "Board chair Anika Strand said the work would start in March and take 18 months. "
+    '"We cannot let the largest ships sail past us to Tolvik," Strand told reporters after '
+    "the vote. "
+    "Fishermen's leader Piet Maas warned that dredging could harm the 400 small boats that "
+    "use the inner basin every week. "
+    "The board said it would pay 2 million euros to compensate fishermen for lost catches "
+    "during the works. "
+    "Environmental groups said they would study the plan before deciding whether to go to "
+    "court. "
+    "The port handled 3.1 million tonnes of cargo last year, down from 4 million in 2019. "
+    "A final contract with a dredging company is expected to be signed in February."
+)
+
+# the source less its last sentence, one word changed: an edited copy
+COPY = SOURCE.rsplit(" A final contract", 1)[0].replace("warned", "cautioned")
+
+# the same sentences with dictionary synonyms for about half of the content words
+SPUN = (
+    "The Harbour Board of Velmora endorsed a 12 million euro scheme to deepen the harbour "
+    "on Tuesday, concluding two years of dispute over the town's freight channels. "
+    "Board head Anika Strand stated the job would commence in March and last 18 months. "
+    '"We cannot let the largest ships sail past us to Tolvik," Strand informed journalists '
+    "following the ballot. "
+    "Anglers' chief Piet Maas cautioned that deepening might damage the 400 little vessels "
+    "that utilise the inner dock each week. "
+    "The board stated it would pay 2 million euros to recompense anglers for lost hauls "
+    "throughout the work. "
+    "Ecological organisations stated they would examine the scheme prior to choosing "
+    "whether to go to court. "
+    "The harbour managed 3.1 million tonnes of freight last year, down from 4 million in "
+    "2019. "
+    "A definitive agreement with a dredging firm is anticipated to be signed in February."
+)
+
+# a language-model style rewrite condensed to about half
+CONDENSED = (
+    "Velmora's Harbour Board has backed a 12 million euro dredging plan for the port, with "
+    "work due to begin in March and last 18 months. "
+    '"We cannot let the largest ships sail past us to Tolvik," chair Anika Strand said. '
+    "Fishermen, led by Piet Maas, fear harm to the 400 small boats of the inner basin; the "
+    "board has set aside 2 million euros in compensation."
+)
+
+# an independent report of the same event: its own facts, sources and quotations
+INDEPENDENT = (
+    "Velmora's dredging vote split the harbour board five to three on Tuesday, with two "
+    "members from the northern wards voting against the plan. "
+    "Councillor Ruth Okafor, who voted no, said the board had ignored a 2021 study that "
+    "put the cost closer to 20 million euros. "
+    '"Nobody has shown me that the big container lines will actually come," Okafor said '
+    "in an interview at the town hall. "
+    "Shipping agent Lars Benn said three operators had asked about berths for vessels of "
+    "up to 14 metres draught. "
+    "The regional government, which must approve any work in the estuary, has not yet "
+    "said when it will decide. "
+    "Residents of the Oudekade district plan a petition over the noise of night work."
+)
+
+# a different article that reuses two sentences of the source word for word
+PARTIAL = (
+    "Ports along the northern coast are competing for the largest container ships as "
+    "shipping lines cut the number of stops on their routes. "
+    "In Tolvik, the port authority finished a new quay last spring and says it can take "
+    "vessels with a draught of 16 metres. "
+    "Board chair Anika Strand said the work would start in March and take 18 months. "
+    "Fishermen's leader Piet Maas warned that dredging could harm the 400 small boats that "
+    "use the inner basin every week. "
+    "Further east, Marrekum has chosen to specialise in ferries and fishing rather than "
+    "container traffic. "
+    "Its mayor, Joost Elling, said the town could not afford the debt that deeper berths "
+    "would need. "
+    "Analysts at the shipping consultancy Nordlane expect only two of the six ports to "
+    "keep regular calls by the largest lines. "
+    "The others, they said, will become feeder ports served by smaller ships from the "
+    "hubs. "
+    "Unions fear that the change will cost hundreds of dock jobs over the next decade."
+)
+
+
+def _rel(text: str) -> str:
+    a = Article(id="src", text=SOURCE, title="Velmora port dredging approved")
+    b = Article(id="other", text=text, title="Velmora")
+    return compare(a, b).relation
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (COPY, "copy"),
+        (SPUN, "spun"),
+        (CONDENSED, "spun"),
+        (PARTIAL, "partial"),
+    ],
+    ids=["edited copy", "synonym spin", "condensed rewrite", "passage inside another"],
+)
+def test_reuse_types_of_derivatives(text: str, expected: str) -> None:
+    assert _rel(text) == expected
+
+
+def test_independent_coverage_of_the_event_is_not_reuse() -> None:
+    assert _rel(INDEPENDENT) not in ("copy", "spun", "partial", "duplicate")
+
+
+def test_a_whole_derivative_records_its_typing_evidence() -> None:
+    a = Article(id="src", text=SOURCE)
+    b = Article(id="spin", text=SPUN)
+    rel = compare(a, b)
+    names = {e.name for e in rel.evidence if e.stage == "type"}
+    assert set(ClassifyParams().whole_features) <= names
+    assert "kept_share" in names
+    kept = next(e for e in rel.evidence if e.name == "kept_share")
+    assert kept.value < ClassifyParams().copy_kept  # reworded: spun
+
+
+# ---------------------------------------------------------------- the partial rule alone
 
 A = prepare(Article(id="a", text="The ferry operator cancelled all crossings on Monday."))
 B = prepare(Article(id="b", text="Heavy snow closed three mountain passes overnight."))
@@ -21,29 +151,27 @@ BASE = {
     "strong_chars": 1200.0,
     "own_run_a": 0.0,
     "own_run_b": 0.0,
+    "doc_sim": 0.9,
 }
+NEVER_WHOLE = dataclasses.replace(ClassifyParams(), whole_bias=-100.0)
 
 
-def _type(**feats: float) -> str | None:
+def _type(p: ClassifyParams = NEVER_WHOLE, **feats: float) -> str | None:
     al = Alignment(a="a", b="b", passages=[], features=BASE | feats)
-    return reuse_type(A, B, al, ClassifyParams())[0]
+    return reuse_type(A, B, al, p)[0]
 
 
-def test_a_trimmed_copy_is_a_copy() -> None:
-    assert _type(cov_a=0.85, cov_b=1.0, own_run_a=300.0) == "copy"
-
-
-def test_most_of_one_article_inside_a_longer_one_is_partial_reuse() -> None:
-    # the whole body of a reused inside b, which is more than half its own text
-    assert _type(cov_a=0.9, cov_b=0.45, own_run_b=1800.0) == "partial"
-
-
-def test_a_long_stretch_of_own_text_makes_it_partial_reuse() -> None:
-    assert _type(cov_a=0.85, cov_b=0.6, own_run_b=1200.0) == "partial"
-    assert _type(cov_a=0.85, cov_b=0.6, own_run_b=600.0) == "copy"
-
-
-@pytest.mark.parametrize(("chars", "expected"), [(140.0, "partial"), (60.0, None)])
-def test_one_long_reused_sentence_is_partial_reuse(chars: float, expected: str | None) -> None:
-    got = _type(cov_a=0.05, cov_b=0.08, strong_sents=1.0, strong_chars=chars)
+@pytest.mark.parametrize(
+    ("sents", "chars", "expected"),
+    [(3.0, 400.0, "partial"), (2.0, 150.0, "partial"), (1.0, 140.0, "partial"), (1.0, 60.0, None)],
+)
+def test_reused_sentences_make_partial_reuse(
+    sents: float, chars: float, expected: str | None
+) -> None:
+    got = _type(cov_a=0.05, cov_b=0.08, strong_sents=sents, strong_chars=chars)
     assert got == expected
+
+
+def test_a_pair_the_model_calls_whole_is_not_partial() -> None:
+    always = dataclasses.replace(ClassifyParams(), whole_bias=100.0)
+    assert _type(always, cov_a=0.9, cov_b=0.9) in ("copy", "spun")

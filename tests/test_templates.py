@@ -7,6 +7,8 @@ tests are about the names-and-figures rule, not the embedder.
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from helpers import doc_of, embed_line_by_line
 
@@ -92,7 +94,7 @@ def test_a_template_filled_in_with_other_names_and_figures_is_not_reuse() -> Non
     al = align(a, b)
     assert al.passages and all(x.template for x in al.passages)
     assert al.features["cov_a"] == 0.0 and al.features["n_template"] == 1.0
-    rel, _, reasons = reuse_type(a, b, al, ClassifyParams())
+    rel, _, reasons, _ = reuse_type(a, b, al, ClassifyParams())
     assert rel is None
     assert any("template" in r for r in reasons)
 
@@ -129,14 +131,18 @@ def test_a_whole_copy_candidate_whose_texts_swap_name_and_figure_is_not_a_copy()
     a.sentence_vectors[0, 3], b.sentence_vectors[0, 2] = 1.0, 1.0
     al = align(a, b)
     assert al.passages and not any(x.template for x in al.passages)  # the body alone: 1 a side
-    rel, _, reasons = reuse_type(a, b, al, ClassifyParams())
+    assert reuse_type(a, b, al, ClassifyParams())[0] is None
+    # even where the whole-derivative model would call the pair whole, the template rule
+    # over the whole texts says no
+    whole = dataclasses.replace(ClassifyParams(), whole_bias=100.0)
+    rel, _, reasons, _ = reuse_type(a, b, al, whole)
     assert rel is None and any("template" in r for r in reasons)
     # the same notice re-issued with a corrected figure stays a copy of it
     a2, c = _aligned([head_a, body.format(70, 70)], [head_a, body.format(70, 75)], cos=0.97)
     assert reuse_type(a2, c, align(a2, c), ClassifyParams())[0] in ("copy", "spun")
     # and the rule follows the aligner's settings
     off = AlignParams(template_min_slots=10_000)
-    assert reuse_type(a, b, al, ClassifyParams(), off)[0] is not None
+    assert reuse_type(a, b, al, whole, off)[0] is not None
 
 
 def test_a_translation_that_renders_names_its_own_way_is_not_a_template() -> None:
@@ -230,7 +236,7 @@ def test_two_companies_wire_notices_are_a_template_the_same_notice_reworded_is_n
 def test_a_whole_wire_notice_of_another_company_is_not_a_spun_copy() -> None:
     a, b = _wire("a", WIRE_A), _wire("b", WIRE_B)
     embed_line_by_line(a, b, 0.9)
-    rel, _, reasons = reuse_type(a, b, align(a, b), ClassifyParams())
+    rel, _, reasons, _ = reuse_type(a, b, align(a, b), ClassifyParams())
     assert rel not in ("copy", "spun", "duplicate")
     assert any("template" in r for r in reasons)
 

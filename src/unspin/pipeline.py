@@ -98,6 +98,12 @@ class Config:
             raise ValueError("workers must be >= 0 (0: one per core)")
 
 
+def config_record(config: Config) -> dict[str, Any]:
+    """The whole configuration as plain JSON-ready data (every stage's parameters, the
+    fitted weights included), as ``manifest.json`` records it."""
+    return dataclasses.asdict(config)
+
+
 # ---------------------------------------------------------------- engines
 
 
@@ -353,6 +359,7 @@ _RULE_MODULES = (
     "classify",
     "corpus",
     "embed",
+    "evidence",
     "fingerprint",
     "lineage",
     "model",
@@ -773,7 +780,13 @@ def analyse(
     relations += story_relations(docs, ps.pairs, ps.reuse, scored, story_of, sp)
     relations.sort(key=lambda r: (r.a, r.b))
     stories = make_stories(docs, groups, relations)
-    return Result(docs=list(docs), relations=relations, stories=stories, errors=list(errors))
+    return Result(
+        docs=list(docs),
+        relations=relations,
+        stories=stories,
+        errors=list(errors),
+        config=config_record(config),
+    )
 
 
 # ---------------------------------------------------------------- per relation (provenance)

@@ -499,7 +499,7 @@ def scan(
     from pyspark.sql import functions as F
 
     from unspin.embed import get_embedder
-    from unspin.pipeline import Config, story_relations
+    from unspin.pipeline import Config, config_record, story_relations
     from unspin.stories import make_stories
 
     config = config or Config()
@@ -694,6 +694,7 @@ def _provenance(spark, side, light, relations, stories, errors) -> Result:
     carriers.sort(key=lambda d: order[d.id])
     derived = frozenset(r.derivative for r in relations if r.derivative)
     result = Result(docs=carriers, relations=relations, stories=stories, errors=errors)
+    result.config = config_record(config)
     result.quotes = quote_groups(carriers, derived=derived)
     result.lineage = _lineage(result, light)
     result.changes = changes

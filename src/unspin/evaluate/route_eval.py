@@ -314,6 +314,9 @@ def eval_routes(
             if p in gold:
                 row["split"] = gold[p].get("split")
                 row["credit_line"] = "credit" in (gold[p].get("notes") or {})
+            if p in rels:  # what each named evidence contributed (for bench/ablation.py)
+                row["relation_a"] = rels[p].a
+                row["evidence"] = [e.to_record() for e in rels[p].evidence]
         pairs_out.parent.mkdir(parents=True, exist_ok=True)
         with open(pairs_out, "w", encoding="utf-8") as fh:
             fh.writelines(json.dumps(r) + "\n" for r in out_rows)

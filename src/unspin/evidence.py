@@ -1,0 +1,508 @@
+"""Classify-stage evidence: named evidence functions, their registry, and the pair context
+they read.
+
+The classify stage decides two things about an aligned pair, each from named evidence
+whose parameters live in :class:`unspin.classify.ClassifyParams` and whose contribution
+is recorded on the relation (``Relation.evidence``, ``relations.jsonl``):
+
+* **type**: whether one text is a whole derivative of the other (a copy, a spin, a
+  rewrite, condensed or not) rather than passage reuse or independent coverage. Typing
+  features (:data:`TYPING_FEATURES`) measure how much of each text the other accounts
+  for, in meaning (sentence vectors) and in checkable facts (figures, names, quotations);
+  a logistic model fitted on labelled data (``bench/fit_classify.py``) weighs them.
+* **direction**: which text is the source. Direction evidence
+  (:data:`DIRECTION_EVIDENCE`) gives a signed value, positive when the pair's first text
+  ``a`` looks like the source; the same fitting script weighs them, and a pair whose
+  weighted sum stays under a margin is left undecided.
+
+Every function here is pure: it reads the two Docs, their Alignment, the per-article
+facts (:func:`doc_facts`, computed once per article) and, where given, the corpus
+statistics (:class:`unspin.corpus.CorpusSupport`, a view that leaves the pair out).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from unspin.model import Alignment, Doc
+from unspin.normalise import DATE_WORDS, edit_distance, figures, names, words, zipf
+
+
+@dataclass(frozen=True)
+class Contribution:
+    """What one named piece of evidence added to a decision.
+
+    ``value`` is the evidence's own measure (a share, a count, a difference); ``weight``
+    is what it added to the decision's score (the fitted weight times the value: for the
+    type, towards a whole-text derivative; for direction, towards ``a`` being the source).
+    """
+
+    stage: str  # "type" | "direction"
+    name: str
+    value: float
+    weight: float
+    detail: str = ""
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            "stage": self.stage,
+            "name": self.name,
+            "value": round(float(self.value), 4),
+            "weight": round(float(self.weight), 4),
+            "detail": self.detail,
+        }
+
+
+# ---------------------------------------------------------------- per-article facts
+
+#: a sentence shorter than this many words (a dateline, "he said") is not content
+CONTENT_MIN_WORDS = 4
+#: quotations shorter than this many words are not compared as facts
+FACT_QUOTE_WORDS = 5
+
+
+@dataclass(frozen=True)
+class DocFacts:
+    """Checkable details of one article and its content sentences, computed once."""
+
+    figures: frozenset[str]
+    names: frozenset[str]  # lower-cased capitalised words that do not open a sentence
+    quotes: tuple[str, ...]  # quotations of FACT_QUOTE_WORDS+ words, as word strings
+    words: frozenset[str]
+    joined: str  # the text's words joined by single spaces (for containment of quotes)
+    content: tuple[int, ...]  # content sentence indexes
+
+
+def doc_facts(doc: Doc) -> DocFacts:
+    """The article's :class:`DocFacts` (cached on the doc: per-article work done once)."""
+    cached = getattr(doc, "_facts", None)
+    if cached is not None:
+        return cached
+    text = doc.article.text
+    ws = words(text)
+    content = tuple(
+        s.index
+        for s in doc.sentences
+        if not s.boilerplate and len(words(s.text)) >= CONTENT_MIN_WORDS
+    ) or tuple(s.index for s in doc.sentences)
+    facts = DocFacts(
+        figures=frozenset(figures(text)),
+        names=frozenset(names(text)),
+        quotes=tuple(
+            " ".join(words(q.text)) for q in doc.quotes if len(words(q.text)) >= FACT_QUOTE_WORDS
+        ),
+        words=frozenset(ws),
+        joined=" ".join(ws),
+        content=content,
+    )
+    doc._facts = facts  # type: ignore[attr-defined]
+    return facts
+
+
+# ---------------------------------------------------------------- the pair context
+
+
+@dataclass
+class PairCtx:
+    """Everything evidence about one aligned pair reads (``a`` first in id order).
+
+    ``relation``: the type decided (set before direction evidence is read). ``params``:
+    the classify parameters; ``support``: corpus statistics or None."""
+
+    a: Doc
+    b: Doc
+    al: Alignment
+    params: Any
+    support: Any = None
+    align_params: Any = None
+    relation: str | None = None
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    @cached_property
+    def fa(self) -> DocFacts:
+        return doc_facts(self.a)
+
+    @cached_property
+    def fb(self) -> DocFacts:
+        return doc_facts(self.b)
+
+    @cached_property
+    def ia(self) -> set[int]:
+        return {i for x in self.al.passages if x.is_evidence for i in x.a_sentences}
+
+    @cached_property
+    def ib(self) -> set[int]:
+        return {j for x in self.al.passages if x.is_evidence for j in x.b_sentences}
+
+    @cached_property
+    def same_language(self) -> bool:
+        return self.a.lang == self.b.lang
+
+    @cached_property
+    def soft(self) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
+        """Per side: (share of its content characters whose best match in the other has
+        cosine >= ``soft_match``, length-weighted mean best cosine, share of those matches
+        in order). A rewrite's every sentence has a counterpart in its source, reworded or
+        merged; an independent article's do not."""
+        return (
+            _soft_cover(self.a, self.fa, self.b, self.fb, self.params.soft_match),
+            _soft_cover(self.b, self.fb, self.a, self.fa, self.params.soft_match),
+        )
+
+    @cached_property
+    def lower_first(self) -> tuple[str, str]:
+        return self.a.article.text.lower(), self.b.article.text.lower()
+
+
+def _soft_cover(d: Doc, fd: DocFacts, o: Doc, fo: DocFacts, bar: float) -> tuple[float, ...]:
+    from unspin.align import _order
+
+    if d.sentence_vectors is None or o.sentence_vectors is None:
+        return 0.0, 0.0, 1.0
+    ia, io = list(fd.content), list(fo.content)
+    if not ia or not io:
+        return 0.0, 0.0, 1.0
+    sim = d.sentence_vectors[ia] @ o.sentence_vectors[io].T
+    best, arg = sim.max(axis=1), sim.argmax(axis=1)
+    w = np.array([len(d.sentences[i].text) for i in ia], float)
+    total = float(w.sum()) or 1.0
+    hit = best >= bar
+    pairs = [(i, io[int(k)]) for i, k, h in zip(ia, arg, hit) if h]
+    return float((w * hit).sum() / total), float((w * best).sum() / total), _order(pairs)
+
+
+# ---------------------------------------------------------------- registry
+
+#: a typing feature: the pair context -> a number
+TypingFeature = Callable[[PairCtx], float]
+#: a direction evidence: the pair context -> (signed value, detail) or None (no evidence)
+DirectionEvidence = Callable[[PairCtx], "tuple[float, str] | None"]
+
+TYPING_FEATURES: dict[str, TypingFeature] = {}
+DIRECTION_EVIDENCE: dict[str, DirectionEvidence] = {}
+
+
+def typing_feature(name: str) -> Callable[[TypingFeature], TypingFeature]:
+    """Register a typing feature under ``name`` (its weight is a ClassifyParams entry)."""
+
+    def deco(fn: TypingFeature) -> TypingFeature:
+        TYPING_FEATURES[name] = fn
+        return fn
+
+    return deco
+
+
+def direction_evidence(name: str) -> Callable[[DirectionEvidence], DirectionEvidence]:
+    """Register a direction evidence under ``name`` (weight in ClassifyParams)."""
+
+    def deco(fn: DirectionEvidence) -> DirectionEvidence:
+        DIRECTION_EVIDENCE[name] = fn
+        return fn
+
+    return deco
+
+
+# ---------------------------------------------------------------- typing features
+
+
+def _share(part: frozenset[str] | set[str], whole: frozenset[str] | set[str]) -> float:
+    """Share of ``part`` found in ``whole``, smoothed towards 1/2 (few facts say little)."""
+    return (len(part & whole) + 1) / (len(part) + 2)
+
+
+def _quote_share(qs: tuple[str, ...], joined: str) -> float:
+    return (sum(q in joined for q in qs) + 1) / (len(qs) + 2)
+
+
+@typing_feature("min_sents")
+def _min_sents(c: PairCtx) -> float:
+    """log(1 + content sentences of the shorter text): little text is little evidence."""
+    return math.log1p(min(len(c.fa.content), len(c.fb.content)))
+
+
+@typing_feature("cov_hi")
+def _cov_hi(c: PairCtx) -> float:
+    """Share of the more covered text inside aligned reuse passages."""
+    return max(c.al.features["cov_a"], c.al.features["cov_b"])
+
+
+@typing_feature("cov_lo")
+def _cov_lo(c: PairCtx) -> float:
+    """Share of the less covered text inside aligned reuse passages."""
+    return min(c.al.features["cov_a"], c.al.features["cov_b"])
+
+
+@typing_feature("soft_hi")
+def _soft_hi(c: PairCtx) -> float:
+    """Share of the more covered text whose sentences have a close counterpart."""
+    return max(c.soft[0][0], c.soft[1][0])
+
+
+@typing_feature("soft_lo")
+def _soft_lo(c: PairCtx) -> float:
+    return min(c.soft[0][0], c.soft[1][0])
+
+
+@typing_feature("mean_hi")
+def _mean_hi(c: PairCtx) -> float:
+    """Mean best sentence cosine of the more covered text (length-weighted)."""
+    return max(c.soft[0][1], c.soft[1][1])
+
+
+@typing_feature("mean_lo")
+def _mean_lo(c: PairCtx) -> float:
+    return min(c.soft[0][1], c.soft[1][1])
+
+
+@typing_feature("fig_in")
+def _fig_in(c: PairCtx) -> float:
+    """Share of one text's figures the other has (the higher of the two): a rewrite
+    adds few figures of its own; an independent article has its own."""
+    return max(_share(c.fa.figures, c.fb.figures), _share(c.fb.figures, c.fa.figures))
+
+
+@typing_feature("name_in")
+def _name_in(c: PairCtx) -> float:
+    """Share of one text's names the other uses as words (the higher of the two)."""
+    return max(_share(c.fa.names, c.fb.words), _share(c.fb.names, c.fa.words))
+
+
+@typing_feature("quote_in")
+def _quote_in(c: PairCtx) -> float:
+    """Share of one text's quotations found word for word in the other (the higher)."""
+    return max(_quote_share(c.fa.quotes, c.fb.joined), _quote_share(c.fb.quotes, c.fa.joined))
+
+
+@typing_feature("verbatim")
+def _verbatim(c: PairCtx) -> float:
+    """Word 3-grams shared inside the aligned reuse passages."""
+    return c.al.features["verbatim"]
+
+
+@typing_feature("lenratio")
+def _lenratio(c: PairCtx) -> float:
+    la, lb = len(c.a.article.text), len(c.b.article.text)
+    return min(la, lb) / max(la, lb, 1)
+
+
+@typing_feature("doc_sim")
+def _doc_sim(c: PairCtx) -> float:
+    return c.al.features["doc_sim"]
+
+
+@typing_feature("order")
+def _soft_order(c: PairCtx) -> float:
+    """Share of the more covered text's close counterparts that keep their order."""
+    side = 0 if c.soft[0][0] >= c.soft[1][0] else 1
+    return c.soft[side][2]
+
+
+def whole_score(c: PairCtx) -> tuple[float, list[Contribution]]:
+    """The logistic score (log-odds) that one text is a whole derivative of the other,
+    and each typing feature's contribution."""
+    p = c.params
+    out = [Contribution("type", "bias", 1.0, p.whole_bias, "fitted intercept")]
+    z = p.whole_bias
+    for name, w in zip(p.whole_features, p.whole_weights):
+        v = float(TYPING_FEATURES[name](c))
+        z += w * v
+        out.append(Contribution("type", name, v, w * v))
+    return z, out
+
+
+def kept_share(c: PairCtx) -> float:
+    """Share of the words of ``a``'s aligned sentences kept nearly as they were (a word
+    edit distance of at most ``kept_edit`` of the sentence's words to one sentence of its
+    passage on the other side): a copy keeps its sentences and edits a few; a spin, a
+    translation round trip or a rewrite rewords nearly all of them."""
+    bar = c.params.kept_edit
+    total = kept = 0
+    for x in c.al.passages:
+        if not x.is_evidence:
+            continue
+        others = [words(c.b.sentences[j].text) for j in x.b_sentences]
+        for i in x.a_sentences:
+            wa = words(c.a.sentences[i].text)
+            if not wa:
+                continue
+            best = min((edit_distance(wa, wb) / len(wa) for wb in others), default=1.0)
+            total += len(wa)
+            kept += len(wa) * (best <= bar)
+    return kept / total if total else 0.0
+
+
+# ---------------------------------------------------------------- direction evidence
+
+#: a credit to an outlet: "first reported by the X", "according to a report in X",
+#: "(Source: X)", "as X reported" (X: a run of capitalised words)
+_OUTLET = r"((?:[Tt]he\s+)?(?-i:[A-Z][\w&'’.-]*)(?:\s+(?:&\s+)?(?-i:[A-Z][\w&'’.-]*)){0,5})"
+_CREDIT = re.compile(
+    r"(?:(?:first|originally|initially)\s+)?(?:reported|published|revealed|broken)\s+"
+    r"(?:first\s+)?(?:by|in)\s+"
+    + _OUTLET
+    + r"|according\s+to\s+(?:an?\s+(?:\w+\s+){0,3}?(?:report|article|story|piece)\s+"
+    r"(?:\w+\s+){0,2}?(?:by|in|from)\s+)?"
+    + _OUTLET
+    + r"|\(\s*(?:source|via|credit)\s*:\s*"
+    + _OUTLET
+    + r"|\bas\s+"
+    + _OUTLET
+    + r"\s+(?:first\s+)?(?:reported|revealed|noted)"
+    + r"|,\s*"
+    + _OUTLET
+    + r"\s+(?:first\s+)?reported\b",
+    re.IGNORECASE,
+)
+
+
+def credited_outlets(text: str) -> set[str]:
+    """Names of outlets a text credits ("first reported by the Harbour Post")."""
+    out = set()
+    for m in _CREDIT.finditer(text):
+        name = next((g for g in m.groups() if g), "")
+        toks = [t for t in words(name) if t != "the"]
+        if toks and not all(t in DATE_WORDS for t in toks):  # "published in January"
+            out.add(" ".join(toks))
+    return out
+
+
+def _unknown_credits(d: Doc, other_lower: str, c: PairCtx) -> list[str]:
+    """Outlets ``d`` credits that the other text and every other article never name."""
+    phrase = getattr(c.support, "phrase_support", None)
+    out = []
+    for name in credited_outlets(d.article.text):
+        if name in other_lower:
+            continue
+        toks = name.split()
+        if phrase is None:
+            continue  # without a corpus there is no telling an outlet found nowhere else
+        if len(toks) == 1:
+            known = c.support(toks[0], c.a.id, c.b.id) > 0
+        else:
+            from unspin.corpus import bigram_hashes
+
+            known = bool((phrase(bigram_hashes(toks), c.a.id, c.b.id) > 0).all())
+        if not known:
+            out.append(name)
+    return out
+
+
+@direction_evidence("unknown_credit")
+def _unknown_credit(c: PairCtx) -> tuple[float, str] | None:
+    """A credit to an outlet that the other text and no other article of the pile names
+    ("first reported by the Harbour Post"): content farms credit invented or obscure
+    outlets; the side with such a credit is the derivative."""
+    la, lb = c.lower_first
+    ua, ub = _unknown_credits(c.a, lb, c), _unknown_credits(c.b, la, c)
+    if len(ua) == len(ub):
+        return None
+    side, names_ = (c.b, ub) if len(ub) > len(ua) else (c.a, ua)
+    shown = ", ".join(repr(n) for n in names_[:2])
+    return float(len(ub) - len(ua)), f"{side.id} credits {shown}, named nowhere else"
+
+
+@direction_evidence("fluency")
+def _fluency(c: PairCtx) -> tuple[float, str] | None:
+    """Which text's own wording the rest of the pile uses: of each text's word pairs the
+    other lacks, the share that other articles use too. Machine translation, synonym
+    spinners and paraphrasers put words together as nobody writes them ("ample consumer",
+    "gentleman Callaghan"); a source's wording is the language of its beat. Same language
+    only; needs ``min_fluency_pairs`` such word pairs a side and a corpus."""
+    phrase = getattr(c.support, "phrase_support", None)
+    if phrase is None or not c.same_language:
+        return None
+    from unspin.corpus import bigram_hashes
+
+    ha = np.unique(bigram_hashes(words(c.a.article.text)))
+    hb = np.unique(bigram_hashes(words(c.b.article.text)))
+    own_a, own_b = np.setdiff1d(ha, hb), np.setdiff1d(hb, ha)
+    n = c.params.min_fluency_pairs
+    if len(own_a) < n or len(own_b) < n:
+        return None
+    fa = float((phrase(own_a, c.a.id, c.b.id) > 0).mean())
+    fb = float((phrase(own_b, c.a.id, c.b.id) > 0).mean())
+    return fa - fb, (
+        f"other articles use {fa:.0%} of {c.a.id}'s own word pairs, {fb:.0%} of {c.b.id}'s"
+    )
+
+
+def _unique_facts(mine: DocFacts, theirs: DocFacts) -> int:
+    """Details only ``mine`` has: figures, names the other text never uses, quotations."""
+    return (
+        len(mine.figures - theirs.figures)
+        + len(mine.names - theirs.words)
+        + sum(q not in theirs.joined for q in mine.quotes)
+    )
+
+
+@direction_evidence("details")
+def _details(c: PairCtx) -> tuple[float, str] | None:
+    """A rewrite drops and merges details of its source and rarely adds checkable ones:
+    the log ratio of the details only each text has (figures, names, quotations).
+    Whole rewordings (``spun``) only: a copy's edits (a name or figure put for another, an
+    added credit line) and a passage's host article say nothing about which text is the
+    rewrite."""
+    if not c.same_language or c.relation != "spun":
+        return None
+    ua, ub = _unique_facts(c.fa, c.fb), _unique_facts(c.fb, c.fa)
+    if ua == ub:
+        return None
+    return math.log((1 + ua) / (1 + ub)), f"details only in {c.a.id}: {ua}, only in {c.b.id}: {ub}"
+
+
+def _foreign_rate(d: Doc, other_lang: str, bar_other: float, bar_own: float) -> float:
+    """Words of ``d`` (per 100) common in ``other_lang`` and rare in ``d``'s language."""
+    ws = [w for w in words(d.article.text) if w.isalpha() and len(w) > 2]
+    if not ws:
+        return 0.0
+    n = 0
+    for w in ws:
+        zo, zd = zipf(w, other_lang), zipf(w, d.lang)
+        if zo is not None and zd is not None and zo >= bar_other and zd < bar_own:
+            n += 1
+    return 100.0 * n / len(ws)
+
+
+@direction_evidence("untranslated")
+def _untranslated(c: PairCtx) -> tuple[float, str] | None:
+    """A translation carries words of its source's language it did not translate (names of
+    bodies, titles, common words a system left alone); the source rarely carries words of
+    its translation's language: per 100 words, words common in the other text's language
+    and rare in one's own. Across languages only."""
+    if c.same_language or "und" in (c.a.lang, c.b.lang):
+        return None
+    p = c.params
+    ra = _foreign_rate(c.a, c.b.lang, p.foreign_zipf, p.own_rare_zipf)
+    rb = _foreign_rate(c.b, c.a.lang, p.foreign_zipf, p.own_rare_zipf)
+    if ra == rb:
+        return None
+    return rb - ra, (
+        f"words of the other language per 100: {c.a.id} ({c.a.lang}) {ra:.1f}, "
+        f"{c.b.id} ({c.b.lang}) {rb:.1f}"
+    )
+
+
+def direction_score(c: PairCtx) -> tuple[float, list[Contribution]]:
+    """Weighted sum of the direction evidence (> 0: ``a`` is the source) and each
+    evidence's contribution (evidence that has nothing to say is left out)."""
+    p = c.params
+    z = 0.0
+    out = []
+    for name, w in zip(p.direction_evidence, p.direction_weights):
+        got = DIRECTION_EVIDENCE[name](c)
+        if got is None:
+            continue
+        v, detail = got
+        v = max(-p.evidence_cap, min(p.evidence_cap, float(v)))
+        if v == 0.0 or w == 0.0:
+            continue
+        z += w * v
+        out.append(Contribution("direction", name, v, w * v, detail))
+    return z, out

@@ -1,0 +1,363 @@
+"""Each registered typing feature and direction evidence on its own (unspin.evidence and
+the evidence registered in unspin.classify), on small texts written for these tests."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from helpers import doc_of, embed
+
+import unspin.classify  # noqa: F401  (registers the direction evidence defined there)
+from unspin.classify import DIRECTION_EVIDENCE_NAMES, WHOLE_FEATURES, ClassifyParams
+from unspin.corpus import CorpusSupport
+from unspin.evidence import (
+    DIRECTION_EVIDENCE,
+    TYPING_FEATURES,
+    PairCtx,
+    credited_outlets,
+    direction_score,
+    kept_share,
+    whole_score,
+)
+from unspin.fingerprint import prepare
+from unspin.model import AlignedPassage, Alignment, Article, Doc
+
+P = ClassifyParams()
+
+FEATS = {
+    "cov_a": 0.8,
+    "cov_b": 0.4,
+    "verbatim": 0.3,
+    "doc_sim": 0.7,
+    "n_passages": 1.0,
+    "n_quote_only": 0.0,
+}
+
+
+def _passage(a: Doc, b: Doc, i: int, j: int) -> AlignedPassage:
+    """Sentence ``i`` of ``a`` aligned with sentence ``j`` of ``b`` (character spans)."""
+    sa, sb = a.sentences[i], b.sentences[j]
+    return AlignedPassage(sa.start, sa.end, sb.start, sb.end, 0.9, 0.9, 0.5, [i], [j])
+
+
+def ctx(
+    a: Doc,
+    b: Doc,
+    pairs: list[tuple[int, int]] | None = None,
+    relation: str | None = None,
+    support: object = None,
+    params: ClassifyParams = P,
+    **feats: float,
+) -> PairCtx:
+    """A pair context whose aligned passages are the given (i, j) sentence pairs."""
+    passages = [_passage(a, b, i, j) for i, j in (pairs or [])]
+    al = Alignment(a=a.id, b=b.id, passages=passages, features=FEATS | feats)
+    return PairCtx(a, b, al, params, support, relation=relation)
+
+
+def test_every_configured_evidence_is_registered() -> None:
+    assert set(WHOLE_FEATURES) <= set(TYPING_FEATURES)
+    assert set(DIRECTION_EVIDENCE_NAMES) <= set(DIRECTION_EVIDENCE)
+
+
+def test_unknown_evidence_names_are_refused_early() -> None:
+    with pytest.raises(ValueError, match="unknown evidence 'nope'"):
+        ClassifyParams(whole_features=("nope",), whole_weights=(1.0,))
+    with pytest.raises(ValueError, match="one weight per"):
+        ClassifyParams(direction_weights=(1.0,))
+
+
+# ---------------------------------------------------------------- typing features
+
+S4 = [
+    "The council approved the harbour budget on Monday evening after a long debate.",
+    "Traders said the new parking charges would drive their customers away.",
+    "A public meeting about the library closures is planned for later this month.",
+    "Residents near the quarry have complained about dust from lorries for years.",
+]
+T4 = [
+    "Councillors backed the port spending plan on Monday night after hours of talks.",
+    "Shop owners warned that parking fees would push shoppers elsewhere in town.",
+    "Officials will hold an open meeting on the library cuts in the coming weeks.",
+    "People living by the old quarry have long protested about lorry dust there.",
+]
+
+
+def _vec_pair(cos: float, order: list[int] | None = None) -> tuple[Doc, Doc]:
+    """Two four-sentence docs whose sentences face each other at ``cos`` (b's k-th
+    sentence against a's ``order[k]``-th)."""
+    order = order or [0, 1, 2, 3]
+    a, b = doc_of("a", S4), doc_of("b", [T4[k] for k in order])
+    embed(a, b, {(order[k], k): cos for k in range(4)})
+    return a, b
+
+
+def test_min_sents_grows_with_the_shorter_text() -> None:
+    a, b = doc_of("a", S4), doc_of("b", T4[:2])
+    short = TYPING_FEATURES["min_sents"](ctx(a, b))
+    assert short == pytest.approx(np.log1p(2))
+    assert TYPING_FEATURES["min_sents"](ctx(a, doc_of("b", T4))) > short
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [("cov_hi", 0.8), ("cov_lo", 0.4), ("verbatim", 0.3), ("doc_sim", 0.7)],
+)
+def test_alignment_features_are_read_as_they_are(name: str, expected: float) -> None:
+    a, b = doc_of("a", S4), doc_of("b", T4)
+    assert TYPING_FEATURES[name](ctx(a, b)) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("name", ["soft_hi", "soft_lo"])
+def test_soft_coverage_counts_sentences_with_a_close_counterpart(name: str) -> None:
+    close, far = _vec_pair(0.9), _vec_pair(0.5)
+    assert TYPING_FEATURES[name](ctx(*close)) == pytest.approx(1.0)
+    assert TYPING_FEATURES[name](ctx(*far)) == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize("name", ["mean_hi", "mean_lo"])
+def test_mean_best_cosine_follows_the_similarity(name: str) -> None:
+    assert TYPING_FEATURES[name](ctx(*_vec_pair(0.9))) == pytest.approx(0.9, abs=1e-5)
+    assert TYPING_FEATURES[name](ctx(*_vec_pair(0.6))) == pytest.approx(0.6, abs=1e-5)
+
+
+def test_order_of_counterparts() -> None:
+    kept = TYPING_FEATURES["order"](ctx(*_vec_pair(0.9)))
+    shuffled = TYPING_FEATURES["order"](ctx(*_vec_pair(0.9, [3, 2, 1, 0])))
+    assert kept == pytest.approx(1.0)
+    assert shuffled < 0.5
+
+
+def _doc(doc_id: str, text: str) -> Doc:
+    return prepare(Article(id=doc_id, text=text))
+
+
+def test_fig_in_is_high_when_one_side_adds_no_figures() -> None:
+    a = _doc("a", "The plan costs 12 million euros and takes 18 months for 400 boats.")
+    same = _doc("b", "It takes 18 months, costs 12 million euros and affects 400 boats.")
+    own = _doc("b", "A 2021 study put the cost at 20 million euros over 36 months.")
+    # smoothed shares: (shared + 1) / (own + 2)
+    assert TYPING_FEATURES["fig_in"](ctx(a, same)) == pytest.approx(4 / 5)
+    assert TYPING_FEATURES["fig_in"](ctx(a, own)) == pytest.approx(1 / 5)
+
+
+def test_name_in_is_high_when_one_side_adds_no_names() -> None:
+    a = _doc("a", "The chair, Anika Strand, spoke after the vote, and later Piet Maas replied.")
+    same = _doc("b", "After the vote the chair Anika Strand spoke; later Piet Maas answered.")
+    own = _doc("b", "After the vote councillor Ruth Okafor spoke; later Lars Benn answered.")
+    assert TYPING_FEATURES["name_in"](ctx(a, same)) > TYPING_FEATURES["name_in"](ctx(a, own))
+
+
+def test_quote_in_counts_quotations_found_word_for_word() -> None:
+    q = '"We cannot let the largest ships sail past us to Tolvik," she said.'
+    a = _doc("a", "The board voted on Tuesday. " + q)
+    same = _doc("b", "On Tuesday the vote was held. " + q)
+    own = _doc(
+        "b", 'On Tuesday the vote was held. "Nobody has shown me the lines will come," he said.'
+    )
+    assert TYPING_FEATURES["quote_in"](ctx(a, same)) > TYPING_FEATURES["quote_in"](ctx(a, own))
+
+
+def test_lenratio() -> None:
+    a, b = _doc("a", "x " * 100), _doc("b", "y " * 50)
+    assert TYPING_FEATURES["lenratio"](ctx(a, b)) == pytest.approx(0.5, abs=0.02)
+
+
+def test_whole_score_is_the_sum_of_its_contributions() -> None:
+    c = ctx(*_vec_pair(0.9))
+    z, parts = whole_score(c)
+    assert z == pytest.approx(sum(x.weight for x in parts))
+    assert {x.name for x in parts} == {"bias", *P.whole_features}
+    zero = dataclasses.replace(P, whole_weights=(0.0,) * len(P.whole_features), whole_bias=0.0)
+    assert whole_score(ctx(*_vec_pair(0.9), params=zero))[0] == 0.0
+
+
+def test_kept_share_tells_a_copy_from_a_rewording() -> None:
+    a = doc_of("a", S4)
+    copy = doc_of("b", [S4[0], S4[1].replace("new ", ""), S4[2], S4[3]])
+    spun = doc_of("b", T4)
+    pairs = [(k, k) for k in range(4)]
+    assert kept_share(ctx(a, copy, pairs)) == pytest.approx(1.0)
+    assert kept_share(ctx(a, spun, pairs)) == pytest.approx(0.0)
+
+
+# ---------------------------------------------------------------- direction evidence
+
+FILLER = [
+    "Shipping lines are cutting the number of ports their largest vessels call at.",
+    "The port authority said cargo volumes fell last year as trade slowed down.",
+    "Fishermen said the new rules on catches would hurt small boats in the harbour.",
+    "The city council will vote on the budget for the harbour district next month.",
+    "A spokesman for the board said the plan had the support of most members.",
+    "The regional government has not said when it will decide on the estuary works.",
+]
+
+
+def _support(*extra: str) -> CorpusSupport:
+    docs = [_doc(f"f{k}", t + " " + FILLER[(k + 1) % len(FILLER)]) for k, t in enumerate(FILLER)]
+    docs += [_doc(f"x{k}", t) for k, t in enumerate(extra)]
+    return CorpusSupport(docs)
+
+
+def _ev(name: str, c: PairCtx) -> float | None:
+    got = DIRECTION_EVIDENCE[name](c)
+    return None if got is None else got[0]
+
+
+def test_credited_outlets() -> None:
+    text = "The deal was first reported by the Harbour Post, according to the Daily Ledger."
+    assert credited_outlets(text) == {"harbour post", "daily ledger"}
+    assert credited_outlets("The report was published in January.") == set()
+
+
+def test_unknown_credit_points_to_the_side_crediting_an_outlet_named_nowhere() -> None:
+    a = _doc("a", "The board approved the dredging plan on Tuesday after a long debate.")
+    b = _doc(
+        "b",
+        "The board approved the dredging plan on Tuesday, as first reported by the "
+        "Velmora Courier.",
+    )
+    assert _ev("unknown_credit", ctx(a, b, support=_support())) == 1.0
+    assert _ev("unknown_credit", ctx(b, a, support=_support())) == -1.0
+    # an outlet other articles name is not evidence; nor is any credit without a corpus
+    known = _support("The Velmora Courier said the vote was close.")
+    assert _ev("unknown_credit", ctx(a, b, support=known)) is None
+    assert _ev("unknown_credit", ctx(a, b)) is None
+
+
+def test_fluency_prefers_the_wording_other_articles_use() -> None:
+    plain = " ".join(FILLER[:3])
+    odd = (
+        "Shipping lineups are trimming the tally of harbours their hugest crafts call at. "
+        "The harbour jurisdiction stated freight magnitudes dropped final year as commerce "
+        "decelerated. Anglers stated the fresh regulations on hauls would wound little "
+        "crafts in the port."
+    )
+    a, b = _doc("a", plain), _doc("b", odd)
+    support = CorpusSupport([_doc(f"f{k}", t) for k, t in enumerate(FILLER * 2)])
+    loose = dataclasses.replace(P, min_fluency_pairs=5)
+    v = _ev("fluency", ctx(a, b, support=support, params=loose))
+    assert v is not None and v > 0
+    few = dataclasses.replace(P, min_fluency_pairs=1000)
+    assert _ev("fluency", ctx(a, b, support=support, params=few)) is None  # too few pairs
+    assert _ev("fluency", ctx(a, b, params=loose)) is None  # no corpus
+
+
+def test_details_point_to_the_side_with_more_checkable_details() -> None:
+    a = _doc(
+        "a",
+        "Board chair Anika Strand said the 12 million euro work would start in March, "
+        "take 18 months and affect 400 boats, Piet Maas warned.",
+    )
+    b = _doc("b", "The board chair said the work would start in March.")
+    assert _ev("details", ctx(a, b, relation="spun")) > 0
+    assert _ev("details", ctx(b, a, relation="spun")) < 0
+    assert _ev("details", ctx(a, _doc("b", a.article.text + " "), relation="spun")) is None
+    # a copy's edits and a passage's host article say nothing here
+    assert _ev("details", ctx(a, b, relation="copy")) is None
+    assert _ev("details", ctx(a, b, relation="partial")) is None
+
+
+def test_untranslated_words_point_to_the_translation() -> None:
+    en = _doc(
+        "a",
+        "The Harbour Board approved the plan on Tuesday. The chair said the work would "
+        "start in March and the board would pay the fishermen.",
+    )
+    es = _doc(
+        "b",
+        "La Harbour Board aprobó el plan el martes. La spokeswoman dijo que las obras "
+        "empezarían en marzo y que la junta pagaría a los fishermen.",
+    )
+    assert (en.lang, es.lang) == ("en", "es")
+    v = _ev("untranslated", ctx(en, es))
+    assert v is not None and v > 0
+    assert _ev("untranslated", ctx(en, _doc("b", en.article.text))) is None  # one language
+
+
+def test_artefacts_point_to_the_machine_translated_side() -> None:
+    a = doc_of("a", ["The mayor met him on Thursday to discuss the $60 million plan."])
+    b = doc_of("b", ["the mayor met him On thursday to discuss the $ 60 million plan ."])
+    v = _ev("artefacts", ctx(a, b, [(0, 0)], relation="spun"))
+    assert v is not None and v > 0
+    assert _ev("artefacts", ctx(a, b, [(0, 0)], relation="translation")) is None
+
+
+def test_function_words_count_only_when_the_wordier_side_is_longer() -> None:
+    a = doc_of("a", ["Council backs harbour plan despite protests by fishermen."])
+    b = doc_of(
+        "b",
+        ["The council of the city has backed the plan for the harbour in spite of the "
+         "protests that were made by the fishermen."],
+    )  # fmt: skip
+    v = _ev("function_words", ctx(a, b, [(0, 0)], relation="spun"))
+    assert v is not None and v > 0
+    assert _ev("function_words", ctx(a, b, [(0, 0)], relation="copy")) is None
+
+
+def test_name_variants_prefer_the_spelling_other_articles_use() -> None:
+    a = doc_of("a", ["The gang Tren de Aragua was named in the report by the ministry."])
+    b = doc_of("b", ["The gang Train de Aragua was named in the report by the ministry."])
+    support = _support("Police say Tren de Aragua controls the border crossings.")
+    v = _ev("name_variants", ctx(a, b, [(0, 0)], relation="spun", support=support))
+    assert v is not None and v > 0
+
+
+def test_wording_prefers_the_side_whose_edited_words_others_use() -> None:
+    base = "The port authority said cargo volumes fell last year as trade slowed down."
+    a = doc_of("a", [base, "The board will meet again on Friday to approve the budget."])
+    b = doc_of(
+        "b",
+        [base.replace("cargo volumes", "freight magnitudes"),
+         "The board will meet again on Friday to approve the budget."],
+    )  # fmt: skip
+    support = _support("Cargo volumes at the port rose in the spring.")
+    c = ctx(a, b, [(0, 0), (1, 1)], relation="copy", support=support, verbatim=0.9)
+    v = _ev("wording", c)
+    assert v is not None and v > 0
+
+
+def test_name_swap_prefers_the_name_the_rest_of_the_texts_use() -> None:
+    a = doc_of(
+        "a",
+        ["Anika Strand chairs the board of the harbour in the city.",
+         "The board voted on Tuesday and Strand said the work would start in March."],
+    )  # fmt: skip
+    b = doc_of(
+        "b",
+        ["Anika Strand chairs the board of the harbour in the city.",
+         "The board voted on Tuesday and Hogan said the work would start in March."],
+    )  # fmt: skip
+    c = ctx(a, b, [(0, 0), (1, 1)], relation="copy", support=_support(), verbatim=0.9)
+    v = _ev("name_swap", c)
+    assert v is not None and v > 0
+
+
+def test_containment_points_to_the_side_with_sentences_the_copy_dropped() -> None:
+    a, b = doc_of("a", S4), doc_of("b", S4[:3])
+    assert _ev("containment", ctx(a, b, relation="copy", cov_a=0.75, cov_b=1.0)) > 0
+    assert _ev("containment", ctx(a, b, relation="spun", cov_a=0.75, cov_b=1.0)) is None
+
+
+def test_context_fit_points_to_the_article_the_passage_was_written_for() -> None:
+    a, b = doc_of("a", S4), doc_of("b", [T4[0], S4[2], FILLER[0]])
+    va = np.eye(8, dtype=np.float32)[:4]
+    va[2] = (va[0] + va[1] + va[3]) / np.sqrt(3)  # sentence 2 fits the rest of a
+    vb = np.eye(8, dtype=np.float32)[4:7].copy()
+    vb[1] = va[2]
+    a.sentence_vectors, b.sentence_vectors = va, vb
+    v = _ev("context_fit", ctx(a, b, [(2, 1)], relation="partial"))
+    assert v is not None and v > 0
+
+
+def test_direction_score_sums_weighted_capped_evidence() -> None:
+    a = _doc("a", "Anika Strand said the 12 million euro work takes 18 months for 400 boats.")
+    b = _doc("b", "The chair said the work would start soon.")
+    c = ctx(a, b, relation="spun")
+    z, parts = direction_score(c)
+    assert parts and z == pytest.approx(sum(x.weight for x in parts))
+    assert all(abs(x.value) <= P.evidence_cap for x in parts)
+    off = dataclasses.replace(P, direction_weights=(0.0,) * len(P.direction_evidence))
+    assert direction_score(ctx(a, b, relation="spun", params=off)) == (0.0, [])
