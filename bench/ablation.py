@@ -92,7 +92,9 @@ def ablate(rows: list[dict], p: ClassifyParams) -> tuple[dict, dict, dict]:
         for name in names_t:
             typing[g][name] += _typed_right(row, None if name == "(none)" else name, cut, stats)
         for name in names_d:
-            direc[g][name] += _direction_right(row, None if name == "(none)" else name, p.direction_margin)
+            direc[g][name] += _direction_right(
+                row, None if name == "(none)" else name, p.direction_margin
+            )
         # the recomputed full model must reproduce the recorded decisions
         if _direction_right(row, None, p.direction_margin) != (row.get("direction") == "right"):
             stats["direction mismatches"] += 1
@@ -103,7 +105,9 @@ def ablate(rows: list[dict], p: ClassifyParams) -> tuple[dict, dict, dict]:
 
 def _table(title: str, counts: dict, names: list[str]) -> str:
     groups = sorted(counts)
-    head = f"| {title} taken out | " + " | ".join(f"{g} (n={counts[g]['n']})" for g in groups) + " |"
+    head = (
+        f"| {title} taken out | " + " | ".join(f"{g} (n={counts[g]['n']})" for g in groups) + " |"
+    )
     lines = [head, "|---|" + "---|" * len(groups)]
     for name in names:
         cells = []

@@ -640,6 +640,7 @@ def scan(
         relations.sort(key=lambda r: (r.a, r.b))
         stories = make_stories(light, groups, relations)
         result = _provenance(spark, side, light, relations, stories, errors)
+        result.config = config_record(config)
         write(spark, result, out, docs)
         return result
     finally:
@@ -694,7 +695,6 @@ def _provenance(spark, side, light, relations, stories, errors) -> Result:
     carriers.sort(key=lambda d: order[d.id])
     derived = frozenset(r.derivative for r in relations if r.derivative)
     result = Result(docs=carriers, relations=relations, stories=stories, errors=errors)
-    result.config = config_record(config)
     result.quotes = quote_groups(carriers, derived=derived)
     result.lineage = _lineage(result, light)
     result.changes = changes
