@@ -772,7 +772,7 @@ def analyse(
     relations: list[Relation] = list(ps.reuse.values())
     relations += story_relations(docs, ps.pairs, ps.reuse, scored, story_of, sp)
     relations.sort(key=lambda r: (r.a, r.b))
-    stories = make_stories(docs, groups, relations)
+    stories = make_stories(docs, groups, relations, scored)
     return Result(docs=list(docs), relations=relations, stories=stories, errors=list(errors))
 
 

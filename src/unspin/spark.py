@@ -482,12 +482,17 @@ def _component(key: Any, docs_pdf: Any, pairs_pdf: Any, config: Any) -> Any:
 # ---------------------------------------------------------------- the scan
 
 
+#: sentences a driver-side doc keeps for its headline (a text led by a dateline alone or
+#: by boilerplate takes its headline from a later sentence: unspin.stories.headline)
+LIGHT_SENTENCES = 4
+
+
 class _Light:
-    """A doc stand-in for the driver's story labels (id, article, first sentence)."""
+    """A doc stand-in for the driver's story labels (id, article, first sentences)."""
 
     def __init__(self, doc: Doc) -> None:
         self.article = doc.article
-        self.sentences = doc.sentences[:1]
+        self.sentences = doc.sentences[:LIGHT_SENTENCES]
         self.id = doc.id
 
 
@@ -638,7 +643,7 @@ def scan(
             light, all_pairs, reuse, story_scores, story_of, config.stories
         )
         relations.sort(key=lambda r: (r.a, r.b))
-        stories = make_stories(light, groups, relations)
+        stories = make_stories(light, groups, relations, story_scores)
         result = _provenance(spark, side, light, relations, stories, errors)
         write(spark, result, out, docs)
         return result
