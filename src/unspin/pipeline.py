@@ -35,7 +35,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from unspin.align import AlignParams, align
+from unspin.align import AlignParams, align, stock_lines
 from unspin.candidates import CandidateParams, candidate_pairs, quote_keys
 from unspin.classify import ClassifyParams, classify
 from unspin.corpus import CorpusStats, SupportLocal, SupportView
@@ -415,6 +415,12 @@ class RecordingSupport:
         self.log.append(("casing", (word, a, b, house_share), v))
         return v
 
+    def line_docs(self, hashes: np.ndarray) -> np.ndarray:
+        v = self.view.line_docs(hashes)
+        raw = np.asarray(hashes, dtype=np.uint64).tobytes()
+        self.log.append(("line_docs", (raw,), v.tolist()))
+        return v
+
     def phrase_support(self, hashes: np.ndarray, a: str, b: str) -> np.ndarray:
         v = self.view.phrase_support(hashes, a, b)
         raw = np.asarray(hashes, dtype=np.uint64).tobytes()
@@ -429,6 +435,9 @@ def same_answers(log: Sequence[tuple], view: SupportView) -> bool:
             got = view.phrase_support(np.frombuffer(args[0], np.uint64), args[1], args[2])
             if got.tolist() != v:
                 return False
+        elif name == "line_docs":
+            if view.line_docs(np.frombuffer(args[0], np.uint64)).tolist() != v:
+                return False
         elif getattr(view, name)(*args) != v:
             return False
     return True
@@ -441,6 +450,8 @@ def pair_result(a: Doc, b: Doc, support: Any, config: Config) -> Relation | None
     """The reuse relation of two docs (aligned and classified in id order), or None."""
     if a.id > b.id:
         a, b = b, a
+    # lines repeated across the pile are boilerplate for the pair's evidence
+    a, b = stock_lines(a, b, getattr(support, "line_docs", None), config.align)
     al = align(a, b, config.align)
     return classify(a, b, al, config.classify, support, config.align)
 
@@ -500,7 +511,8 @@ def corpus_context(
     docs: Sequence[Doc], config: Config, engine: Any, memo: Any = None
 ) -> PairContext:
     """Per-article support shares and quotation keys, and the global statistics."""
-    keys = [article_key(d.article, config.embedder) for d in docs]
+    # by code version too: a stored share is what this code's SupportLocal computes
+    keys = [f"{code_version()}:{article_key(d.article, config.embedder)}" for d in docs]
     got = memo.memo_get("local", keys) if memo is not None else {}
     todo = [i for i, k in enumerate(keys) if k not in got]
     fresh = engine.map_articles(support_work, todo, docs, stage="corpus")

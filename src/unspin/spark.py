@@ -332,6 +332,7 @@ def _locals(it: Iterator[Any]) -> Iterator[tuple]:
             list(loc.lower),
             list(loc.words),
             loc.bigrams.view(np.int64).tolist(),
+            loc.lines.view(np.int64).tolist(),
         )
 
 
@@ -345,18 +346,25 @@ def corpus_stats(locs: Any) -> Any:
         rows = locs.select(F.explode(col).alias("w")).groupBy("w").count().collect()
         return {r["w"]: int(r["count"]) for r in rows}
 
-    grams = locs.select(F.explode("bigrams").alias("g")).groupBy("g").count().collect()
-    keys = np.array([r["g"] for r in grams], dtype=np.int64).view(np.uint64)
-    df = np.array([r["count"] for r in grams], dtype=np.int64)
-    order = np.argsort(keys)
+    def hashed(col: str) -> tuple[np.ndarray, np.ndarray]:
+        rows = locs.select(F.explode(col).alias("g")).groupBy("g").count().collect()
+        keys = np.array([r["g"] for r in rows], dtype=np.int64).view(np.uint64)
+        df = np.array([r["count"] for r in rows], dtype=np.int64)
+        order = np.argsort(keys)
+        return keys[order], df[order]
+
+    keys, df = hashed("bigrams")
+    line_keys, line_df = hashed("lines")
     return CorpusStats.from_counts(
         locs.count(),
         counts("names"),
         counts("capitals"),
         counts("lower"),
         counts("words"),
-        keys[order],
-        df[order],
+        keys,
+        df,
+        line_keys,
+        line_df,
     )
 
 
@@ -550,7 +558,7 @@ def scan(
         docs.count()
         locs = docs.rdd.mapPartitions(lambda it: _locals((r["idx"], r["doc"]) for r in it)).toDF(
             "idx long, loc binary, names array<string>, capitals array<string>, "
-            "lower array<string>, words array<string>, bigrams array<long>"
+            "lower array<string>, words array<string>, bigrams array<long>, lines array<long>"
         )
         locs = locs.cache()
         stats_b = sc.broadcast(corpus_stats(locs))
