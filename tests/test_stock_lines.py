@@ -48,8 +48,18 @@ def _doc(doc_id: str, sentences: list[str]):
     return prepare(Article(id=doc_id, text="\n\n".join(sentences)))
 
 
-def _counts(n: int):
-    return lambda hashes: np.full(len(hashes), n, dtype=np.int64)
+class _Pile:
+    """A pile in which every line is held by ``n`` articles."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def line_docs(self, hashes: np.ndarray) -> np.ndarray:
+        return np.full(len(hashes), self.n, dtype=np.int64)
+
+
+def _counts(n: int) -> _Pile:
+    return _Pile(n)
 
 
 def test_line_key_ignores_case_spacing_and_final_punctuation() -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -112,44 +112,50 @@ class AlignParams:
             raise ValueError("AlignParams.stock_min_docs must be >= 2 (a line in two articles)")
 
 
-def stock_lines(
-    a: Doc, b: Doc, line_docs: Callable[[np.ndarray], np.ndarray] | None, p: AlignParams
-) -> tuple[Doc, Doc]:
+def stock_lines(a: Doc, b: Doc, support: Any, p: AlignParams) -> tuple[Doc, Doc]:
     """The two docs with the stock lines they share marked as boilerplate (copies; the
     given docs are not changed).
 
     A stock line is a sentence of at least ``min_strong_words`` words that both hold and
-    that ``line_docs`` (articles of the pile holding each line hash, e.g.
+    that the pile (``support.line_docs(hashes)``: articles holding each line hash, e.g.
     :meth:`unspin.corpus.SupportView.line_docs`) finds in at least ``stock_min_docs``
     articles, while no sentence next to it in one article is next to it in the other: a
     line repeated across the pile, not a passage one of them took from the other (a
     reused block carries its neighbours along; copies and syndicated versions of one text
     hold every line in the same surroundings, however many there are). A line with no
-    neighbour in one of them (the whole text) is never a stock line. ``line_docs`` None:
-    no pile, nothing marked.
+    neighbour in one of them (the whole text) is never a stock line. ``support`` without
+    ``line_docs`` (or None): no pile, nothing marked. ``support.line_sequence(id)``, when
+    there, gives each doc's line hashes computed once per article.
     """
     from unspin.corpus import line_hashes
 
+    line_docs = getattr(support, "line_docs", None)
     if line_docs is None or not a.sentences or not b.sentences:
         return a, b
-    ha, hb = line_hashes(a), line_hashes(b)
+    seq = getattr(support, "line_sequence", lambda _id: None)
+    ha, hb = seq(a.id), seq(b.id)
+    ha = line_hashes(a) if ha is None else ha
+    hb = line_hashes(b) if hb is None else hb
+    common = np.intersect1d(ha, hb)
+    if not len(common):
+        return a, b
 
-    def long(doc: Doc, k: int) -> bool:
-        return not doc.sentences[k].boilerplate and (
-            len(words(doc.sentences[k].text)) >= p.min_strong_words
-        )
+    def long(doc: Doc, hs: np.ndarray) -> set[int]:
+        return {
+            int(hs[k])
+            for k in np.flatnonzero(np.isin(hs, common))
+            if not doc.sentences[k].boilerplate
+            and len(words(doc.sentences[k].text)) >= p.min_strong_words
+        }
 
-    shared = sorted(
-        {int(h) for k, h in enumerate(ha) if long(a, k)}
-        & {int(h) for k, h in enumerate(hb) if long(b, k)}
-    )
+    shared = sorted(long(a, ha) & long(b, hb))
     if not shared:
         return a, b
     counts = line_docs(np.array(shared, dtype=np.uint64))
-    frequent = {h for h, n in zip(shared, counts) if n >= p.stock_min_docs}
+    frequent = [h for h, n in zip(shared, counts) if n >= p.stock_min_docs]
 
     def around(hs: np.ndarray, h: int) -> tuple[list[int], set[int]]:
-        at = [k for k in range(len(hs)) if int(hs[k]) == h]
+        at = [int(k) for k in np.flatnonzero(hs == np.uint64(h))]
         near = {int(hs[k + d]) for k in at for d in (-1, 1) if 0 <= k + d < len(hs)}
         return at, near - {h}
 

@@ -197,7 +197,17 @@ class SupportLocal:
     (global counts, broadcast) and hands a pair's two locals to :class:`SupportView`.
     """
 
-    __slots__ = ("id", "names", "capitals", "lower", "words", "prose", "bigrams", "lines")
+    __slots__ = (
+        "id",
+        "names",
+        "capitals",
+        "lower",
+        "words",
+        "prose",
+        "bigrams",
+        "line_seq",
+        "lines",
+    )
 
     def __init__(self, doc: Doc) -> None:
         self.id = doc.id
@@ -208,7 +218,8 @@ class SupportLocal:
         self.lower = frozenset(_LOWER.findall(prose))
         self.words = frozenset(words(doc.article.text))
         self.bigrams = doc_bigrams(doc)
-        self.lines = np.unique(line_hashes(doc))
+        self.line_seq = line_hashes(doc)  # per sentence, in order
+        self.lines = np.unique(self.line_seq)
 
     def __getstate__(self) -> tuple:
         return tuple(getattr(self, k) for k in self.__slots__)
@@ -351,6 +362,12 @@ class SupportView:
     def line_docs(self, hashes: np.ndarray) -> np.ndarray:
         """As :meth:`CorpusSupport.line_docs`."""
         return _df(self.stats.line_keys, self.stats.line_df, hashes)
+
+    def line_sequence(self, doc_id: str) -> np.ndarray | None:
+        """The line hashes of a held article's sentences, in order (computed once per
+        article, in its :class:`SupportLocal`); None for another article."""
+        loc = self._local.get(doc_id)
+        return loc.line_seq if loc is not None else None
 
     def phrase_support(self, hashes: np.ndarray, a: str, b: str) -> np.ndarray:
         """As :meth:`CorpusSupport.phrase_support`."""

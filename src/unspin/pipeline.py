@@ -415,6 +415,9 @@ class RecordingSupport:
         self.log.append(("casing", (word, a, b, house_share), v))
         return v
 
+    def line_sequence(self, doc_id: str) -> np.ndarray | None:
+        return self.view.line_sequence(doc_id)  # the article's own data: nothing to log
+
     def line_docs(self, hashes: np.ndarray) -> np.ndarray:
         v = self.view.line_docs(hashes)
         raw = np.asarray(hashes, dtype=np.uint64).tobytes()
@@ -451,7 +454,7 @@ def pair_result(a: Doc, b: Doc, support: Any, config: Config) -> Relation | None
     if a.id > b.id:
         a, b = b, a
     # lines repeated across the pile are boilerplate for the pair's evidence
-    a, b = stock_lines(a, b, getattr(support, "line_docs", None), config.align)
+    a, b = stock_lines(a, b, support, config.align)
     al = align(a, b, config.align)
     return classify(a, b, al, config.classify, support, config.align)
 
