@@ -54,8 +54,8 @@ class _Pile:
     def __init__(self, n: int) -> None:
         self.n = n
 
-    def line_docs(self, hashes: np.ndarray) -> np.ndarray:
-        return np.full(len(hashes), self.n, dtype=np.int64)
+    def lines_in_at_least(self, hashes: np.ndarray, n: int) -> np.ndarray:
+        return np.full(len(hashes), self.n >= n)
 
 
 def _counts(n: int) -> _Pile:

@@ -116,21 +116,22 @@ def stock_lines(a: Doc, b: Doc, support: Any, p: AlignParams) -> tuple[Doc, Doc]
     """The two docs with the stock lines they share marked as boilerplate (copies; the
     given docs are not changed).
 
-    A stock line is a sentence of at least ``min_strong_words`` words that both hold and
-    that the pile (``support.line_docs(hashes)``: articles holding each line hash, e.g.
-    :meth:`unspin.corpus.SupportView.line_docs`) finds in at least ``stock_min_docs``
-    articles, while no sentence next to it in one article is next to it in the other: a
-    line repeated across the pile, not a passage one of them took from the other (a
-    reused block carries its neighbours along; copies and syndicated versions of one text
-    hold every line in the same surroundings, however many there are). A line with no
-    neighbour in one of them (the whole text) is never a stock line. ``support`` without
-    ``line_docs`` (or None): no pile, nothing marked. ``support.line_sequence(id)``, when
-    there, gives each doc's line hashes computed once per article.
+    A stock line is a sentence of at least ``min_strong_words`` words that both hold,
+    that the pile finds in at least ``stock_min_docs`` articles
+    (``support.lines_in_at_least(hashes, n)``, e.g.
+    :meth:`unspin.corpus.SupportView.lines_in_at_least`), and that has no neighbouring
+    sentence in one article that is next to it in the other: a line repeated across the
+    pile, not a passage one took from the other (a reused block carries its neighbours
+    along; copies and syndicated versions of one text hold every line in the same
+    surroundings, however many there are). A line with no neighbour in one of them (the
+    whole text) is never a stock line. ``support`` without ``lines_in_at_least`` (or
+    None): no pile, nothing marked. ``support.line_sequence(id)``, when there, gives each
+    doc's line hashes computed once per article.
     """
     from unspin.corpus import line_hashes
 
-    line_docs = getattr(support, "line_docs", None)
-    if line_docs is None or not a.sentences or not b.sentences:
+    in_at_least = getattr(support, "lines_in_at_least", None)
+    if in_at_least is None or not a.sentences or not b.sentences:
         return a, b
     seq = getattr(support, "line_sequence", lambda _id: None)
     ha, hb = seq(a.id), seq(b.id)
@@ -151,8 +152,8 @@ def stock_lines(a: Doc, b: Doc, support: Any, p: AlignParams) -> tuple[Doc, Doc]
     shared = sorted(long(a, ha) & long(b, hb))
     if not shared:
         return a, b
-    counts = line_docs(np.array(shared, dtype=np.uint64))
-    frequent = [h for h, n in zip(shared, counts) if n >= p.stock_min_docs]
+    often = in_at_least(np.array(shared, dtype=np.uint64), p.stock_min_docs)
+    frequent = [h for h, f in zip(shared, often) if f]
 
     def around(hs: np.ndarray, h: int) -> tuple[list[int], set[int]]:
         at = [int(k) for k in np.flatnonzero(hs == np.uint64(h))]

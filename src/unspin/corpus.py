@@ -132,6 +132,10 @@ class CorpusSupport:
         """How many articles of the pile (any, the asking pair's too) hold each line."""
         return _df(self._line_keys, self._line_df, hashes)
 
+    def lines_in_at_least(self, hashes: np.ndarray, n: int) -> np.ndarray:
+        """Per line, whether at least ``n`` articles of the pile hold it."""
+        return self.line_docs(hashes) >= n
+
     def __call__(self, word: str, a: str, b: str) -> int:
         return len(self._names.get(word, set()) - {a, b})
 
@@ -362,6 +366,10 @@ class SupportView:
     def line_docs(self, hashes: np.ndarray) -> np.ndarray:
         """As :meth:`CorpusSupport.line_docs`."""
         return _df(self.stats.line_keys, self.stats.line_df, hashes)
+
+    def lines_in_at_least(self, hashes: np.ndarray, n: int) -> np.ndarray:
+        """As :meth:`CorpusSupport.lines_in_at_least`."""
+        return self.line_docs(hashes) >= n
 
     def line_sequence(self, doc_id: str) -> np.ndarray | None:
         """The line hashes of a held article's sentences, in order (computed once per

@@ -418,10 +418,12 @@ class RecordingSupport:
     def line_sequence(self, doc_id: str) -> np.ndarray | None:
         return self.view.line_sequence(doc_id)  # the article's own data: nothing to log
 
-    def line_docs(self, hashes: np.ndarray) -> np.ndarray:
-        v = self.view.line_docs(hashes)
+    def lines_in_at_least(self, hashes: np.ndarray, n: int) -> np.ndarray:
+        # the verdict, not the count, is logged: a line held by more articles still than
+        # before replays the stored result
+        v = self.view.lines_in_at_least(hashes, n)
         raw = np.asarray(hashes, dtype=np.uint64).tobytes()
-        self.log.append(("line_docs", (raw,), v.tolist()))
+        self.log.append(("lines_in_at_least", (raw, n), v.tolist()))
         return v
 
     def phrase_support(self, hashes: np.ndarray, a: str, b: str) -> np.ndarray:
@@ -438,8 +440,9 @@ def same_answers(log: Sequence[tuple], view: SupportView) -> bool:
             got = view.phrase_support(np.frombuffer(args[0], np.uint64), args[1], args[2])
             if got.tolist() != v:
                 return False
-        elif name == "line_docs":
-            if view.line_docs(np.frombuffer(args[0], np.uint64)).tolist() != v:
+        elif name == "lines_in_at_least":
+            got = view.lines_in_at_least(np.frombuffer(args[0], np.uint64), args[1])
+            if got.tolist() != v:
                 return False
         elif getattr(view, name)(*args) != v:
             return False
