@@ -9,7 +9,14 @@ import json
 import numpy as np
 import pytest
 
-from unspin.corpus import CorpusStats, CorpusSupport, SupportLocal, SupportView, bigram_hashes
+from unspin.corpus import (
+    CorpusStats,
+    CorpusSupport,
+    SupportLocal,
+    SupportView,
+    bigram_hashes,
+    line_hashes,
+)
 from unspin.fingerprint import prepare
 from unspin.model import Article
 from unspin.output import records
@@ -53,6 +60,8 @@ def test_support_view_answers_as_corpus_support() -> None:
             assert view.phrase_support(grams, a, b).tolist() == (
                 full.phrase_support(grams, a, b).tolist()
             )
+            lines = np.concatenate([line_hashes(docs[x]), line_hashes(docs[y])])
+            assert view.line_docs(lines).tolist() == full.line_docs(lines).tolist()
     assert checked > 500
 
 
@@ -69,6 +78,8 @@ def test_corpus_stats_add_and_remove_match_a_fresh_count() -> None:
         assert dict(getattr(grown, name)) == dict(getattr(fresh, name)), name
     assert grown.keys.tolist() == fresh.keys.tolist()
     assert grown.df.tolist() == fresh.df.tolist()
+    assert grown.line_keys.tolist() == fresh.line_keys.tolist()
+    assert grown.line_df.tolist() == fresh.line_df.tolist()
 
 
 @pytest.mark.shared

@@ -65,3 +65,95 @@ def test_large_groups_do_not_move() -> None:
 def test_story_params_validated(kw: dict) -> None:
     with pytest.raises(ValueError):
         StoryParams(**kw)
+
+
+# ---------------------------------------------------------------- labels
+
+DATELINED = [
+    # (id, published, text): one event; "b" is the most central (most likely one event
+    # with each of the others), "a" the earliest
+    (
+        "a",
+        "2026-03-10T08:00:00",
+        "WASHINGTON —\n\nThe Senate passed the harbour bill 61-39 on Tuesday, sending it on.",
+    ),
+    (
+        "b",
+        "2026-03-10T09:00:00",
+        "LONDON (Reuters) - Senate passes harbour bill 61-39 in a late vote. More to follow.",
+    ),
+    (
+        "c",
+        "2026-03-10T10:00:00",
+        "NEW YORK, March 10 (AP) – The harbour bill cleared the Senate. It goes to the House.",
+    ),
+]
+
+
+def _dated_docs():
+    from unspin.fingerprint import prepare
+    from unspin.model import Article
+
+    return [prepare(Article(id=i, text=t, published_at=p)) for i, p, t in DATELINED]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("WASHINGTON —", ""),
+        ("WASHINGTON — The Senate voted.", "The Senate voted."),
+        ("LONDON (Reuters) - Shares fell.", "Shares fell."),
+        ("NEW YORK, Jan 5 (AP) – Stocks rose", "Stocks rose"),
+        ("WINSTON-SALEM, N.C. (AP) — Police said", "Police said"),
+        ("МОСКВА, 3 марта (Рейтер) — Цены", "Цены"),
+        # not datelines: a headline in capitals, a short acronym before a dash, a colon
+        ("ACME CORP SETS QUARTERLY DIVIDEND", "ACME CORP SETS QUARTERLY DIVIDEND"),
+        ("UK - France talks resume", "UK - France talks resume"),
+        ("NCAA: Improper gifts given", "NCAA: Improper gifts given"),
+        ("Shares fell - sharply", "Shares fell - sharply"),
+    ],
+)
+def test_strip_dateline(text: str, expected: str) -> None:
+    from unspin.stories import strip_dateline
+
+    assert strip_dateline(text) == expected
+
+
+def test_story_label_is_the_most_central_headline_without_its_dateline() -> None:
+    from unspin.stories import make_stories
+
+    docs = _dated_docs()
+    scored = {(0, 1): (0.8, {}), (1, 2): (0.9, {}), (0, 2): (0.3, {})}
+    (story,) = make_stories(docs, [[0, 1, 2]], [], scored)
+    assert story.label == "Senate passes harbour bill 61-39 in a late vote."
+    # a pair outside the group does not count towards centrality
+    (s1, s2) = make_stories(docs, [[0, 2], [1]], [], scored)
+    assert s1.label == "The Senate passed the harbour bill 61-39 on Tuesday, sending it on."
+    assert s2.label == "Senate passes harbour bill 61-39 in a late vote."
+    # a title given is the headline, its dateline left out too
+    docs[2].article.title = "NEW YORK (AP) — Harbour bill clears the Senate"
+    (story,) = make_stories(docs, [[0, 1, 2]], [], {(0, 2): (0.9, {}), (1, 2): (0.9, {})})
+    assert story.label == "Harbour bill clears the Senate"
+
+
+def test_story_label_without_scores_is_the_earliest_source_without_its_dateline() -> None:
+    from unspin.stories import make_stories
+
+    (story,) = make_stories(_dated_docs(), [[0, 1, 2]], [])
+    # "a" opens with a dateline on a line of its own: its headline is the next sentence
+    assert story.label == "The Senate passed the harbour bill 61-39 on Tuesday, sending it on."
+    assert not story.label.startswith(("WASHINGTON", "LONDON", "NEW YORK"))
+
+
+def test_scan_labels_a_dateline_led_story_by_a_headline(tmp_path) -> None:
+    import unspin
+    from unspin.model import Article
+
+    arts = [Article(id=i, text=t, published_at=p) for i, p, t in DATELINED]
+    result = unspin.scan(arts, config=unspin.Config(embedder="hashing"))
+    heads = {
+        "The Senate passed the harbour bill 61-39 on Tuesday, sending it on.",
+        "Senate passes harbour bill 61-39 in a late vote.",
+        "The harbour bill cleared the Senate.",
+    }
+    assert result.stories and all(s.label in heads for s in result.stories)

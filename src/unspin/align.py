@@ -16,8 +16,8 @@ reuse of each other, whereas a copy, a spin or a translation keeps names and fig
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import NamedTuple
+from dataclasses import dataclass, replace
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -74,6 +74,14 @@ class AlignParams:
     # ways) are the candidates for its best match; other pairs are scored only when a
     # passage reaches them (its neighbours); cosines are computed max_cells at a time
     long_top_k: int = 5
+    # a sentence of at least min_strong_words words found in at least this many articles
+    # of the pile (the pair's own included; corpus.line_key: case, spacing, quotes and
+    # final punctuation ignored) is a stock line (a credit line such as "X is technology
+    # correspondent for ...", a wire's standard footer) wherever the two articles hold it
+    # in different surroundings: boilerplate for that pair's evidence (stock_lines). Five:
+    # above the three or four articles a follow-up story's background line reaches in
+    # BBC News, at the seven that one columnist's credit line reaches there
+    stock_min_docs: int = 5
 
     def __post_init__(self) -> None:
         for name in (
@@ -100,6 +108,74 @@ class AlignParams:
             raise ValueError("AlignParams.template_min_slots must be >= 1")
         if self.max_cells < 1 or self.long_top_k < 1:
             raise ValueError("AlignParams.max_cells and long_top_k must be >= 1")
+        if self.stock_min_docs < 2:
+            raise ValueError("AlignParams.stock_min_docs must be >= 2 (a line in two articles)")
+
+
+def stock_lines(a: Doc, b: Doc, support: Any, p: AlignParams) -> tuple[Doc, Doc]:
+    """The two docs with the stock lines they share marked as boilerplate (copies; the
+    given docs are not changed).
+
+    A stock line is a sentence of at least ``min_strong_words`` words that both hold,
+    that the pile finds in at least ``stock_min_docs`` articles
+    (``support.lines_in_at_least(hashes, n)``, e.g.
+    :meth:`unspin.corpus.SupportView.lines_in_at_least`), and that has no neighbouring
+    sentence in one article that is next to it in the other: a line repeated across the
+    pile, not a passage one took from the other (a reused block carries its neighbours
+    along; copies and syndicated versions of one text hold every line in the same
+    surroundings, however many there are). A line with no neighbour in one of them (the
+    whole text) is never a stock line. ``support`` without ``lines_in_at_least`` (or
+    None): no pile, nothing marked. ``support.line_sequence(id)``, when there, gives each
+    doc's line hashes computed once per article.
+    """
+    from unspin.corpus import line_hashes
+
+    in_at_least = getattr(support, "lines_in_at_least", None)
+    if in_at_least is None or not a.sentences or not b.sentences:
+        return a, b
+    seq = getattr(support, "line_sequence", lambda _id: None)
+    ha, hb = seq(a.id), seq(b.id)
+    ha = line_hashes(a) if ha is None else ha
+    hb = line_hashes(b) if hb is None else hb
+    common = np.intersect1d(ha, hb)
+    if not len(common):
+        return a, b
+
+    def long(doc: Doc, hs: np.ndarray) -> set[int]:
+        return {
+            int(hs[k])
+            for k in np.flatnonzero(np.isin(hs, common))
+            if not doc.sentences[k].boilerplate
+            and len(words(doc.sentences[k].text)) >= p.min_strong_words
+        }
+
+    shared = sorted(long(a, ha) & long(b, hb))
+    if not shared:
+        return a, b
+    often = in_at_least(np.array(shared, dtype=np.uint64), p.stock_min_docs)
+    frequent = [h for h, f in zip(shared, often) if f]
+
+    def around(hs: np.ndarray, h: int) -> tuple[list[int], set[int]]:
+        at = [int(k) for k in np.flatnonzero(hs == np.uint64(h))]
+        near = {int(hs[k + d]) for k in at for d in (-1, 1) if 0 <= k + d < len(hs)}
+        return at, near - {h}
+
+    mark_a: set[int] = set()
+    mark_b: set[int] = set()
+    for h in frequent:
+        at_a, near_a = around(ha, h)
+        at_b, near_b = around(hb, h)
+        if near_a and near_b and not near_a & near_b:
+            mark_a.update(at_a)
+            mark_b.update(at_b)
+
+    def marked(doc: Doc, idx: set[int]) -> Doc:
+        if not idx:
+            return doc
+        sents = [replace(x, boilerplate=True) if x.index in idx else x for x in doc.sentences]
+        return replace(doc, sentences=sents)
+
+    return marked(a, mark_a), marked(b, mark_b)
 
 
 def dice(a: list[str], b: list[str]) -> float:

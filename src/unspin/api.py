@@ -7,13 +7,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from unspin.ingest import IngestOptions, read_paths, valid_article
-from unspin.model import Article, InputError, Relation, Result
+from unspin.model import REUSE_RELATIONS, Article, Doc, InputError, Relation, Result
 from unspin.pipeline import (
     Config,
     LocalEngine,
@@ -210,43 +211,51 @@ def _as_article(x: Article | PathLike, name: str) -> Article:
 def compare(a: Article | PathLike, b: Article | PathLike, config: Config | None = None) -> Relation:
     """The relation between two articles (paths, texts or Articles), with evidence.
 
-    Always returns a Relation; ``relation`` is ``"unrelated"`` when nothing links them.
+    One code path with :func:`scan`: the two articles are scanned as a pile of two, and
+    the scan's relation of the pair is returned (type, direction, confidence, reasons,
+    features; a reuse relation with its ``changes``). When the scan finds nothing, the
+    relation is ``"unrelated"``, with confidence 1 - the event probability the story stage
+    gives the pair as one component of two. Relations that are not reuse also carry the
+    aligned passages (shared quotations, template lines), which a scan does not keep.
+    The caller's Articles are not changed (a second article with the first one's id is
+    scanned as a copy named ``<id>~2``).
     """
     config = config or Config()
     aa, bb = _as_article(a, "a"), _as_article(b, "b")
-    if aa.id == bb.id:
-        bb.id = bb.id + "~2"
-    from unspin.align import align
-    from unspin.classify import classify
-    from unspin.stories import pair_features, story_probability
-
-    da, db = sorted(fingerprint([aa, bb], config), key=lambda d: d.id)
-    al = align(da, db, config.align)
-    rel = classify(da, db, al, config.classify, align_params=config.align)
-    if rel is not None:
-        from unspin.changes import relation_changes
-
-        rel.changes = relation_changes(rel, {da.id: da, db.id: db})
+    aa = dataclasses.replace(aa)
+    bb = dataclasses.replace(bb, id=bb.id + "~2" if bb.id == aa.id else bb.id)
+    result = _run([aa, bb], [], config, None, None, _noop)
+    rel = result.relation(aa.id, bb.id)
+    if rel is not None and rel.relation in REUSE_RELATIONS:
+        rel.changes = list(result.changes)  # a pile of two: all its changes are this pair's
         return rel
-    from unspin.candidates import quote_keys
+    from unspin.align import align
 
-    shared = len(quote_keys(da, 6) & quote_keys(db, 6))
-    feats = pair_features(da, db, shared, config.stories.time_scale_days)
-    pr = story_probability(feats, config.stories)
-    kind = (
-        "same_story"
-        if pr >= config.stories.same_story
-        else "related"
-        if pr >= config.stories.related
-        else "unrelated"
-    )
+    da, db = sorted(result.docs, key=lambda d: d.id)
+    al = align(da, db, config.align)  # as the scan aligned the pair (pipeline.pair_result)
+    if rel is None:
+        rel = _unrelated(result.docs, config)
+    rel.coverage = {da.id: al.features["cov_a"], db.id: al.features["cov_b"]}
+    rel.alignment = al.passages
+    return rel
+
+
+def _unrelated(docs: list[Doc], config: Config) -> Relation:
+    """The ``unrelated`` relation of a pile of two that a scan left without one, scored as
+    the story stage scores a component of the two (:func:`unspin.pipeline.component_result`)."""
+    from unspin.candidates import quote_keys
+    from unspin.pipeline import _FeatureFn, component_result
+
+    qkeys = [quote_keys(d, config.candidates.quote_min_words) for d in docs]
+    feat = _FeatureFn(docs, qkeys, config.stories)
+    _, scored = component_result(docs, [0, 1], {(0, 1): feat(0, 1)}, set(), feat, config.stories)
+    pr, feats = scored[(0, 1)]
+    a, b = sorted(d.id for d in docs)
     return Relation(
-        a=da.id,
-        b=db.id,
-        relation=kind,
-        confidence=round(pr if kind == "same_story" else 1 - pr, 4),
-        coverage={da.id: al.features["cov_a"], db.id: al.features["cov_b"]},
-        alignment=al.passages,
-        reasons=[f"no passage reuse; event similarity {pr:.2f}"],
-        features={**al.features, **feats},
+        a=a,
+        b=b,
+        relation="unrelated",
+        confidence=round(1 - pr, 4),
+        reasons=[f"no passage reuse; not one story in a scan (event similarity {pr:.2f})"],
+        features=feats,
     )

@@ -11,6 +11,11 @@ Guarantee: counts are exact document frequencies of the 64-bit hashed word pair
 (collisions aside, about 1 in 2^64 per pair), minus the two articles asked about. Copies
 of a derivative count as support for its wording too: the index cannot tell independent
 articles from copies.
+
+It also counts, per sentence (its :func:`line_key`), the articles of the pile that hold
+it, the pair's own included: the align stage treats a sentence found in many articles as
+a stock line (a credit line, a standard footer) where the pair holds it in different
+surroundings (:func:`unspin.align.stock_lines`).
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import numpy as np
 import regex
 
 from unspin.model import Doc
-from unspin.normalise import CAP_WORD, LOWER, words
+from unspin.normalise import CAP_WORD, LOWER, normalise_text, words
 
 
 def bigram_hashes(tokens: Sequence[str]) -> np.ndarray:
@@ -53,6 +58,30 @@ def mid_capitals(text: str) -> set[str]:
     return {m.group(1).lower() for m in _MID_CAP.finditer(text)}
 
 
+def line_key(text: str) -> str:
+    """A sentence as a line of the pile: case-, space-, quote-insensitive, final
+    punctuation ignored ("... co-production." and "... co-production" are one line)."""
+    return normalise_text(text).rstrip(" .!?;:,")
+
+
+def line_hashes(doc: Doc) -> np.ndarray:
+    """Stable 64-bit hashes of the doc's sentences as lines (:func:`line_key`), in order."""
+    out = np.empty(len(doc.sentences), dtype=np.uint64)
+    for k, x in enumerate(doc.sentences):
+        h = hashlib.blake2b(line_key(x.text).encode(), digest_size=8)
+        out[k] = int.from_bytes(h.digest(), "little")
+    return out
+
+
+def _df(keys: np.ndarray, dfs: np.ndarray, hashes: np.ndarray) -> np.ndarray:
+    """Document frequency of each hash from sorted unique ``keys`` and their ``dfs``."""
+    hashes = np.asarray(hashes, dtype=np.uint64)
+    if not len(keys) or not len(hashes):
+        return np.zeros(len(hashes), dtype=np.int64)
+    pos = np.minimum(np.searchsorted(keys, hashes), len(keys) - 1)
+    return np.where(keys[pos] == hashes, dfs[pos], 0).astype(np.int64)
+
+
 def doc_bigrams(doc: Doc) -> np.ndarray:
     """The distinct word-pair hashes of an article (title and body), sorted."""
     return np.unique(bigram_hashes(words(doc.article.text)))
@@ -73,7 +102,7 @@ class CorpusSupport:
     def __init__(self, docs: Iterable[Doc]) -> None:
         self._names: dict[str, set[str]] = defaultdict(set)
         self._pairs: dict[str, np.ndarray] = {}
-        chunks = []
+        chunks, lines = [], []
         self._capital: dict[str, set[str]] = defaultdict(set)
         self._lower: Counter[str] = Counter()
         self._texts: dict[str, str] = {}
@@ -93,8 +122,19 @@ class CorpusSupport:
             grams = doc_bigrams(d)
             self._pairs[d.id] = grams
             chunks.append(grams)
+            lines.append(np.unique(line_hashes(d)))
         allg = np.concatenate(chunks) if chunks else np.empty(0, dtype=np.uint64)
         self._keys, self._df = np.unique(allg, return_counts=True)
+        alll = np.concatenate(lines) if lines else np.empty(0, dtype=np.uint64)
+        self._line_keys, self._line_df = np.unique(alll, return_counts=True)
+
+    def line_docs(self, hashes: np.ndarray) -> np.ndarray:
+        """How many articles of the pile (any, the asking pair's too) hold each line."""
+        return _df(self._line_keys, self._line_df, hashes)
+
+    def lines_in_at_least(self, hashes: np.ndarray, n: int) -> np.ndarray:
+        """Per line, whether at least ``n`` articles of the pile hold it."""
+        return self.line_docs(hashes) >= n
 
     def __call__(self, word: str, a: str, b: str) -> int:
         return len(self._names.get(word, set()) - {a, b})
@@ -161,7 +201,17 @@ class SupportLocal:
     (global counts, broadcast) and hands a pair's two locals to :class:`SupportView`.
     """
 
-    __slots__ = ("id", "names", "capitals", "lower", "words", "prose", "bigrams")
+    __slots__ = (
+        "id",
+        "names",
+        "capitals",
+        "lower",
+        "words",
+        "prose",
+        "bigrams",
+        "line_seq",
+        "lines",
+    )
 
     def __init__(self, doc: Doc) -> None:
         self.id = doc.id
@@ -172,6 +222,8 @@ class SupportLocal:
         self.lower = frozenset(_LOWER.findall(prose))
         self.words = frozenset(words(doc.article.text))
         self.bigrams = doc_bigrams(doc)
+        self.line_seq = line_hashes(doc)  # per sentence, in order
+        self.lines = np.unique(self.line_seq)
 
     def __getstate__(self) -> tuple:
         return tuple(getattr(self, k) for k in self.__slots__)
@@ -183,8 +235,8 @@ class SupportLocal:
 
 class CorpusStats:
     """The global part of :class:`CorpusSupport`: document frequencies only (names,
-    mid-sentence capitals, lower-case prose words, words, word pairs) and the article
-    count. Additive: ``add``/``remove`` one article's :class:`SupportLocal`, so an
+    mid-sentence capitals, lower-case prose words, words, word pairs, lines) and the
+    article count. Additive: ``add``/``remove`` one article's :class:`SupportLocal`, so an
     incremental add or a cluster aggregate gives the same counts as a full build."""
 
     def __init__(self, locals_: Iterable[SupportLocal] = ()) -> None:
@@ -193,12 +245,15 @@ class CorpusStats:
         self.lower: Counter[str] = Counter()
         self.words: Counter[str] = Counter()
         self.n = 0
-        chunks = []
+        chunks, lines = [], []
         for loc in locals_:
             self._count(loc, 1)
             chunks.append(loc.bigrams)
+            lines.append(loc.lines)
         allg = np.concatenate(chunks) if chunks else np.empty(0, dtype=np.uint64)
         self.keys, self.df = np.unique(allg, return_counts=True)
+        alll = np.concatenate(lines) if lines else np.empty(0, dtype=np.uint64)
+        self.line_keys, self.line_df = np.unique(alll, return_counts=True)
 
     def _count(self, loc: SupportLocal, sign: int) -> None:
         self.n += sign
@@ -214,24 +269,16 @@ class CorpusStats:
                     del table[w]
 
     def add(self, loc: SupportLocal) -> None:
-        """Count one more article (word-pair frequencies merged in)."""
+        """Count one more article (word-pair and line frequencies merged in)."""
         self._count(loc, 1)
-        self._merge(loc.bigrams, 1)
+        self.keys, self.df = _merge(self.keys, self.df, loc.bigrams, 1)
+        self.line_keys, self.line_df = _merge(self.line_keys, self.line_df, loc.lines, 1)
 
     def remove(self, loc: SupportLocal) -> None:
         """Count one article fewer."""
         self._count(loc, -1)
-        self._merge(loc.bigrams, -1)
-
-    def _merge(self, grams: np.ndarray, sign: int) -> None:
-        keys = np.concatenate([self.keys, grams])
-        df = np.concatenate([self.df, np.full(len(grams), sign, dtype=self.df.dtype)])
-        order = np.argsort(keys, kind="stable")
-        keys, df = keys[order], df[order]
-        uniq, start = np.unique(keys, return_index=True)
-        summed = np.add.reduceat(df, start) if len(df) else df
-        keep = summed > 0
-        self.keys, self.df = uniq[keep], summed[keep]
+        self.keys, self.df = _merge(self.keys, self.df, loc.bigrams, -1)
+        self.line_keys, self.line_df = _merge(self.line_keys, self.line_df, loc.lines, -1)
 
     @classmethod
     def from_counts(
@@ -243,15 +290,34 @@ class CorpusStats:
         words_: dict[str, int],
         keys: np.ndarray,
         df: np.ndarray,
+        line_keys: np.ndarray | None = None,
+        line_df: np.ndarray | None = None,
     ) -> CorpusStats:
-        """Counts aggregated elsewhere (a cluster's group-by); ``keys`` sorted, unique."""
+        """Counts aggregated elsewhere (a cluster's group-by); ``keys`` and ``line_keys``
+        sorted, unique."""
         s = cls()
         s.n = n
         s.names, s.capitals = Counter(names), Counter(capitals)
         s.lower, s.words = Counter(lower), Counter(words_)
         s.keys = np.asarray(keys, dtype=np.uint64)
         s.df = np.asarray(df, dtype=np.int64)
+        if line_keys is not None and line_df is not None:
+            s.line_keys = np.asarray(line_keys, dtype=np.uint64)
+            s.line_df = np.asarray(line_df, dtype=np.int64)
         return s
+
+
+def _merge(keys: np.ndarray, dfs: np.ndarray, items: np.ndarray, sign: int):
+    """Sorted unique ``keys`` with document frequencies ``dfs``, after adding (``sign``
+    1) or removing (-1) one article's distinct ``items``."""
+    keys = np.concatenate([keys, items])
+    df = np.concatenate([dfs, np.full(len(items), sign, dtype=dfs.dtype)])
+    order = np.argsort(keys, kind="stable")
+    keys, df = keys[order], df[order]
+    uniq, start = np.unique(keys, return_index=True)
+    summed = np.add.reduceat(df, start) if len(df) else df
+    keep = summed > 0
+    return uniq[keep], summed[keep]
 
 
 class SupportView:
@@ -296,6 +362,20 @@ class SupportView:
         if cap == low:
             return None
         return cap > low
+
+    def line_docs(self, hashes: np.ndarray) -> np.ndarray:
+        """As :meth:`CorpusSupport.line_docs`."""
+        return _df(self.stats.line_keys, self.stats.line_df, hashes)
+
+    def lines_in_at_least(self, hashes: np.ndarray, n: int) -> np.ndarray:
+        """As :meth:`CorpusSupport.lines_in_at_least`."""
+        return self.line_docs(hashes) >= n
+
+    def line_sequence(self, doc_id: str) -> np.ndarray | None:
+        """The line hashes of a held article's sentences, in order (computed once per
+        article, in its :class:`SupportLocal`); None for another article."""
+        loc = self._local.get(doc_id)
+        return loc.line_seq if loc is not None else None
 
     def phrase_support(self, hashes: np.ndarray, a: str, b: str) -> np.ndarray:
         """As :meth:`CorpusSupport.phrase_support`."""

@@ -35,7 +35,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from unspin.align import AlignParams, align
+from unspin.align import AlignParams, align, stock_lines
 from unspin.candidates import CandidateParams, candidate_pairs, quote_keys
 from unspin.classify import ClassifyParams, classify
 from unspin.corpus import CorpusStats, SupportLocal, SupportView
@@ -422,6 +422,17 @@ class RecordingSupport:
         self.log.append(("casing", (word, a, b, house_share), v))
         return v
 
+    def line_sequence(self, doc_id: str) -> np.ndarray | None:
+        return self.view.line_sequence(doc_id)  # the article's own data: nothing to log
+
+    def lines_in_at_least(self, hashes: np.ndarray, n: int) -> np.ndarray:
+        # the verdict, not the count, is logged: a line held by more articles still than
+        # before replays the stored result
+        v = self.view.lines_in_at_least(hashes, n)
+        raw = np.asarray(hashes, dtype=np.uint64).tobytes()
+        self.log.append(("lines_in_at_least", (raw, n), v.tolist()))
+        return v
+
     def phrase_support(self, hashes: np.ndarray, a: str, b: str) -> np.ndarray:
         v = self.view.phrase_support(hashes, a, b)
         raw = np.asarray(hashes, dtype=np.uint64).tobytes()
@@ -436,6 +447,10 @@ def same_answers(log: Sequence[tuple], view: SupportView) -> bool:
             got = view.phrase_support(np.frombuffer(args[0], np.uint64), args[1], args[2])
             if got.tolist() != v:
                 return False
+        elif name == "lines_in_at_least":
+            got = view.lines_in_at_least(np.frombuffer(args[0], np.uint64), args[1])
+            if got.tolist() != v:
+                return False
         elif getattr(view, name)(*args) != v:
             return False
     return True
@@ -448,6 +463,8 @@ def pair_result(a: Doc, b: Doc, support: Any, config: Config) -> Relation | None
     """The reuse relation of two docs (aligned and classified in id order), or None."""
     if a.id > b.id:
         a, b = b, a
+    # lines repeated across the pile are boilerplate for the pair's evidence
+    a, b = stock_lines(a, b, support, config.align)
     al = align(a, b, config.align)
     return classify(a, b, al, config.classify, support, config.align)
 
@@ -507,7 +524,8 @@ def corpus_context(
     docs: Sequence[Doc], config: Config, engine: Any, memo: Any = None
 ) -> PairContext:
     """Per-article support shares and quotation keys, and the global statistics."""
-    keys = [article_key(d.article, config.embedder) for d in docs]
+    # by code version too: a stored share is what this code's SupportLocal computes
+    keys = [f"{code_version()}:{article_key(d.article, config.embedder)}" for d in docs]
     got = memo.memo_get("local", keys) if memo is not None else {}
     todo = [i for i, k in enumerate(keys) if k not in got]
     fresh = engine.map_articles(support_work, todo, docs, stage="corpus")
@@ -779,7 +797,7 @@ def analyse(
     relations: list[Relation] = list(ps.reuse.values())
     relations += story_relations(docs, ps.pairs, ps.reuse, scored, story_of, sp)
     relations.sort(key=lambda r: (r.a, r.b))
-    stories = make_stories(docs, groups, relations)
+    stories = make_stories(docs, groups, relations, scored)
     return Result(
         docs=list(docs),
         relations=relations,

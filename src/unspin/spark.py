@@ -332,6 +332,7 @@ def _locals(it: Iterator[Any]) -> Iterator[tuple]:
             list(loc.lower),
             list(loc.words),
             loc.bigrams.view(np.int64).tolist(),
+            loc.lines.view(np.int64).tolist(),
         )
 
 
@@ -345,18 +346,25 @@ def corpus_stats(locs: Any) -> Any:
         rows = locs.select(F.explode(col).alias("w")).groupBy("w").count().collect()
         return {r["w"]: int(r["count"]) for r in rows}
 
-    grams = locs.select(F.explode("bigrams").alias("g")).groupBy("g").count().collect()
-    keys = np.array([r["g"] for r in grams], dtype=np.int64).view(np.uint64)
-    df = np.array([r["count"] for r in grams], dtype=np.int64)
-    order = np.argsort(keys)
+    def hashed(col: str) -> tuple[np.ndarray, np.ndarray]:
+        rows = locs.select(F.explode(col).alias("g")).groupBy("g").count().collect()
+        keys = np.array([r["g"] for r in rows], dtype=np.int64).view(np.uint64)
+        df = np.array([r["count"] for r in rows], dtype=np.int64)
+        order = np.argsort(keys)
+        return keys[order], df[order]
+
+    keys, df = hashed("bigrams")
+    line_keys, line_df = hashed("lines")
     return CorpusStats.from_counts(
         locs.count(),
         counts("names"),
         counts("capitals"),
         counts("lower"),
         counts("words"),
-        keys[order],
-        df[order],
+        keys,
+        df,
+        line_keys,
+        line_df,
     )
 
 
@@ -482,12 +490,17 @@ def _component(key: Any, docs_pdf: Any, pairs_pdf: Any, config: Any) -> Any:
 # ---------------------------------------------------------------- the scan
 
 
+#: sentences a driver-side doc keeps for its headline (a text led by a dateline alone or
+#: by boilerplate takes its headline from a later sentence: unspin.stories.headline)
+LIGHT_SENTENCES = 4
+
+
 class _Light:
-    """A doc stand-in for the driver's story labels (id, article, first sentence)."""
+    """A doc stand-in for the driver's story labels (id, article, first sentences)."""
 
     def __init__(self, doc: Doc) -> None:
         self.article = doc.article
-        self.sentences = doc.sentences[:1]
+        self.sentences = doc.sentences[:LIGHT_SENTENCES]
         self.id = doc.id
 
 
@@ -545,7 +558,7 @@ def scan(
         docs.count()
         locs = docs.rdd.mapPartitions(lambda it: _locals((r["idx"], r["doc"]) for r in it)).toDF(
             "idx long, loc binary, names array<string>, capitals array<string>, "
-            "lower array<string>, words array<string>, bigrams array<long>"
+            "lower array<string>, words array<string>, bigrams array<long>, lines array<long>"
         )
         locs = locs.cache()
         stats_b = sc.broadcast(corpus_stats(locs))
@@ -638,7 +651,7 @@ def scan(
             light, all_pairs, reuse, story_scores, story_of, config.stories
         )
         relations.sort(key=lambda r: (r.a, r.b))
-        stories = make_stories(light, groups, relations)
+        stories = make_stories(light, groups, relations, story_scores)
         result = _provenance(spark, side, light, relations, stories, errors)
         result.config = config_record(config)
         write(spark, result, out, docs)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+import regex
 
 from unspin.model import Doc, Relation, Story
 from unspin.normalise import days_apart, zipf
@@ -302,22 +303,90 @@ def attach_fragments(
     return groups
 
 
-def label_for(docs: Sequence[Doc], members: list[int], sources: set[str]) -> str:
-    """The title of the story's earliest source article (or of its first article)."""
+#: a dateline opening a text or title: a place in capitals (up to four words, at least
+#: three letters), maybe ", March 3" or ", D.C.", maybe an agency in brackets, then a dash
+#: ("WASHINGTON —", "LONDON (Reuters) -", "NEW YORK, Jan 5 (AP) –", "ATHÈNES —")
+DATELINE = regex.compile(
+    r"^\s*(?P<place>\p{Lu}[\p{Lu}\p{M}.'’]*(?:[\s-]\p{Lu}[\p{Lu}\p{M}.'’]*){0,3})"
+    r"(?:\s*,\s*[^\n()\-–—,]{1,30}?){0,2}"
+    r"\s*(?:\([^()\n]{1,40}\))?"
+    r"\s*(?:[–—]+|-+(?=\s))\s*"
+)
+#: longest label; longer headlines are cut with "..."
+LABEL_CHARS = 90
+
+
+def strip_dateline(text: str) -> str:
+    """``text`` without a leading dateline (:data:`DATELINE`); "" when it is one alone."""
+    m = DATELINE.match(text)
+    if m is None or sum(c.isalpha() for c in m.group("place")) < 3:
+        return text.strip()
+    return text[m.end() :].strip()
+
+
+def headline(doc: Doc) -> str:
+    """An article's headline for a label: its title, or else its first sentence that is
+    neither boilerplate nor a bare dateline; a leading dateline is left out either way."""
+    candidates = [doc.article.title or ""]
+    candidates += [x.text for x in doc.sentences if not x.boilerplate]
+    for c in candidates:
+        h = " ".join(strip_dateline(c).split())
+        if h:
+            return h
+    return doc.id
+
+
+def centrality(
+    groups: Sequence[Sequence[int]], scored: dict[tuple[int, int], tuple[float, dict]] | None
+) -> dict[int, float]:
+    """Per doc index, the sum of its event probabilities (the story stage's, from the
+    story features) with the other members of its group; pairs that were never scored
+    (not candidates: not alike enough to be compared) add nothing."""
+    group_of = {i: g for g, members in enumerate(groups) for i in members}
+    out = dict.fromkeys(group_of, 0.0)
+    for (i, j), v in (scored or {}).items():
+        if i in group_of and group_of.get(j) == group_of[i]:
+            pr = v[0] if isinstance(v, (tuple, list)) else float(v)
+            out[i] += pr
+            out[j] += pr
+    return out
+
+
+def label_for(
+    docs: Sequence[Doc],
+    members: list[int],
+    sources: set[str],
+    central: dict[int, float] | None = None,
+) -> str:
+    """The headline (:func:`headline`) of the story's most central article: the one most
+    likely one event with the others (``central``, see :func:`centrality`); among equals
+    a source article, then the earliest published, then the first by id."""
+    central = central or {}
     ordered = sorted(
         members,
-        key=lambda i: (docs[i].id not in sources, docs[i].article.published_at or "~", docs[i].id),
+        key=lambda i: (
+            -round(central.get(i, 0.0), 9),
+            docs[i].id not in sources,
+            docs[i].article.published_at or "~",
+            docs[i].id,
+        ),
     )
-    d = docs[ordered[0]]
-    title = d.article.title or (d.sentences[0].text if d.sentences else d.id)
-    title = " ".join(title.split())
-    return title if len(title) <= 90 else title[:87].rstrip() + "..."
+    title = headline(docs[ordered[0]])
+    return title if len(title) <= LABEL_CHARS else title[: LABEL_CHARS - 3].rstrip() + "..."
 
 
 def make_stories(
-    docs: Sequence[Doc], groups: list[list[int]], relations: Sequence[Relation]
+    docs: Sequence[Doc],
+    groups: list[list[int]],
+    relations: Sequence[Relation],
+    scored: dict[tuple[int, int], tuple[float, dict]] | None = None,
 ) -> list[Story]:
+    """Stories of the groups (doc indices), labelled by their most central headline.
+
+    ``scored``: event probability (and features) of the scored pairs by doc index pair, as
+    the story stage gives them; without it every member is as central as the others."""
     derived = {r.derivative for r in relations if r.derivative}
+    central = centrality(groups, scored)
     stories = []
     for n, members in enumerate(groups, 1):
         ids = [docs[i].id for i in members]
@@ -325,7 +394,7 @@ def make_stories(
         stories.append(
             Story(
                 id=f"s{n:04d}",
-                label=label_for(docs, members, set(sources)),
+                label=label_for(docs, members, set(sources), central),
                 articles=ids,
                 sources=sources,
             )
