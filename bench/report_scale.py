@@ -64,7 +64,7 @@ def repeated_tables(
     out_texts: dict[str, str] = {}
     for i in range(n):
         prefix = f"x{i:05d}-"
-        copy = json.loads(pattern.sub(lambda m: prefix + m.group(1), blob))
+        copy = json.loads(pattern.sub(lambda m, pre=prefix: pre + m.group(1), blob))
         for k, rows in copy.items():
             out[k].extend(rows)
         for aid, text in texts.items():
@@ -89,12 +89,13 @@ def parts(html: str) -> dict[str, float]:
     written out as HTML (story, side by side)."""
     mb = lambda s: round(len(s.encode("utf-8", "surrogatepass")) / 1e6, 2)  # noqa: E731
     out: dict[str, float] = {}
-    for m in re.finditer(r'<script type="application/json" id="([^"]+)">(.*?)</script>', html, re.S):
+    block = re.compile(r'<script type="application/json" id="([^"]+)">(.*?)</script>', re.S)
+    for m in block.finditer(html):
         out[f"json {m.group(1)}"] = mb(m.group(2))
-    ns = re.search(r"<noscript>(.*?)</noscript>", html, re.S)
-    if ns:
-        out["noscript story list"] = mb(ns.group(1))
-    starts = [(m.start(), m.group(1)) for m in re.finditer(r'<section class="view (story|pair)', html)]
+    for k, m in enumerate(re.finditer(r"<noscript>(.*?)</noscript>", html, re.S)):
+        out[("noscript story list", "noscript relation list")[min(k, 1)]] = mb(m.group(1))
+    view = re.compile(r'<section class="view (story|pair)')
+    starts = [(m.start(), m.group(1)) for m in view.finditer(html)]
     ends = [m.start() for m in re.finditer(r"<section class=\"view |</main>", html)]
     for s, kind in starts:
         e = next(x for x in ends if x > s)

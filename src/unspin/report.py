@@ -935,12 +935,33 @@ def render_report(
         pairs={i: pair_html(i) for i in sorted(pairs)},
         stories={i: story_html(i) for i in sorted(stories)},
         quotes=sorted(quotes),
+        relation_groups=relation_groups(data),
         blocks={k: json_block(v) for k, v in page_data(data, links).items()},
         css=asset("report.css").text,
         js=asset("report.js").text,
         csp=csp(live=False),
         live=False,
     )
+
+
+def relation_groups(data: ReportData) -> list[tuple[StoryInfo | None, list[int]]]:
+    """Relations by story (in the story list's order, strongest first within one), then
+    those between articles of two stories: the script-off list of a large report."""
+    by_story: dict[int, list[int]] = defaultdict(list)
+    across: list[int] = []
+    for i, r in enumerate(data.relations):
+        sa, sb = data.story_of.get(r["a"]), data.story_of.get(r["b"])
+        if sa is not None and sa == sb:
+            by_story[data.story_index[sa]].append(i)
+        else:
+            across.append(i)
+    rank = lambda i: _relation_rank(data.relations[i])  # noqa: E731
+    groups: list[tuple[StoryInfo | None, list[int]]] = [
+        (data.stories[k], sorted(v, key=rank)) for k, v in sorted(by_story.items())
+    ]
+    if across:
+        groups.append((None, sorted(across, key=rank)))
+    return groups
 
 
 def _story_rank(data: ReportData, i: int, changed: set[tuple[str, str]]) -> tuple[int, int, int]:
@@ -1088,8 +1109,9 @@ def page_data(data: ReportData, links: StaticLinks) -> dict[str, Any]:
         "stories": stories,
         "pairs": pairs,
         "why": {
-            str(i): [data.relations[i].get("direction_reason"), data.relations[i].get("reasons", [])]
+            str(i): [r.get("direction_reason"), r.get("reasons", [])]
             for i in sorted(why)
+            for r in (data.relations[i],)
         },
         "quotes": {str(i): _quote_record(data.quotes[i], ref) for i in sorted(links.lazy_quotes)},
         "texts": texts,
@@ -1202,10 +1224,11 @@ def _edge_order(data: ReportData, e: Edge, j: int) -> int:
 
 def _pair_record(pv: PairView) -> list[Any]:
     """What :func:`pair_view` gives the template, for the page's script: ``[coverage,
-    changes, passages]`` (its direction reason and reasons are in ``why``); changes ``[kind, severity, line,
-    left start, left end, right start, right end]`` and passages ``[left start, left end,
-    right start, right end, shade, quotation only, score, meaning, words]`` (spans -1
-    when absent), the page cuts the texts at them as :func:`segments` does."""
+    changes, passages]`` (its direction reason and reasons are in ``why``); changes
+    ``[kind, severity, line, left start, left end, right start, right end]`` and
+    passages ``[left start, left end, right start, right end, shade, quotation only,
+    score, meaning, words]`` (spans -1 when absent); the page cuts the texts at them as
+    :func:`segments` does."""
     r = pv.relation
     left_is_a = pv.left.id == r["a"]
     cov = []
