@@ -13,9 +13,12 @@ Jinja2 with autoescaping (text and attributes) or as JSON inside a ``<script
 type="application/json">`` block (``tojson`` escapes ``<``, ``>``, ``&`` and ``'``), and
 the page carries a Content-Security-Policy that allows only its own inline script and
 style (by hash) and no network at all. The static file works with JavaScript off: views
-are switched with CSS ``:target``; script adds filters, search, passage linking and lazy
-filling of the side-by-side views whose texts are kept once per article to bound the
-file's size (``static_pair_budget``).
+are switched with CSS ``:target``; script adds filters, search and passage linking. To
+bound a large report's size and load time, views are written out as HTML only while byte
+budgets last (``static_*_budget``); the rest are compact JSON blocks (:func:`page_data`)
+that the script draws, inserting every input's text as text. Without script such a report
+still lists every story and every relation as HTML (in ``<noscript>``, so a page with
+script does not parse them).
 """
 
 from __future__ import annotations
