@@ -264,18 +264,23 @@ def test_untrusted_input_is_escaped_everywhere(hostile):
     assert tables["relations"], "the two hostile articles should be related"
     html = render_report(ReportData.from_results(hostile), static_pair_budget=10**9)
     doc = _parse(html)
-    # the only scripts are ours: the JSON blocks, one script
-    kinds = sorted(s.get("type") or "js" for s in doc.iter("script"))
-    assert kinds == [*["application/json"] * len(BLOCKS), "js"]
-    for el in doc.iter():
-        if not isinstance(el.tag, str):
-            continue
-        assert el.tag not in ("img", "iframe", "object", "embed")
-        for name, value in el.attrib.items():
-            assert not name.lower().startswith("on"), (el.tag, name)
-            assert "javascript:" not in value.lower() or name in ("data-search", "title")
-    # only our own SVG graphs: no <svg> from the article's text or outlet
-    assert all("graph" in (s.get("class") or "") for s in doc.iter("{*}svg", "svg"))
+    # every view as HTML, and every view as data (the script-off lists of a large report)
+    lazy = render_report(ReportData.from_results(hostile), **NO_HTML_VIEWS)
+    lazy_doc = _parse(lazy)
+    assert HOSTILE_ID in lazy_doc.get_element_by_id("relations").text_content()
+    for d in (doc, lazy_doc):
+        # the only scripts are ours: the JSON blocks, one script
+        kinds = sorted(s.get("type") or "js" for s in d.iter("script"))
+        assert kinds == [*["application/json"] * len(BLOCKS), "js"]
+        for el in d.iter():
+            if not isinstance(el.tag, str):
+                continue
+            assert el.tag not in ("img", "iframe", "object", "embed")
+            for name, value in el.attrib.items():
+                assert not name.lower().startswith("on"), (el.tag, name)
+                assert "javascript:" not in value.lower() or name in ("data-search", "title")
+        # only our own SVG graphs: no <svg> from the article's text or outlet
+        assert all("graph" in (s.get("class") or "") for s in d.iter("{*}svg", "svg"))
     # and the payloads are there, as text
     body = doc.text_content()
     assert HOSTILE_TITLE in body
@@ -285,7 +290,6 @@ def test_untrusted_input_is_escaped_everywhere(hostile):
     # the url is not a link
     assert not any("javascript" in (a.get("href") or "") for a in doc.iter("a"))
     # the JSON blocks cannot be closed early by a text, and hold the payloads as data
-    lazy = render_report(ReportData.from_results(hostile), **NO_HTML_VIEWS)
     blocks = dict(
         re.findall(r'<script type="application/json" id="(d-\w+)">(.*?)</script>', lazy, re.S)
     )
