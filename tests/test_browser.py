@@ -435,7 +435,9 @@ def test_lazy_side_by_side_of_the_seeds_highlights_the_hogan_quotation(
     story = data.story(data.story_of[data.relations[i]["source"]])
     ctx, page, watch = new_page(browser)
     page.goto(path.as_uri())
-    page.locator(f'#story-list a[href="#story-{story.index}"]').click()
+    link = page.locator(f'#story-list a[href="#story-{story.index}"]')
+    link.focus()
+    page.keyboard.press("Enter")  # keyboard-usable: a drawn view opens from a link
     graph = page.locator(f"#story-{story.index} svg.graph")
     graph.wait_for()
     edge = graph.locator('g.edge.directed[data-source^="001_"][data-derivative^="000_"]')
@@ -464,6 +466,11 @@ def test_lazy_side_by_side_of_the_seeds_highlights_the_hogan_quotation(
         )
         assert marked.startswith(name) and "wait" in marked and "January" in marked
     hogan.first.screenshot(path=str(artefacts / "report-lazy-seeds-hogan.png"))
+    # printing a drawn view: it alone, changes still marked
+    page.emulate_media(media="print")
+    assert pair.is_visible() and not page.locator("#stories").is_visible()
+    assert hogan.first.evaluate("m => getComputedStyle(m).textDecorationLine") == "underline"
+    page.emulate_media(media="screen")
     assert not watch.dialogs and not watch.errors, watch.errors
     ctx.close()
 
