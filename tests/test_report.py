@@ -290,16 +290,23 @@ def test_untrusted_input_is_escaped_everywhere(hostile):
     # the url is not a link
     assert not any("javascript" in (a.get("href") or "") for a in doc.iter("a"))
     # the JSON blocks cannot be closed early by a text, and hold the payloads as data
-    blocks = dict(
-        re.findall(r'<script type="application/json" id="(d-\w+)">(.*?)</script>', lazy, re.S)
+    found = re.findall(
+        r'<script type="application/json" id="(d-\w+)"( data-packed="deflate-raw")?>(.*?)</script>',
+        lazy,
+        re.S,
     )
+    blocks = {name: text for name, _, text in found}
     assert set(blocks) == {f"d-{k}" for k in BLOCKS}
-    assert all("<" not in b for b in blocks.values())
+    for _name, packed, text in found:
+        assert "<" not in text
+        if packed:  # inflated, still no "<" (escaped before packing)
+            raw = zlib.decompress(base64.b64decode(json.loads(text)), -15).decode("utf-8")
+            assert "<" not in raw and json.loads(raw) is not None
     assert sorted(s.get("type") or "js" for s in _parse(lazy).iter("script")) == [
         *["application/json"] * len(BLOCKS),
         "js",
     ]
-    listed = json.loads(blocks["d-list"])
+    listed = _block(_parse(lazy), "list")
     assert HOSTILE_ID in {a[0] for a in listed["a"]}
     texts = _texts(json.loads(blocks["d-texts"]))
     assert any(HOSTILE_TITLE in t for t in texts.values())
@@ -310,6 +317,16 @@ def test_untrusted_input_is_escaped_everywhere(hostile):
 BLOCKS = ("list", "stories", "pairs", "why", "quotes", "texts")
 #: budgets that keep every story, side-by-side and quotation view as data for the script
 NO_HTML_VIEWS = {"static_pair_budget": 0, "static_story_budget": 0, "static_quote_budget": 0}
+
+
+def _block(doc, name: str):
+    """A JSON block of a parsed report, inflated when it is packed."""
+    holder = doc.get_element_by_id(f"d-{name}")
+    value = json.loads(holder.text)
+    if holder.get("data-packed") is not None:
+        assert holder.get("data-packed") == "deflate-raw" and name != "list"
+        value = json.loads(zlib.decompress(base64.b64decode(value), -15).decode("utf-8"))
+    return value
 
 
 def _texts(block: dict) -> dict[str, str]:
@@ -341,16 +358,16 @@ def test_lazy_views_keep_each_text_once(examples):
     assert '<section class="view pair"' not in lazy
     assert len(lazy) < len(full)
     doc = _parse(lazy)
-    blob = json.loads(doc.get_element_by_id("d-pairs").text)
+    blob = _block(doc, "pairs")
     assert set(blob) == {str(i) for i in range(len(data.relations))}
-    listed = json.loads(doc.get_element_by_id("d-list").text)
+    listed = _block(doc, "list")
     position = {a[0]: k for k, a in enumerate(listed["a"])}
-    texts = _texts(json.loads(doc.get_element_by_id("d-texts").text))
+    texts = _texts(_block(doc, "texts"))
     used = {a for r in data.relations for a in (r["a"], r["b"])}
     assert set(texts) == {str(position[a]) for a in used}  # each text once
     for aid in used:
         assert texts[str(position[aid])] == data.text(aid)
-    why = json.loads(doc.get_element_by_id("d-why").text)
+    why = _block(doc, "why")
     # each record holds the template's lines, spans and reasons
     for i, (_cov, changes, passages) in blob.items():
         pv = pair_view(data, int(i))
@@ -375,7 +392,10 @@ def test_large_report_keeps_views_as_data_and_lists_everything_as_html(examples)
     doc = _parse(html)
     assert '<section class="view story"' not in html and '<section class="view pair"' not in html
     assert not doc.xpath('//article[contains(@class,"quote")]')
-    blocks = {k: json.loads(doc.get_element_by_id(f"d-{k}").text) for k in BLOCKS}
+    blocks = {k: _block(doc, k) for k in BLOCKS}
+    # the blocks read only when a view opens are kept deflated (shorter here)
+    packed = {k for k in BLOCKS if doc.get_element_by_id(f"d-{k}").get("data-packed")}
+    assert packed == {"stories", "pairs", "why", "quotes"}
     assert set(blocks["stories"]) == {str(s.index) for s in data.stories}
     assert set(blocks["quotes"]) == {str(i) for i in range(len(data.quotes))}
     assert len(blocks["list"]["sl"]) == len(data.stories)

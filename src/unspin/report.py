@@ -939,7 +939,7 @@ def render_report(
         stories={i: story_html(i) for i in sorted(stories)},
         quotes=sorted(quotes),
         relation_groups=relation_groups(data),
-        blocks={k: json_block(v) for k, v in page_data(data, links).items()},
+        blocks={k: _block(k, v) for k, v in page_data(data, links).items()},
         css=asset("report.css").text,
         js=asset("report.js").text,
         csp=csp(live=False),
@@ -1005,6 +1005,25 @@ def _within(
         used += size
         chosen.add(i)
     return chosen
+
+
+#: JSON blocks read only when a view is first opened: kept deflated when that is shorter
+#: (the page inflates one when a view first needs it)
+PACKED_BLOCKS = ("stories", "pairs", "why", "quotes")
+
+
+def _block(name: str, value: Any) -> tuple[Markup, bool]:
+    """A JSON block as written in the page, and whether it is packed: for
+    :data:`PACKED_BLOCKS`, a JSON string of base64 of the raw deflate stream of the
+    block's JSON when that is shorter."""
+    text = json_block(value)
+    if name in PACKED_BLOCKS:
+        raw = str(text).encode("utf-8", "surrogatepass")
+        z = zlib.compressobj(9, zlib.DEFLATED, -15, 9)
+        packed = base64.b64encode(z.compress(raw) + z.flush()).decode("ascii")
+        if len(packed) + 2 < len(raw):
+            return Markup(f'"{packed}"'), True
+    return text, False
 
 
 def json_block(value: Any) -> Markup:

@@ -42,14 +42,39 @@
   var SVGNS = "http://www.w3.org/2000/svg";
   var SEV = {high: 0, medium: 1, low: 2};
   var STORY_PAGE = 200, QUOTE_PAGE = 200;
-  var blocks = {};
-  function block(name) {
+  var blocks = {}, unpacking = {};
+  function block(name) {  /* a block's data (a packed one once needBlocks has inflated it) */
     if (!(name in blocks)) {
       var holder = document.getElementById("d-" + name);
+      if (holder && holder.hasAttribute("data-packed")) return {};  /* not inflated yet */
       blocks[name] = holder ? JSON.parse(holder.textContent) : {};
       if (holder && name !== "list") holder.textContent = "";  /* parsed once: free the text */
     }
     return blocks[name];
+  }
+  function needBlocks(names) {  /* null when every block is at hand, else a promise of them */
+    var waits = [];
+    names.forEach(function (name) {
+      if (name in blocks) return;
+      var holder = document.getElementById("d-" + name);
+      if (!holder || !holder.hasAttribute("data-packed")) { block(name); return; }
+      if (!(name in unpacking)) {
+        unpacking[name] = inflate(JSON.parse(holder.textContent)).then(function (s) {
+          blocks[name] = JSON.parse(s);
+          holder.textContent = "";
+        });
+      }
+      waits.push(unpacking[name]);
+    });
+    return waits.length ? Promise.all(waits) : null;
+  }
+  /* the blocks a fragment's view is drawn from, if it is not in the page yet */
+  function blocksFor(id) {
+    if (id === "quotes" || /^quote-\d+$/.test(id)) return quotesDrawn ? [] : ["quotes"];
+    if (document.getElementById(id)) return [];
+    if (/^(story|article)-\d+$/.test(id)) return ["stories", "why"];
+    if (/^(pair-\d+$|v\d+-)/.test(id)) return ["pairs", "why"];
+    return [];
   }
   var L = block("list");
   var TYPES = L.types, REUSE = {};
@@ -636,6 +661,11 @@
   function route() {
     var id = location.hash.slice(1);
     try { id = decodeURIComponent(id); } catch (err) { id = ""; }
+    var wait = needBlocks(blocksFor(id));
+    if (wait) {  /* drawn once its data is inflated (route runs again) */
+      wait.then(route, function (err) { console.error("unspin: cannot read the report's data", err); });
+      return;
+    }
     var target = find(id);
     if (target === PENDING) return;  /* drawn when its texts are inflated (route runs again) */
     var view = target ? (target.classList.contains("view") ? target : target.closest(".view")) : null;
