@@ -90,9 +90,11 @@ def parts(html: str) -> dict[str, float]:
     written out as HTML (story, side by side)."""
     mb = lambda s: round(len(s.encode("utf-8", "surrogatepass")) / 1e6, 2)  # noqa: E731
     out: dict[str, float] = {}
-    block = re.compile(r'<script type="application/json" id="([^"]+)">(.*?)</script>', re.S)
+    block = re.compile(r'<script type="application/json" id="([^"]+)"([^>]*)>(.*?)</script>', re.S)
     for m in block.finditer(html):
-        out[f"json {m.group(1)}"] = mb(m.group(2))
+        out[f"json {m.group(1)}{' (deflated)' if 'data-packed' in m.group(2) else ''}"] = mb(
+            m.group(3)
+        )
     for k, m in enumerate(re.finditer(r"<noscript>(.*?)</noscript>", html, re.S)):
         out[("noscript story list", "noscript relation list")[min(k, 1)]] = mb(m.group(1))
     view = re.compile(r'<section class="view (story|pair)')
