@@ -345,40 +345,133 @@ def test_static_report_from_disk(browser, report, artefacts):
     ctx.close()
 
 
+#: budgets that keep every story, side-by-side and quotation view as data for the script
+NO_HTML_VIEWS = {"static_pair_budget": 0, "static_story_budget": 0, "static_quote_budget": 0}
+
+#: what a view reads as and links to, compared between the template's and the script's
+VIEW_SCRIPT = """v => ({
+    text: v.innerText.replace(/\\s+/g, " ").trim(),
+    marks: Array.from(v.querySelectorAll("mark.chg")).map(m => [m.id, m.dataset.c, m.title]),
+    segs: Array.from(v.querySelectorAll(".seg")).map(s => [s.className, s.id, s.dataset.p]),
+    links: Array.from(v.querySelectorAll("a")).map(a => a.getAttribute("href")),
+    changes: Array.from(v.querySelectorAll("li.change")).map(l => [l.id, l.dataset.kind]),
+    ids: Array.from(v.querySelectorAll("[id]")).map(e => e.id),
+    svg: Array.from(v.querySelectorAll("svg *")).map(e => [e.tagName,
+        Array.from(e.attributes).map(a => a.name + "=" + a.value).sort().join(" "),
+        e.children.length ? "" : e.textContent]),
+    rows: Array.from(v.querySelectorAll("tr.rel-row")).map(r => [r.dataset.rel, r.dataset.conf]),
+})"""
+
+
+def _views(browser, path: Path, frags: list[str], sel: str) -> list[dict]:
+    ctx, page, watch = new_page(browser)
+    page.goto(path.as_uri())
+    views = []
+    for frag in frags:
+        page.evaluate(f"location.hash = '#{frag}'")
+        view = page.locator(f"#{frag}")
+        view.locator(sel).first.wait_for()
+        views.append(view.evaluate(VIEW_SCRIPT))
+    assert not watch.errors, watch.errors
+    ctx.close()
+    return views
+
+
 def test_lazy_views_draw_the_same_view(browser, report, tmp_path):
-    """A report over its size budget draws side-by-side views by script from compact
-    JSON: each reads the same as the template's view (texts, marks, lines, links)."""
+    """A report over its size budgets draws story, side-by-side and quotation views by
+    script from compact JSON: each reads the same as the template's view (texts, marks,
+    lines, links, graph)."""
     path, data = report
-    lazy = write_report(data, tmp_path / "lazy.html", static_pair_budget=0)
-    script = """v => ({
-        text: v.innerText.replace(/\\s+/g, " ").trim(),
-        marks: Array.from(v.querySelectorAll("mark.chg")).map(m => [m.id, m.dataset.c, m.title]),
-        segs: Array.from(v.querySelectorAll(".seg")).map(s => [s.className, s.id, s.dataset.p]),
-        links: Array.from(v.querySelectorAll("a")).map(a => a.getAttribute("href")),
-        changes: Array.from(v.querySelectorAll("li.change")).map(l => [l.id, l.dataset.kind]),
-    })"""
-    got = []
-    for p in (path, lazy):
-        ctx, page, watch = new_page(browser)
-        page.goto(p.as_uri())
-        views = []
-        for i in range(len(data.relations)):
-            page.evaluate(f"location.hash = '#pair-{i}'")
-            view = page.locator(f"#pair-{i}")
-            view.locator(".pairview").wait_for()
-            views.append(view.evaluate(script))
-        got.append(views)
-        assert not watch.errors, watch.errors
-        ctx.close()
-    for i, (a, b) in enumerate(zip(*got)):
-        assert a == b, i
-        assert a["text"]
+    lazy = write_report(data, tmp_path / "lazy.html", **NO_HTML_VIEWS)
+    assert '<section class="view pair"' not in lazy.read_text(encoding="utf-8")
+    kinds = [
+        ([f"pair-{i}" for i in range(len(data.relations))], ".pairview"),
+        ([f"story-{s.index}" for s in data.stories], "h2"),
+        ([f"quote-{i}" for i in range(len(data.quotes))], "blockquote"),
+    ]
+    for frags, sel in kinds:
+        want, got = (_views(browser, p, frags, sel) for p in (path, lazy))
+        for frag, a, b in zip(frags, want, got):
+            assert a == b, frag
+            assert a["text"], frag
     # a change's anchor in a view not drawn yet opens and draws that view
     ctx, page, watch = new_page(browser)
     i = _spun(data)
     page.goto(lazy.as_uri() + f"#v{i}-c1")
+    page.locator(f"#v{i}-c1").wait_for()
     assert page.locator(f"#pair-{i}").is_visible()
     assert page.locator(f"#v{i}-c1").is_visible()
+    # so does an article's row, in its story's view
+    aid = data.relations[i]["source"]
+    k = list(data.articles).index(aid)
+    page.goto(lazy.as_uri() + f"#article-{k}")
+    page.locator(f"#article-{k}").wait_for()
+    story = data.story(data.story_of[aid])
+    assert page.locator(f"#story-{story.index}").is_visible()
+    assert not watch.errors, watch.errors
+    ctx.close()
+
+
+@pytest.mark.shared
+def test_lazy_side_by_side_of_the_seeds_highlights_the_hogan_quotation(
+    browser, shared, tmp_path, artefacts
+):
+    """The seeds' report with every view kept as data: the story and the 001 -> 000 pair
+    are drawn by script when opened, and the altered Hogan quotation is highlighted in
+    place with its line."""
+    seeds = sorted((shared / "seeds").glob("*.txt"))
+    assert len(seeds) == 5
+    out = tmp_path / "res"
+    unspin.scan([str(p) for p in seeds], out=out, config=FAST)
+    data = ReportData.from_results(out)
+    path = write_report(data, tmp_path / "seeds.html", **NO_HTML_VIEWS)
+    html = path.read_text(encoding="utf-8")
+    assert '<section class="view pair"' not in html and 'data-c="' not in html
+    i = next(
+        k
+        for k, r in enumerate(data.relations)
+        if (r["source"] or "").startswith("001_") and (r["derivative"] or "").startswith("000_")
+    )
+    story = data.story(data.story_of[data.relations[i]["source"]])
+    ctx, page, watch = new_page(browser)
+    page.goto(path.as_uri())
+    link = page.locator(f'#story-list a[href="#story-{story.index}"]')
+    link.focus()
+    page.keyboard.press("Enter")  # keyboard-usable: a drawn view opens from a link
+    graph = page.locator(f"#story-{story.index} svg.graph")
+    graph.wait_for()
+    edge = graph.locator('g.edge.directed[data-source^="001_"][data-derivative^="000_"]')
+    assert edge.count() == 1
+    unseen = graph.locator("g.node.unseen")
+    assert unseen.count() == 1 and "New York Post" in unseen.text_content()
+    graph.locator(f'a.edge-label[href="#pair-{i}"]').click()
+    pair = page.locator(f"#pair-{i}")
+    pair.locator(".col-R .text").wait_for()
+    assert pair.is_visible()
+    hogan = pair.locator(".col-R mark.chg", has_text="Hogan")
+    assert hogan.count() >= 1
+    hogan.first.scroll_into_view_if_needed()
+    assert hogan.first.is_visible()
+    bg = hogan.first.evaluate("m => getComputedStyle(m).backgroundColor")
+    assert bg not in ("rgba(0, 0, 0, 0)", "transparent", "rgb(255, 255, 255)")
+    line = pair.locator("li.change[data-kind=quote_altered]", has_text="Hogan")
+    assert line.count() == 1 and "Homan" in line.text_content()
+    n = line.get_attribute("id").rsplit("-c", 1)[1]
+    for col, name in ((".col-R", "Hogan"), (".col-L", "Homan")):
+        marked = pair.locator(f"{col} mark.chg").evaluate_all(
+            "(ms, n) => ms.filter(m => m.dataset.c.split(' ').includes(n)).map(m =>"
+            " Array.from(m.childNodes).filter(c => c.nodeType === 3)"
+            ".map(c => c.textContent).join('')).join('')",
+            n,
+        )
+        assert marked.startswith(name) and "wait" in marked and "January" in marked
+    hogan.first.screenshot(path=str(artefacts / "report-lazy-seeds-hogan.png"))
+    # printing a drawn view: it alone, changes still marked
+    page.emulate_media(media="print")
+    assert pair.is_visible() and not page.locator("#stories").is_visible()
+    assert hogan.first.evaluate("m => getComputedStyle(m).textDecorationLine") == "underline"
+    page.emulate_media(media="screen")
+    assert not watch.dialogs and not watch.errors, watch.errors
     ctx.close()
 
 
@@ -415,14 +508,40 @@ def test_static_report_reads_without_javascript(browser, report, artefacts):
     ctx.close()
 
 
+def test_large_report_reads_without_javascript(browser, report, tmp_path, artefacts):
+    """With every view kept as data and script off: the story list and the list of all
+    relations read as HTML, and links to views that need script say so."""
+    _, data = report
+    path = write_report(data, tmp_path / "lazy.html", **NO_HTML_VIEWS)
+    ctx, page, watch = new_page(browser, js=False)
+    page.goto(path.as_uri())
+    rows = page.locator("#story-list > li.story-row:visible")
+    assert rows.count() == len(data.stories)
+    label = rows.first.locator("a.label")
+    assert label.evaluate("a => getComputedStyle(a, '::after').content") == '" (needs script)"'
+    assert page.get_by_text("This report is large").is_visible()
+    page.get_by_role("link", name="All relations").click()
+    table = page.locator("#relations table.all")
+    assert table.is_visible()
+    assert table.locator("tbody tr:has(td)").count() == len(data.relations)
+    i = _spun(data)
+    rel = data.relations[i]
+    row = table.locator("tr", has_text=f"{rel['source']} → {rel['derivative']}")
+    assert row.count() == 1 and row.first.is_visible() and "spun" in row.first.inner_text()
+    page.screenshot(path=str(artefacts / "report-large-nojs.png"))
+    assert not watch.errors
+    ctx.close()
+
+
 def test_hostile_articles_run_nothing_in_the_report(browser, tmp_path, artefacts):
     src = write_jsonl(tmp_path / "hostile.jsonl", hostile_records())
     out = tmp_path / "res"
     unspin.scan([src], out=out, config=FAST)
     data = ReportData.from_results(out)
     assert data.relations
-    for budget in (10**9, 0):  # inline texts, and texts filled by script
-        path = write_report(data, tmp_path / f"r{budget}.html", static_pair_budget=budget)
+    for budget in (10**9, 0):  # views written out, and views drawn by script
+        budgets = {k: budget for k in NO_HTML_VIEWS}
+        path = write_report(data, tmp_path / f"r{budget}.html", **budgets)
         ctx, page, watch = new_page(browser)
         page.goto(path.as_uri())
         page.locator("#story-list a.label").first.click()

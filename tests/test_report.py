@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import lxml.html
@@ -31,6 +32,8 @@ from unspin.cli import main
 from unspin.output import read_tables
 from unspin.report import (
     ReportData,
+    StaticLinks,
+    environment,
     filter_stories,
     lineage_graph,
     pair_view,
@@ -261,18 +264,23 @@ def test_untrusted_input_is_escaped_everywhere(hostile):
     assert tables["relations"], "the two hostile articles should be related"
     html = render_report(ReportData.from_results(hostile), static_pair_budget=10**9)
     doc = _parse(html)
-    # the only scripts are ours: one JSON block, one script
-    kinds = sorted(s.get("type") or "js" for s in doc.iter("script"))
-    assert kinds == ["application/json", "js"]
-    for el in doc.iter():
-        if not isinstance(el.tag, str):
-            continue
-        assert el.tag not in ("img", "iframe", "object", "embed")
-        for name, value in el.attrib.items():
-            assert not name.lower().startswith("on"), (el.tag, name)
-            assert "javascript:" not in value.lower() or name in ("data-search", "title")
-    # only our own SVG graphs: no <svg> from the article's text or outlet
-    assert all("graph" in (s.get("class") or "") for s in doc.iter("{*}svg", "svg"))
+    # every view as HTML, and every view as data (the script-off lists of a large report)
+    lazy = render_report(ReportData.from_results(hostile), **NO_HTML_VIEWS)
+    lazy_doc = _parse(lazy)
+    assert HOSTILE_ID in lazy_doc.get_element_by_id("relations").text_content()
+    for d in (doc, lazy_doc):
+        # the only scripts are ours: the JSON blocks, one script
+        kinds = sorted(s.get("type") or "js" for s in d.iter("script"))
+        assert kinds == [*["application/json"] * len(BLOCKS), "js"]
+        for el in d.iter():
+            if not isinstance(el.tag, str):
+                continue
+            assert el.tag not in ("img", "iframe", "object", "embed")
+            for name, value in el.attrib.items():
+                assert not name.lower().startswith("on"), (el.tag, name)
+                assert "javascript:" not in value.lower() or name in ("data-search", "title")
+        # only our own SVG graphs: no <svg> from the article's text or outlet
+        assert all("graph" in (s.get("class") or "") for s in d.iter("{*}svg", "svg"))
     # and the payloads are there, as text
     body = doc.text_content()
     assert HOSTILE_TITLE in body
@@ -281,13 +289,52 @@ def test_untrusted_input_is_escaped_everywhere(hostile):
     assert outlet and outlet in body
     # the url is not a link
     assert not any("javascript" in (a.get("href") or "") for a in doc.iter("a"))
-    # the JSON block cannot be closed early by a text
-    lazy = render_report(ReportData.from_results(hostile), static_pair_budget=0)
-    block = re.search(r'<script type="application/json" id="pairs">(.*?)</script>', lazy, re.S)
-    assert block and "<" not in block.group(1)
-    blob = json.loads(block.group(1))
-    assert HOSTILE_ID in {a[0] for a in blob["arts"].values()}
-    assert any(HOSTILE_TITLE in t for t in blob["texts"].values())
+    # the JSON blocks cannot be closed early by a text, and hold the payloads as data
+    found = re.findall(
+        r'<script type="application/json" id="(d-\w+)"( data-packed="deflate-raw")?>(.*?)</script>',
+        lazy,
+        re.S,
+    )
+    blocks = {name: text for name, _, text in found}
+    assert set(blocks) == {f"d-{k}" for k in BLOCKS}
+    for _name, packed, text in found:
+        assert "<" not in text
+        if packed:  # inflated, still no "<" (escaped before packing)
+            raw = zlib.decompress(base64.b64decode(json.loads(text)), -15).decode("utf-8")
+            assert "<" not in raw and json.loads(raw) is not None
+    assert sorted(s.get("type") or "js" for s in _parse(lazy).iter("script")) == [
+        *["application/json"] * len(BLOCKS),
+        "js",
+    ]
+    listed = _block(_parse(lazy), "list")
+    assert HOSTILE_ID in {a[0] for a in listed["a"]}
+    texts = _texts(json.loads(blocks["d-texts"]))
+    assert any(HOSTILE_TITLE in t for t in texts.values())
+    assert "<script>window.__pwned" not in lazy  # only inside JSON, with "<" escaped
+
+
+#: the JSON blocks of a static report (unspin.report.page_data)
+BLOCKS = ("list", "stories", "pairs", "why", "quotes", "texts")
+#: budgets that keep every story, side-by-side and quotation view as data for the script
+NO_HTML_VIEWS = {"static_pair_budget": 0, "static_story_budget": 0, "static_quote_budget": 0}
+
+
+def _block(doc, name: str):
+    """A JSON block of a parsed report, inflated when it is packed."""
+    holder = doc.get_element_by_id(f"d-{name}")
+    value = json.loads(holder.text)
+    if holder.get("data-packed") is not None:
+        assert holder.get("data-packed") == "deflate-raw" and name != "list"
+        value = json.loads(zlib.decompress(base64.b64decode(value), -15).decode("utf-8"))
+    return value
+
+
+def _texts(block: dict) -> dict[str, str]:
+    """The texts of a ``d-texts`` block, inflated."""
+    out = dict(block["t"])
+    for k, packed in block["z"].items():
+        out[k] = zlib.decompress(base64.b64decode(packed), -15).decode("utf-8")
+    return out
 
 
 def test_safe_url():
@@ -305,27 +352,84 @@ def test_safe_url():
 
 def test_lazy_views_keep_each_text_once(examples):
     data = ReportData.from_results(examples)
-    full = render_report(data, static_pair_budget=10**9)
+    full = render_report(data)
     lazy = render_report(data, static_pair_budget=0)
-    assert 'class="view pair lazy"' not in full
-    assert lazy.count('class="view pair lazy"') == len(data.relations)
+    assert full.count('<section class="view pair"') == len(data.relations)
+    assert '<section class="view pair"' not in lazy
     assert len(lazy) < len(full)
-    blob = json.loads(_parse(lazy).get_element_by_id("pairs").text)
-    assert set(blob["pairs"]) == {str(i) for i in range(len(data.relations))}
-    ids = {blob["arts"][k][0]: k for k in blob["arts"]}
-    assert set(ids) == {a for r in data.relations for a in (r["a"], r["b"])}
-    for aid, k in ids.items():
-        assert blob["texts"][k] == data.text(aid)
-    # each drawn view's cuts cover its texts exactly, marks as the inline view has them
-    for i, p in blob["pairs"].items():
+    doc = _parse(lazy)
+    blob = _block(doc, "pairs")
+    assert set(blob) == {str(i) for i in range(len(data.relations))}
+    listed = _block(doc, "list")
+    position = {a[0]: k for k, a in enumerate(listed["a"])}
+    texts = _texts(_block(doc, "texts"))
+    used = {a for r in data.relations for a in (r["a"], r["b"])}
+    assert set(texts) == {str(position[a]) for a in used}  # each text once
+    for aid in used:
+        assert texts[str(position[aid])] == data.text(aid)
+    why = _block(doc, "why")
+    # each record holds the template's lines, spans and reasons
+    for i, (_cov, changes, passages) in blob.items():
         pv = pair_view(data, int(i))
-        for side, ref in ((p["L"], pv.left), (p["R"], pv.right)):
-            text = blob["texts"][str(side["k"])]
-            assert "".join(text[s:e] for s, e, *_ in side["segs"]) == text
-            assert [(g[0], g[1], g[2] or None, tuple(g[5])) for g in side["segs"]] == [
-                (x.start, x.end, x.passage, x.changes) for x in ref.segments
-            ]
-        assert [c[2] for c in p["ch"]] == [c.description for c in pv.changes]
+        r = data.relations[int(i)]
+        assert [c[2] for c in changes] == [c.description for c in pv.changes]
+        assert [tuple(c[3:5]) if c[3] >= 0 else None for c in changes] == [
+            c.left for c in pv.changes
+        ]
+        assert len(passages) == len(pv.passages)
+        assert why[i] == [r.get("direction_reason"), r.get("reasons", [])]
+        row = listed["r"][int(i)]
+        assert [listed["a"][row[0]][0], listed["a"][row[1]][0]] == [r["a"], r["b"]]
+        assert listed["types"][row[2]] == r["relation"] and row[6] == len(data.pair_changes(r))
+
+
+def test_large_report_keeps_views_as_data_and_lists_everything_as_html(examples):
+    """Past its budgets a report writes no story, side-by-side or quotation view as HTML;
+    script-off readers still get every story row and every relation, and links to views
+    the script draws are marked so CSS can say they need it."""
+    data = ReportData.from_results(examples)
+    html = render_report(data, **NO_HTML_VIEWS)
+    doc = _parse(html)
+    assert '<section class="view story"' not in html and '<section class="view pair"' not in html
+    assert not doc.xpath('//article[contains(@class,"quote")]')
+    blocks = {k: _block(doc, k) for k in BLOCKS}
+    # the blocks read only when a view opens are kept deflated (shorter here)
+    packed = {k for k in BLOCKS if doc.get_element_by_id(f"d-{k}").get("data-packed")}
+    assert packed == {"stories", "pairs", "why", "quotes"}
+    assert set(blocks["stories"]) == {str(s.index) for s in data.stories}
+    assert set(blocks["quotes"]) == {str(i) for i in range(len(data.quotes))}
+    assert len(blocks["list"]["sl"]) == len(data.stories)
+    # the script-off story list: every story, its link marked as needing script
+    rows = doc.xpath('//ol[@id="story-list"]/li[contains(@class,"story-row")]')
+    assert len(rows) == len(data.stories)
+    assert all("lz" in r.xpath("./a")[0].get("class") for r in rows)
+    # the script-off relation list: every relation once, grouped under its story
+    rel_rows = doc.xpath('//section[@id="relations"]//table[contains(@class,"all")]/tbody/tr[td]')
+    assert len(rel_rows) == len(data.relations)
+    seen = set()
+    for tr in rel_rows:
+        cells = [td.text_content() for td in tr.xpath("./td")]
+        ends = tuple(sorted(re.split(r" → | – ", cells[2])))
+        seen.add(ends)
+        assert cells[4] == "side by side needs script"
+    assert seen == {tuple(sorted((r["a"], r["b"]))) for r in data.relations}
+    note = doc.get_element_by_id("nojs").text_content()
+    assert f"{len(data.stories)} of {len(data.stories)} story views" in note
+    assert "need script" in note
+    # a budget writes the most telling views first: side by side with changes
+    macros = environment().get_template("_macros.html.j2").module
+    links = StaticLinks(data)
+    size = {
+        i: len(str(macros.pair_view_section(data, links, pair_view(data, i))).encode())
+        for i in range(len(data.relations))
+    }
+    changed = {i for i, r in enumerate(data.relations) if data.pair_changes(r)}
+    assert 0 < len(changed) < len(data.relations)
+    some = render_report(data, static_pair_budget=sum(size[i] for i in changed))
+    written = {int(x) for x in re.findall(r'<section class="view pair" id="pair-(\d+)"', some)}
+    assert written == changed
+    # the default budgets write every view of a small report: no relation list needed
+    assert 'id="relations"' not in render_report(data)
 
 
 def test_filter_stories_matches_types_confidence_and_words(examples):

@@ -13,9 +13,12 @@ Jinja2 with autoescaping (text and attributes) or as JSON inside a ``<script
 type="application/json">`` block (``tojson`` escapes ``<``, ``>``, ``&`` and ``'``), and
 the page carries a Content-Security-Policy that allows only its own inline script and
 style (by hash) and no network at all. The static file works with JavaScript off: views
-are switched with CSS ``:target``; script adds filters, search, passage linking and lazy
-filling of the side-by-side views whose texts are kept once per article to bound the
-file's size (``static_pair_budget``).
+are switched with CSS ``:target``; script adds filters, search and passage linking. To
+bound a large report's size and load time, views are written out as HTML only while byte
+budgets last (``static_*_budget``); the rest are compact JSON blocks (:func:`page_data`)
+that the script draws, inserting every input's text as text. Without script such a report
+still lists every story and every relation as HTML (in ``<noscript>``, so a page with
+script does not parse them).
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ import base64
 import hashlib
 import json
 import os
+import re
+import zlib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -41,7 +46,15 @@ from unspin.model import RELATIONS, REUSE_RELATIONS, Article, Result
 #: first: pairs with changes, then by relation type); views beyond it are drawn by the
 #: page's script from compact JSON with each text kept once (with JavaScript off they say
 #: so). Bounds the file at 10,000+ articles.
-STATIC_PAIR_BUDGET = 5_000_000
+STATIC_PAIR_BUDGET = 3_000_000
+#: bytes of HTML of story views written out in a static report (stories with changes
+#: first, then with relations, most relations first; single articles last); the others
+#: are drawn by the page's script from compact JSON
+STATIC_STORY_BUDGET = 2_000_000
+#: bytes of HTML of quotation groups written out (in order); the rest drawn by script
+STATIC_QUOTE_BUDGET = 1_000_000
+#: views too large for what is left of a budget skipped in a row before the choice stops
+MAX_SKIPPED = 200
 #: the story list shows this many rows at first (script; "show more" adds as many again)
 STORY_PAGE = 200
 #: lineage graphs: node box size and gaps, in SVG user units (pixels)
@@ -73,7 +86,7 @@ class StoryInfo:
     counts: dict[str, int]
     #: relation type -> highest confidence among the story's relations of that type
     best: dict[str, float]
-    search: str  # lower-cased label, titles and ids, for the search box
+    search: str  # lower-cased label, ids and titles, for the search box (as the page's script)
 
 
 class ReportData:
@@ -145,13 +158,14 @@ class ReportData:
         dates = sorted(
             d for a in s["articles"] if (d := (self.articles.get(a) or {}).get("published_at"))
         )
-        words = [s["label"] or "", *s["articles"]]
+        label = s["label"] or s["id"]
+        words = [label, *s["articles"]]
         words += [(self.articles.get(a) or {}).get("title") or "" for a in s["articles"]]
         words = list(dict.fromkeys(w for w in words if w))
         return StoryInfo(
             index=index,
             id=s["id"],
-            label=s["label"] or s["id"],
+            label=label,
             articles=list(s["articles"]),
             sources=list(s["sources"]),
             first_date=dates[0] if dates else None,
@@ -671,14 +685,44 @@ class Links(Protocol):
     def quotes(self) -> str: ...
     def errors(self) -> str: ...
     def relations(self) -> str: ...
+    def lz_story(self, story_id: str) -> str: ...
+    def lz_pair(self, a: str, b: str) -> str: ...
+    def lz_article(self, article_id: str) -> str: ...
+    def lz_quote(self, index: int) -> str: ...
+
+
+#: class added to a static link whose target view is kept as data for the page's script
+#: (with script off, CSS says so next to the link)
+LAZY_CLASS = "lz"
 
 
 class StaticLinks:
-    """Fragments by position (never by an input's id, so ids cannot shape the page)."""
+    """Fragments by position (never by an input's id, so ids cannot shape the page).
+
+    ``lz_*`` name the class of a link whose view is not written out as HTML (drawn by the
+    page's script): set once the static report has chosen its written-out views."""
 
     def __init__(self, data: ReportData) -> None:
         self.data = data
         self.article_index = {a: i for i, a in enumerate(data.articles)}
+        self.lazy_stories: set[int] = set()
+        self.lazy_pairs: set[int] = set()
+        self.lazy_quotes: set[int] = set()
+
+    def lz_story(self, story_id: str) -> str:
+        i = self.data.story_index.get(story_id)
+        return " " + LAZY_CLASS if i is not None and i in self.lazy_stories else ""
+
+    def lz_pair(self, a: str, b: str) -> str:
+        i = self.data.pair_index.get(_key(a, b))
+        return " " + LAZY_CLASS if i is not None and i in self.lazy_pairs else ""
+
+    def lz_article(self, article_id: str) -> str:
+        sid = self.data.story_of.get(article_id)
+        return self.lz_story(sid) if sid is not None else ""
+
+    def lz_quote(self, index: int) -> str:
+        return " " + LAZY_CLASS if index in self.lazy_quotes else ""
 
     def home(self) -> str:
         return "#stories"
@@ -696,7 +740,9 @@ class StaticLinks:
         return f"#article-{i}" if i is not None else "#stories"
 
     def anchor(self, article_id: str) -> str:
-        return self.article(article_id)[1:]
+        """The element id of an article's row ("" for an article the tables do not list)."""
+        i = self.article_index.get(article_id)
+        return f"article-{i}" if i is not None else ""
 
     def quotes(self) -> str:
         return "#quotes"
@@ -737,6 +783,18 @@ class LiveLinks:
 
     def relations(self) -> str:
         return "/ui/relations"
+
+    def lz_story(self, story_id: str) -> str:
+        return ""
+
+    def lz_pair(self, a: str, b: str) -> str:
+        return ""
+
+    def lz_article(self, article_id: str) -> str:
+        return ""
+
+    def lz_quote(self, index: int) -> str:
+        return ""
 
 
 def safe_url(url: str | None) -> str | None:
@@ -832,35 +890,56 @@ def render_report(
     *,
     title: str = "unspin report",
     static_pair_budget: int = STATIC_PAIR_BUDGET,
+    static_story_budget: int = STATIC_STORY_BUDGET,
+    static_quote_budget: int = STATIC_QUOTE_BUDGET,
 ) -> str:
-    """The whole report as one HTML document (no external resources)."""
+    """The whole report as one HTML document (no external resources).
+
+    Views are written out as HTML, most telling first, while each kind's budget lasts
+    (``static_*_budget``, bytes of HTML); the rest stay compact JSON that the page's
+    script draws when one is opened (:func:`page_data`). A small report is all HTML and
+    reads with JavaScript off; a large one keeps its story list, skipped inputs and the
+    written-out views readable without script and says which views need it."""
     links = StaticLinks(data)
-    order = sorted(
+    macros = environment().get_template("_macros.html.j2").module
+
+    def pair_html(i: int) -> Markup:
+        return macros.pair_view_section(data, links, pair_view(data, i))
+
+    def story_html(i: int) -> Markup:
+        return macros.story_view_section(data, links, data.stories[i])
+
+    def quote_html(i: int) -> Markup:
+        return macros.quote_groups(data, links, [i])
+
+    changed = {_key(c["source"], c["derivative"]) for c in data.changes_table}
+    pair_order = sorted(
         range(len(data.relations)),
         key=lambda i: (
-            0 if data.pair_changes(data.relations[i]) else 1,
+            0 if _key(data.relations[i]["a"], data.relations[i]["b"]) in changed else 1,
             _relation_rank(data.relations[i]),
         ),
     )
-    macros = environment().get_template("_macros.html.j2").module
-    inline: dict[int, Markup] = {}
-    used = 0
-    for i in order:
-        if used >= static_pair_budget:
-            break
-        html = macros.pair_view_section(data, links, pair_view(data, i))
-        if used + len(html) > static_pair_budget:
-            continue
-        used += len(html)
-        inline[i] = html
-    lazy = lazy_pairs(data, links, [i for i in range(len(data.relations)) if i not in inline])
+    story_order = sorted(range(len(data.stories)), key=lambda i: _story_rank(data, i, changed))
+    # first pass: which views fit (links to the others are not known yet, so sizes are
+    # measured without their marks, a few bytes each)
+    pairs = _within(static_pair_budget, pair_order, pair_html)
+    stories = _within(static_story_budget, story_order, story_html)
+    quotes = _within(static_quote_budget, range(len(data.quotes)), quote_html, prefix=True)
+    links.lazy_pairs = set(range(len(data.relations))) - pairs
+    links.lazy_stories = set(range(len(data.stories))) - stories
+    links.lazy_quotes = set(range(len(data.quotes))) - quotes
+    # second pass: the chosen views, their links to views drawn by script marked
     tpl = environment().get_template("report.html.j2")
     return tpl.render(
         data=data,
         links=links,
         title=title,
-        inline=inline,
-        lazy=lazy,
+        pairs={i: pair_html(i) for i in sorted(pairs)},
+        stories={i: story_html(i) for i in sorted(stories)},
+        quotes=sorted(quotes),
+        relation_groups=relation_groups(data),
+        blocks={k: _block(k, v) for k, v in page_data(data, links).items()},
         css=asset("report.css").text,
         js=asset("report.js").text,
         csp=csp(live=False),
@@ -868,79 +947,358 @@ def render_report(
     )
 
 
-def lazy_pairs(data: ReportData, links: StaticLinks, indices: Sequence[int]) -> dict[str, Any]:
-    """The side-by-side views the page's script draws: each as compact JSON (the same
-    cuts, marks and lines :func:`pair_view` gives the template), each article's text and
-    metadata once, keyed by its position."""
-    pairs: dict[str, Any] = {}
-    used: set[str] = set()
-    for i in indices:
-        pv = pair_view(data, i)
-        r = pv.relation
-        for sd in (pv.left, pv.right):
-            used.add(sd.id)
-        pairs[str(i)] = {
-            "r": r["relation"],
-            "c": f"{float(r['confidence']):.2f}",
-            "d": int(pv.directed),
-            "u": int(r["relation"] in REUSE_RELATIONS and not pv.directed),
-            "x": int(r["relation"] in REUSE_RELATIONS),
-            "dir": pv.direction if r["relation"] in REUSE_RELATIONS else None,
-            "dr": r.get("direction_reason"),
-            "cov": [[k, f"{float(v):.0%}"] for k, v in r.get("coverage", {}).items()],
-            "st": pv.story.index if pv.story else None,
-            "why": r.get("reasons", []),
-            "L": _side_record(pv.left, links),
-            "R": _side_record(pv.right, links),
-            "ch": [
-                [
-                    c.kind,
-                    c.severity,
-                    c.description,
-                    int(c.left is not None),
-                    int(c.right is not None),
-                ]
-                for c in pv.changes
-            ],
-            "ps": [
-                [f"{p.score:.2f}", f"{p.semantic:.2f}", f"{p.lexical:.2f}", int(p.quote_only)]
-                for p in pv.passages
-            ],
-        }
-    arts: dict[str, Any] = {}
-    texts: dict[str, str] = {}
-    for aid in used:
-        k = links.article_index.get(aid)
-        if k is None:
+def relation_groups(data: ReportData) -> list[tuple[StoryInfo | None, list[int]]]:
+    """Relations by story (in the story list's order, strongest first within one), then
+    those between articles of two stories: the script-off list of a large report."""
+    by_story: dict[int, list[int]] = defaultdict(list)
+    across: list[int] = []
+    for i, r in enumerate(data.relations):
+        sa, sb = data.story_of.get(r["a"]), data.story_of.get(r["b"])
+        if sa is not None and sa == sb:
+            by_story[data.story_index[sa]].append(i)
+        else:
+            across.append(i)
+    rank = lambda i: _relation_rank(data.relations[i])  # noqa: E731
+    groups: list[tuple[StoryInfo | None, list[int]]] = [
+        (data.stories[k], sorted(v, key=rank)) for k, v in sorted(by_story.items())
+    ]
+    if across:
+        groups.append((None, sorted(across, key=rank)))
+    return groups
+
+
+def _story_rank(data: ReportData, i: int, changed: set[tuple[str, str]]) -> tuple[int, int, int]:
+    """Stories with changes first, then stories with relations, then single articles."""
+    s = data.stories[i]
+    n = sum(s.counts.values())
+    has_changes = n and any(
+        _key(data.relations[r]["a"], data.relations[r]["b"]) in changed
+        for a in s.articles
+        for r in data.by_article.get(a, ())
+    )
+    return (0 if has_changes else 1 if n else 2, -n, i)
+
+
+def _within(
+    budget: int,
+    order: Iterable[int],
+    html: Any,
+    *,
+    prefix: bool = False,
+) -> set[int]:
+    """Indices from ``order`` whose HTML (``html(i)``) fits in ``budget`` bytes together,
+    taken greedily in that order; a view too large for what is left is skipped (up to
+    ``MAX_SKIPPED`` in a row, then the search stops), or ends the choice when ``prefix``
+    (quotation groups keep their order: the written-out ones come first)."""
+    chosen: set[int] = set()
+    used = skipped = 0
+    for i in order:
+        if used >= budget or skipped >= MAX_SKIPPED:
+            break
+        size = len(str(html(i)).encode("utf-8", "surrogatepass"))
+        if used + size > budget:
+            if prefix:
+                break
+            skipped += 1
             continue
-        rec = data.articles.get(aid) or {}
-        arts[str(k)] = [
-            aid,
-            rec.get("title") or "",
-            rec.get("outlet"),
-            rec.get("published_at"),
-            rec.get("lang"),
-            safe_url(rec.get("url")),
-            rec.get("url"),
+        skipped = 0
+        used += size
+        chosen.add(i)
+    return chosen
+
+
+#: JSON blocks read only when a view is first opened: kept deflated when that is shorter
+#: (the page inflates one when a view first needs it)
+PACKED_BLOCKS = ("stories", "pairs", "why", "quotes")
+
+
+def _block(name: str, value: Any) -> tuple[Markup, bool]:
+    """A JSON block as written in the page, and whether it is packed: for
+    :data:`PACKED_BLOCKS`, a JSON string of base64 of the raw deflate stream of the
+    block's JSON when that is shorter."""
+    text = json_block(value)
+    if name in PACKED_BLOCKS:
+        raw = str(text).encode("utf-8", "surrogatepass")
+        z = zlib.compressobj(9, zlib.DEFLATED, -15, 9)
+        packed = base64.b64encode(z.compress(raw) + z.flush()).decode("ascii")
+        if len(packed) + 2 < len(raw):
+            return Markup(f'"{packed}"'), True
+    return text, False
+
+
+def json_block(value: Any) -> Markup:
+    """``value`` as JSON for a ``<script type="application/json">`` element: compact,
+    non-ASCII as is, ``<`` escaped (so no ``</script`` or ``<!--`` can appear in it) and
+    lone surrogates (texts that are not valid Unicode) written as escapes."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    text = text.replace("<", "\\u003c")
+    if _SURROGATE.search(text):
+        text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+    return Markup(text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def page_data(data: ReportData, links: StaticLinks) -> dict[str, Any]:
+    """The compact data the static page's script reads, as JSON blocks by name.
+
+    ``list`` (read when the page loads): relation types; every article as ``[id, title,
+    outlet, published_at, lang, safe url, url, story]`` by its position; every relation as
+    ``[a, b, type, confidence, shown confidence, direction, changes]`` (a, b: article
+    positions, or ids of articles the tables do not list; direction 1: a is the source,
+    2: b is, 0: none); every story's row of the story list ``[label, dates, articles,
+    sources, [[type, count, best confidence], ...]]``. ``stories``, ``pairs``, ``quotes``
+    (read when the first such view is opened): the views not written out as HTML, by
+    index, with what the templates show of them; ``why``: ``[direction reason,
+    reasons]`` of the relations those views show. ``texts``: the texts of the articles
+    of those side-by-side views, each compressed on its own (``{"z": {position: base64
+    of raw deflate}, "t": {position: text}}`` for the few that do not shrink).
+    """
+    ref = _refs(links)
+    arts = []
+    for aid, rec in data.articles.items():
+        sid = data.story_of.get(aid)
+        arts.append(
+            _trim(
+                [
+                    aid,
+                    rec.get("title") or "",
+                    rec.get("outlet"),
+                    rec.get("published_at"),
+                    rec.get("lang"),
+                    safe_url(rec.get("url")),
+                    rec.get("url"),
+                    data.story_index[sid] if sid is not None else None,
+                ]
+            )
+        )
+    kinds = {k: n for n, k in enumerate(RELATIONS)}
+    rels = []
+    for r in data.relations:
+        direction = 0
+        if r.get("source") and r.get("derivative"):
+            direction = 1 if r["source"] == r["a"] else 2
+        rels.append(
+            [
+                ref(r["a"]),
+                ref(r["b"]),
+                kinds.get(r["relation"], r["relation"]),
+                r["confidence"],
+                _conf(r["confidence"]),
+                direction,
+                len(data.pair_changes(r)),
+            ]
+        )
+    rows = [
+        [
+            s.label,
+            _dates(s),
+            len(s.articles),
+            len(s.sources),
+            [[kinds.get(k, k), n, s.best.get(k, 0.0)] for k, n in s.counts.items()],
         ]
+        for s in data.stories
+    ]
+    why: set[int] = set(links.lazy_pairs)
+    stories = {}
+    for i in sorted(links.lazy_stories):
+        stories[str(i)] = _story_record(data, data.stories[i], ref, why)
+    used: set[str] = set()
+    pairs = {}
+    for i in sorted(links.lazy_pairs):
+        pv = pair_view(data, i)
+        used.update((pv.left.id, pv.right.id))
+        pairs[str(i)] = _pair_record(pv)
+    texts: dict[str, dict[str, str]] = {"z": {}, "t": {}}
+    for aid in sorted(used, key=lambda a: links.article_index.get(a, -1)):
         text = data.text(aid)
-        if text is not None:
-            texts[str(k)] = text
-    return {"pairs": pairs, "arts": arts, "texts": texts}
-
-
-def _side_record(side: Side, links: StaticLinks) -> dict[str, Any]:
+        k = links.article_index.get(aid)
+        if text is not None and k is not None:
+            packed = _pack(text)
+            if packed is None:
+                texts["t"][str(k)] = text
+            else:
+                texts["z"][str(k)] = packed
     return {
-        "k": links.article_index.get(side.id),
-        "id": side.id,
-        "role": side.role,
-        "segs": None
-        if side.text is None
-        else [
-            [g.start, g.end, g.passage or 0, g.shade, int(g.quote_only), list(g.changes)]
-            for g in side.segments
-        ],
+        "list": {
+            "types": list(RELATIONS),
+            "reuse": sorted(REUSE_RELATIONS),
+            "a": arts,
+            "r": rels,
+            "sl": rows,
+        },
+        "stories": stories,
+        "pairs": pairs,
+        "why": {
+            str(i): [r.get("direction_reason"), r.get("reasons", [])]
+            for i in sorted(why)
+            for r in (data.relations[i],)
+        },
+        "quotes": {str(i): _quote_record(data.quotes[i], ref) for i in sorted(links.lazy_quotes)},
+        "texts": texts,
     }
+
+
+def _pack(text: str) -> str | None:
+    """A text as base64 of its raw deflate stream (the page inflates it with the
+    browser's ``DecompressionStream``), or None when that would not be shorter (short
+    texts) or the text is not valid Unicode (lone surrogates: kept as a JSON string)."""
+    try:
+        raw = text.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    z = zlib.compressobj(9, zlib.DEFLATED, -15, 9)
+    packed = base64.b64encode(z.compress(raw) + z.flush()).decode("ascii")
+    return packed if len(packed) < len(json.dumps(text, ensure_ascii=False)) else None
+
+
+def _refs(links: StaticLinks) -> Any:
+    """An article as the page's data names it: its position, or its id if unlisted."""
+    index = links.article_index
+
+    def ref(aid: str) -> int | str:
+        k = index.get(aid)
+        return aid if k is None else k
+
+    return ref
+
+
+def _trim(row: list[Any]) -> list[Any]:
+    while row and row[-1] is None:
+        row.pop()
+    return row
+
+
+def _conf(v: Any) -> str:
+    return f"{float(v):.2f}"
+
+
+def _story_record(data: ReportData, s: StoryInfo, ref: Any, why: set[int]) -> dict[str, Any]:
+    """What :func:`story_view_section` shows of a story, for the page's script. A
+    lineage edge that draws a relation as the engine made it is ``[from, to, directed,
+    path, label x, label y, relation, order]`` (its type, confidence and reasons are the
+    relation's: order 1 = reasons then direction reason, 2 = the other way round; the
+    relation's reasons go into ``why``); any other edge carries them itself: ``[from,
+    to, directed, path, label x, label y, relation or -1, type, confidence, label,
+    reasons]``."""
+    rec: dict[str, Any] = {"id": s.id, "k": [ref(a) for a in s.articles]}
+    if set(s.sources) != set(s.articles):
+        members = set(s.articles)
+        rec["so"] = [ref(a) for a in s.sources if a in members]
+    rels = data.story_relations(s)
+    if rels:
+        rec["rel"] = rels
+    g = lineage_graph(data, s) if not (len(s.articles) == 1 and not rels) else None
+    if g and g.nodes:
+        nodes, pos = [], {}
+        for n in g.nodes:
+            pos[n.id] = len(nodes)
+            if n.kind == "unseen_source":
+                nodes.append([1, n.id, n.x, n.y, n.line1, n.line2, n.tooltip])
+            else:
+                nodes.append([0, ref(n.id), n.x, n.y, n.line1, n.line2, int(n.source)])
+        edges = []
+        for e in g.edges:
+            j = data.pair_index[e.pair] if e.pair else -1
+            head = [pos[e.source], pos[e.derivative], int(e.directed), e.path, e.lx, e.ly, j]
+            order = _edge_order(data, e, j)
+            if order:
+                why.add(j)
+                edges.append([*head, order])
+            else:
+                edges.append([*head, e.relation, e.confidence, e.label, e.reasons])
+        rec["g"] = [g.width, g.height, nodes, edges, len(g.left_out)]
+    qs = data.story_quotes(s)
+    if qs:
+        rec["q"] = [
+            [
+                i,
+                data.quotes[i]["text"],
+                data.quotes[i].get("speaker"),
+                len(data.quotes[i].get("articles", [])),
+                len(data.quotes[i].get("altered_in") or []),
+            ]
+            for i in qs
+        ]
+    return rec
+
+
+def _edge_order(data: ReportData, e: Edge, j: int) -> int:
+    """1 or 2 when edge ``e`` draws relation ``j`` with its type, confidence and label,
+    its reasons being the relation's reasons then its direction reason (1) or the other
+    way round (2), as the engine's lineage makes them; 0 otherwise."""
+    if j < 0:
+        return 0
+    r = data.relations[j]
+    undecided = not e.directed
+    label = f"{r['relation']}{' ?' if undecided else ''} {_conf(r['confidence'])}"
+    if (e.relation, e.confidence, e.label) != (r["relation"], r["confidence"], label):
+        return 0
+    dr = [r["direction_reason"]] if r.get("direction_reason") else []
+    reasons = list(r.get("reasons", []))
+    if e.reasons == reasons + dr:
+        return 1
+    if e.reasons == dr + reasons:
+        return 2
+    return 0
+
+
+def _pair_record(pv: PairView) -> list[Any]:
+    """What :func:`pair_view` gives the template, for the page's script: ``[coverage,
+    changes, passages]`` (its direction reason and reasons are in ``why``); changes
+    ``[kind, severity, line, left start, left end, right start, right end]`` and
+    passages ``[left start, left end, right start, right end, shade, quotation only,
+    score, meaning, words]`` (spans -1 when absent); the page cuts the texts at them as
+    :func:`segments` does."""
+    r = pv.relation
+    left_is_a = pv.left.id == r["a"]
+    cov = []
+    for key, v in (r.get("coverage") or {}).items():
+        where: int | str = 0 if key == r["a"] else 1 if key == r["b"] else key
+        cov.append([where, f"{float(v):.0%}"])
+    changes = [
+        [
+            c.kind,
+            c.severity,
+            c.description,
+            *(c.left or (-1, -1)),
+            *(c.right or (-1, -1)),
+        ]
+        for c in pv.changes
+    ]
+    passages = []
+    for p, al in zip(pv.passages, r.get("alignment", [])):
+        a = (al["a_start"], al["a_end"])
+        b = (al["b_start"], al["b_end"])
+        left, right = (a, b) if left_is_a else (b, a)
+        passages.append(
+            [
+                *left,
+                *right,
+                p.shade,
+                int(p.quote_only),
+                _conf(p.score),
+                _conf(p.semantic),
+                _conf(p.lexical),
+            ]
+        )
+    return [cov, changes, passages]
+
+
+def _quote_record(q: dict[str, Any], ref: Any) -> list[Any]:
+    """A quotation group for the page's script: ``[text, speaker, articles, altered in,
+    variants]``, a variant ``[article, wording (null: the group's), speaker]``."""
+    return [
+        q["text"],
+        q.get("speaker"),
+        [ref(a) for a in q.get("articles", [])],
+        [ref(a) for a in q.get("altered_in") or []],
+        [
+            [ref(v["article"]), None if v["text"] == q["text"] else v["text"], v.get("speaker")]
+            for v in q.get("variants", [])
+        ],
+    ]
 
 
 def write_report(
