@@ -601,7 +601,7 @@ def _name_variants(c: PairCtx) -> tuple[float, str] | None:
         return None
     a, b, support = c.a, c.b, c.support
     na, nb = _names(a, c.ia), _names(b, c.ib)
-    low_a, low_b = c.lower_first
+    low_a, low_b = c.lowered
     only_a = {w for w in na - nb if not _uses(low_b, w, []) and rare_word(w, a.lang)}
     only_b = {w for w in nb - na if not _uses(low_a, w, []) and rare_word(w, b.lang)}
     only_a = {w for w in only_a if any(_look_alike(w, v) for v in nb - na)}

@@ -157,7 +157,8 @@ class PairCtx:
         )
 
     @cached_property
-    def lower_first(self) -> tuple[str, str]:
+    def lowered(self) -> tuple[str, str]:
+        """Both texts lower-cased (for "does the other text use this name")."""
         return self.a.article.text.lower(), self.b.article.text.lower()
 
 
@@ -399,7 +400,7 @@ def _unknown_credit(c: PairCtx) -> tuple[float, str] | None:
     """A credit to an outlet that the other text and no other article of the pile names
     ("first reported by the Harbour Post"): content farms credit invented or obscure
     outlets; the side with such a credit is the derivative."""
-    la, lb = c.lower_first
+    la, lb = c.lowered
     ua, ub = _unknown_credits(c.a, lb, c), _unknown_credits(c.b, la, c)
     if len(ua) == len(ub):
         return None
