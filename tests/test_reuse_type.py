@@ -175,3 +175,46 @@ def test_reused_sentences_make_partial_reuse(
 def test_a_pair_the_model_calls_whole_is_not_partial() -> None:
     always = dataclasses.replace(ClassifyParams(), whole_bias=100.0)
     assert _type(always, cov_a=0.9, cov_b=0.9) in ("copy", "spun")
+
+
+# ---------------------------------------------------------------- quoting a common document
+
+MEMO = (
+    '"The department will suspend all new contracts with outside consultants from 1 April, '
+    "and every existing contract above 50,000 euros will be reviewed by an independent panel "
+    'before it is renewed," {say}. "Managers who approve spending outside these rules will be '
+    'personally accountable to the finance committee."'
+)
+
+
+def test_two_outlets_quoting_one_memo_are_one_story_with_the_quotation_group() -> None:
+    """Independent reports that quote the same document at length share quotations, not
+    text: same_story, the quotations grouped, no reuse claimed."""
+    from unspin.api import scan
+
+    a = Article(
+        id="post",
+        title="Ministry freezes consultant contracts",
+        text="The transport ministry has frozen new consultancy work, according to an internal "
+        "memo seen by the Harbour Post. " + MEMO.format(say="the memo says") + " The ministry "
+        "spent 14 million euros on consultants last year, more than any other department. "
+        "Opposition MP Lena Vos said the freeze came two years too late. A ministry "
+        "spokesman declined to comment on the memo.",
+    )
+    b = Article(
+        id="wire",
+        title="Memo: spending crackdown at transport ministry",
+        text="Staff at the transport ministry were told on Friday that consultancy spending "
+        "would be cut sharply. In a memo to senior officials, the permanent secretary "
+        "wrote: " + MEMO.format(say="she wrote") + " Unions welcomed the move but warned that "
+        "in-house teams were already stretched. The ministry's own audit last autumn found "
+        "that three projects had overrun by a combined 9 million euros.",
+    )
+    res = scan([a, b])
+    assert [(r.a, r.b, r.relation) for r in res.relations] == [("post", "wire", "same_story")]
+    assert len(res.stories) == 1
+    groups = [g for g in res.quotes if set(g.articles) == {"post", "wire"}]
+    assert len(groups) == 2 and not any(g.altered_in for g in groups)
+    rel = compare(a, b)
+    assert rel.relation == "same_story"
+    assert rel.alignment and all(p.quote_only for p in rel.alignment)  # kept, flagged
