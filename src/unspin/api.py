@@ -21,9 +21,9 @@ from unspin.pipeline import (
     _noop,
     analyse,
     fingerprint,
+    provenance,
     result_changes,
 )
-from unspin.provenance import add_provenance
 
 PathLike = str | os.PathLike
 
@@ -180,7 +180,7 @@ def _run(articles, errors, config, out, st, progress, replace: bool = False) -> 
     try:
         docs = fingerprint(articles, config, cache=st, progress=progress, engine=engine)
         result = analyse(docs, config, errors, engine=engine, memo=st)
-        add_provenance(result, lambda r: result_changes(r, config, engine, st))
+        provenance(result, lambda r: result_changes(r, config, engine, st))
         if st is not None:
             st.save_articles(articles, replace=replace)
             st.write_index(docs)

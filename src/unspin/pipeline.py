@@ -819,3 +819,54 @@ def result_changes(result: Result, config: Config, engine: Any = None, memo: Any
     if memo is not None and todo:
         memo.memo_put("changes", {keys[k]: out[k] for k in todo})
     return [c for ch in out for c in ch]
+
+
+# ---------------------------------------------------------------- provenance
+
+
+def story_lineage(result: Result, groups: list) -> list:
+    """:func:`unspin.lineage.build_lineage` story by story: each story's call gets only
+    its own articles, the reuse relations inside it (in the result's order) and the
+    quotation groups two or more of its articles carry (in the groups' order), which is
+    all a story's lineage reads; the same graphs, without scanning every relation and
+    every group once per story."""
+    from unspin.lineage import build_lineage
+    from unspin.model import REUSE_RELATIONS
+
+    story_of = {a: k for k, s in enumerate(result.stories) for a in s.articles}
+    inside: list[list[Relation]] = [[] for _ in result.stories]
+    for r in result.relations:
+        if r.relation in REUSE_RELATIONS:
+            k = story_of.get(r.a)
+            if k is not None and story_of.get(r.b) == k:
+                inside[k].append(r)
+    carried: list[list[Any]] = [[] for _ in result.stories]
+    for g in groups:
+        count: dict[int, int] = {}
+        for a in g.articles:
+            k = story_of.get(a)
+            if k is not None:
+                count[k] = count.get(k, 0) + 1
+        for k, c in count.items():
+            if c > 1:
+                carried[k].append(g)
+    docs = {d.id: d for d in result.docs}
+    out = []
+    for k, s in enumerate(result.stories):
+        mine = [docs[a] for a in s.articles]
+        part = Result(docs=mine, relations=inside[k], stories=[s], errors=[])
+        out.extend(build_lineage(part, carried[k]))
+    return out
+
+
+def provenance(result: Result, changes_fn: Callable[[Result], list] | None = None) -> Result:
+    """:func:`unspin.provenance.add_provenance` (quotation groups, lineage, changes),
+    with the lineage built story by story (:func:`story_lineage`): the same tables."""
+    from unspin.changes import changes_for_result
+    from unspin.quotes import quote_groups
+
+    derived = frozenset(r.derivative for r in result.relations if r.derivative)
+    result.quotes = quote_groups([d for d in result.docs if d.quotes], derived=derived)
+    result.lineage = story_lineage(result, result.quotes)
+    result.changes = (changes_fn or changes_for_result)(result)
+    return result
