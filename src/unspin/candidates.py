@@ -294,15 +294,36 @@ def doc_knn_pairs(
             _add(out, i, j, "doc_knn")
 
 
-def sentence_rows(docs: Sequence[Doc]) -> tuple[list[int], list[np.ndarray]]:
+def _row_positions(d: Doc) -> list[int]:
+    return [k for k, s in enumerate(d.sentences) if not s.boilerplate and len(words(s.text)) >= 5]
+
+
+def sentence_rows(
+    docs: Sequence[Doc], keys: list[str] | None = None, cache: Any = None
+) -> tuple[list[int], list[np.ndarray]]:
     """The sentences the sentence generator indexes (content, at least five words): owner
-    doc index and vector of each."""
+    doc index and vector of each.
+
+    With ``keys`` (one per doc) and ``cache`` (a Store), which sentences of each doc are
+    rows is kept from the last run and only worked out for docs it did not have (the
+    same rows: they depend on the doc alone)."""
+    known: dict[str, list[int]] = {}
+    old = None
+    if cache is not None and keys is not None:
+        old = cache.memo_get("rows", ["last"]).get("last")
+        if old is not None:
+            known = dict(zip(*old))
+    positions = [
+        known[keys[di]] if keys is not None and keys[di] in known else _row_positions(d)
+        for di, d in enumerate(docs)
+    ]
+    if cache is not None and keys is not None and (old is None or old[0] != keys):
+        cache.memo_put("rows", {"last": (list(keys), positions)})
     owner, rows = [], []
     for di, d in enumerate(docs):
-        for s, v in zip(d.sentences, d.sentence_vectors):
-            if not s.boilerplate and len(words(s.text)) >= 5:
-                owner.append(di)
-                rows.append(v)
+        for k in positions[di]:
+            owner.append(di)
+            rows.append(d.sentence_vectors[k])
     return owner, rows
 
 
@@ -326,7 +347,7 @@ def sent_knn_pairs(
     cache: Any = None,
     mapper: Mapper | None = None,
 ) -> None:
-    owner, rows = sentence_rows(docs)
+    owner, rows = sentence_rows(docs, keys, cache)
     if len(rows) < 2:
         return
     owner_a = np.array(owner)

@@ -587,30 +587,40 @@ def story_components(docs: Sequence[Doc], ps: PairStage, config: Config) -> list
 
     A component larger than ``max_component`` is split again with a stricter similarity
     link (reuse and shared-quotation links always hold), so clustering stays dense and small.
+    Each candidate pair is read once: its link strength (infinite for reuse and shared
+    quotations, else the document similarity) kept in arrays that every split filters.
     """
     sp = config.stories
-
-    def split(nodes: list[int], link: float) -> list[list[int]]:
-        inside = set(nodes)
-        edges = [
-            pair
+    n = len(ps.features)
+    ei = np.fromiter((p[0] for p in ps.features), dtype=np.int64, count=n)
+    ej = np.fromiter((p[1] for p in ps.features), dtype=np.int64, count=n)
+    strength = np.fromiter(
+        (
+            np.inf if (pair in ps.reuse or f["quotes"] > 0) else f["doc_sim"]
             for pair, f in ps.features.items()
-            if pair[0] in inside
-            and pair[1] in inside
-            and (pair in ps.reuse or f["quotes"] > 0 or f["doc_sim"] >= link)
-        ]
-        local = {n: k for k, n in enumerate(nodes)}
-        comps = components(len(nodes), [(local[i], local[j]) for i, j in edges])
+        ),
+        dtype=np.float64,
+        count=n,
+    )
+
+    def split(nodes: np.ndarray, link: float, ei, ej, es) -> list[list[int]]:
+        keep = es >= link
+        ei, ej, es = ei[keep], ej[keep], es[keep]
+        li, lj = np.searchsorted(nodes, ei), np.searchsorted(nodes, ej)
+        comps = components(len(nodes), zip(li.tolist(), lj.tolist()))
         out: list[list[int]] = []
         for c in comps:
-            members = [nodes[k] for k in c]
+            members = nodes[c]
             if len(members) > sp.max_component and link < 1.0:
-                out.extend(split(members, min(1.0, link + 0.05)))
+                inside = np.isin(ei, members) & np.isin(ej, members)
+                out.extend(
+                    split(members, min(1.0, link + 0.05), ei[inside], ej[inside], es[inside])
+                )
             else:
-                out.append(members)
+                out.append(members.tolist())
         return out
 
-    return split(list(range(len(docs))), sp.link_sim)
+    return split(np.arange(len(docs), dtype=np.int64), sp.link_sim, ei, ej, strength)
 
 
 def component_result(

@@ -358,6 +358,12 @@ class Store:
             )
         self._pending = 0
 
+    def delete_articles(self, ids: Sequence[str]) -> None:
+        """Drop archived articles by id (the others keep their order)."""
+        with self.con:
+            self.con.executemany("DELETE FROM articles WHERE id=?", [(i,) for i in ids])
+        self._pending = 0
+
     def load_articles(self) -> list[Article]:
         """All archived articles in first-seen order."""
         try:
