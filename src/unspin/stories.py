@@ -92,8 +92,10 @@ class StoryKeys:
     """One article's share of the story features, computed once per article rather than
     once per pair: its salient key sets (all kinds, and names-free ``nmd``), each key's
     rarity weight in the article's language, the unweighted totals, and the sentence
-    vectors the best-sentence similarity compares. Features computed from it are the
-    same numbers as from the article (same sets, same order of summation)."""
+    vectors the best-sentence similarity compares. Sums are exactly rounded
+    (``math.fsum``), so they do not depend on the order a set yields its keys in, which
+    follows the process's string hashing: an ``add`` in one process and a full scan in
+    another give the same features to the last bit."""
 
     __slots__ = ("lang", "all", "nmd", "weight", "total", "total_nmd", "vecs")
 
@@ -102,8 +104,8 @@ class StoryKeys:
         self.all = {k for k in doc.keys if k[0] in "ewnmd"}
         self.nmd = {k for k in doc.keys if k[0] in "nmd"}
         self.weight = {k: key_weight(k, doc.lang) for k in self.all}
-        self.total = sum(self.weight[k] for k in self.all)
-        self.total_nmd = sum(self.weight[k] for k in self.nmd)
+        self.total = math.fsum(self.weight[k] for k in self.all)
+        self.total_nmd = math.fsum(self.weight[k] for k in self.nmd)
         ma = [s.index for s in doc.sentences if not s.boilerplate] or [
             s.index for s in doc.sentences
         ]
@@ -111,7 +113,7 @@ class StoryKeys:
 
     def local_total(self, local: dict[str, float]) -> float:
         """Sum of the key weights times the component-local weights."""
-        return sum(self.weight[k] * local.get(k, 1.0) for k in self.all)
+        return math.fsum(self.weight[k] * local.get(k, 1.0) for k in self.all)
 
 
 def _dice(
@@ -123,9 +125,9 @@ def _dice(
         return 0.0
     w = a.weight
     if local is None:
-        inter = sum(w[k] for k in ka & kb)
+        inter = math.fsum(w[k] for k in ka & kb)
     else:
-        inter = sum(w[k] * local.get(k, 1.0) for k in ka & kb)
+        inter = math.fsum(w[k] * local.get(k, 1.0) for k in ka & kb)
     return 2 * inter / (ta + tb) if ta + tb else 0.0
 
 
@@ -142,9 +144,9 @@ def key_overlap(
     if not ka or not kb:
         return 0.0
     f = (lambda k: local.get(k, 1.0)) if local is not None else (lambda k: 1.0)
-    wa = sum(key_weight(k, a.lang) * f(k) for k in ka)
-    wb = sum(key_weight(k, b.lang) * f(k) for k in kb)
-    inter = sum(key_weight(k, a.lang) * f(k) for k in ka & kb)
+    wa = math.fsum(key_weight(k, a.lang) * f(k) for k in ka)
+    wb = math.fsum(key_weight(k, b.lang) * f(k) for k in kb)
+    inter = math.fsum(key_weight(k, a.lang) * f(k) for k in ka & kb)
     return 2 * inter / (wa + wb) if wa + wb else 0.0
 
 
