@@ -316,8 +316,8 @@ def fingerprint(
     embedder = get_embedder(config.embedder)
     docs: list[Doc | None] = [None] * len(articles)
     todo = []
-    for i, a in enumerate(articles):
-        hit = cache.get_doc(a, embedder.name) if cache is not None else None
+    hits = cache.get_docs(articles, embedder.name) if cache is not None else [None] * len(docs)
+    for i, hit in enumerate(hits):
         if hit is not None:
             mark_coverage([hit], embedder)
             docs[i] = hit
@@ -515,9 +515,46 @@ def corpus_context(
         memo.memo_put("local", {keys[i]: loc for i, loc in zip(todo, fresh)})
     got.update({keys[i]: loc for i, loc in zip(todo, fresh)})
     locs = [got[k] for k in keys]
-    stats = CorpusStats(locs)
+    stats = corpus_stats(keys, locs, memo)
     qkeys = [quote_keys(d, config.candidates.quote_min_words) for d in docs]
     return PairContext(docs, locs, stats, qkeys, config)
+
+
+#: at most this many articles added or removed since the last run: its corpus statistics
+#: are updated (each one a merge over all word-pair counts) rather than rebuilt
+STATS_UPDATE_MAX = 64
+
+
+def corpus_stats(keys: list[str], locs: Sequence[SupportLocal], memo: Any = None) -> CorpusStats:
+    """:class:`CorpusStats` of the articles with these keys and shares.
+
+    With ``memo`` (a Store) the last run's statistics are kept, and when at most
+    ``STATS_UPDATE_MAX`` articles were added or removed since, updated with their shares
+    (the counts are additive: the same numbers as a rebuild) instead of recounting every
+    article."""
+    if memo is None or len(set(keys)) != len(keys):
+        return CorpusStats(locs)
+    old = memo.memo_get("stats", ["last"]).get("last")
+    stats = None
+    if old is not None:
+        okeys, ostats = old
+        if okeys == keys:
+            return ostats
+        before, now = set(okeys), set(keys)
+        gone = [k for k in okeys if k not in now]
+        new = [i for i, k in enumerate(keys) if k not in before]
+        if len(gone) + len(new) <= STATS_UPDATE_MAX:
+            lost = memo.memo_get("local", gone) if gone else {}
+            if len(lost) == len(gone):
+                for k in gone:
+                    ostats.remove(lost[k])
+                for i in new:
+                    ostats.add(locs[i])
+                stats = ostats
+    if stats is None:
+        stats = CorpusStats(locs)
+    memo.memo_put("stats", {"last": (list(keys), stats)})
+    return stats
 
 
 def pair_stage(
