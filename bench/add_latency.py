@@ -13,7 +13,9 @@ folder): ``fresh``, an article of the other corpus that is not in the store (BBC
 and ``copy``, an edited copy of a stored article (a reuse pair and a story component
 change). Then removes the added article again (timed). ``--check`` compares the folder
 after each add with a fresh scan of the same articles (every table; slow for large N).
-``--profile`` writes a cProfile of each add beside the copy.
+``--profile`` writes a cProfile of each add beside the copy. ``--trials ''`` only builds
+the base: run the script again to time adds in a process other than the one that built
+the store (as the CLI and a restarted service do). Each add prints its engine stages.
 """
 
 from __future__ import annotations
@@ -110,8 +112,19 @@ def main() -> int:
         unspin.scan([src], out=res, config=cfg)
         print(f"scan of {len(arts)} articles into {res}: {time.perf_counter() - t0:.1f} s")
     new = {"fresh": rest[-1], "copy": edited_copy(arts[args.copy_of])}
-    for trial in args.trials.split(","):
+    import unspin.pipeline as pl
+
+    engines: list = []
+    real_init = pl.LocalEngine.__init__
+
+    def recording_init(self, *a, **k):  # the add's engine, to print its stage timer
+        real_init(self, *a, **k)
+        engines.append(self)
+
+    pl.LocalEngine.__init__ = recording_init
+    for trial in filter(None, args.trials.split(",")):
         a = new[trial]
+        engines.clear()
         work = Path(tempfile.mkdtemp(prefix=f"unspin-add-{trial}-", dir=base))
         shutil.copytree(res, work / "res", symlinks=True)
         out = work / "res"
@@ -131,6 +144,9 @@ def main() -> int:
             f"{trial}: add of {a.id!r} to {len(arts)} articles ({args.embedder}): "
             f"{t1 - t0:.2f} s; its relations {kinds}"
         )
+        for e in engines:
+            stages = ", ".join(f"{k} {v:.2f}" for k, v in e.timings.items())
+            print(f"{trial}: engine stages (wall s): {stages}")
         if prof:
             path = work / "add.prof"
             prof.dump_stats(path)
