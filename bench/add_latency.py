@@ -1,16 +1,30 @@
-"""How long `unspin add` of one article takes on a store of N articles, beside a full scan.
+"""How long `unspin add` of one article takes on a store of N articles.
 
-Usage: PYTHONPATH=src:bench .venv/bin/python bench/add_latency.py [--n 2000] [--embedder use]
+Usage::
 
-Scans the first N BBC articles into a fresh results folder (timed), adds article N+1
-(timed: its answer, the relations a full rescan would give, is written to the folder),
-then removes it again (timed), and checks that the folder equals a fresh scan of the
-N + 1 articles (every table).
+    PYTHONPATH=src:bench .venv/bin/python bench/add_latency.py --corpus mix --n 20000 \
+        --embedder hashing --base /work/speed-data/add-mix-20000-hashing [--check] [--profile]
+
+Builds (once; reused when ``--base`` already holds it) a results folder of the first N
+articles of the corpus (``bbc``, ``reuters``, or ``mix``: all of Reuters-21578 then BBC
+News up to N), timed. Then, each on a fresh copy of that folder, adds one article and
+times the call (its answer, the relations a full rescan would give, is written to the
+folder): ``fresh``, an article of the other corpus that is not in the store (BBC's last),
+and ``copy``, an edited copy of a stored article (a reuse pair and a story component
+change). Then removes the added article again (timed). ``--check`` compares the folder
+after each add with a fresh scan of the same articles (every table; slow for large N).
+``--profile`` writes a cProfile of each add beside the copy. ``--trials ''`` only builds
+the base: run the script again to time adds in a process other than the one that built
+the store (as the CLI and a restarted service do). Each add prints its engine stages.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import json
+import pstats
+import shutil
 import sys
 import tempfile
 import time
@@ -20,59 +34,133 @@ from throughput import CORPORA
 
 import unspin
 from unspin.evaluate.derivatives import read_corpus
+from unspin.model import Article
 from unspin.output import read_tables
 from unspin.pipeline import Config
 
+TABLES = ("relations", "stories", "changes", "quotes", "lineage")
+
+
+def pile(corpus: str, n: int) -> tuple[list[Article], list[Article]]:
+    """The first ``n`` articles of ``corpus`` and the articles left over (the fresh
+    article to add is taken from those)."""
+    if corpus == "mix":
+        arts = read_corpus(CORPORA["reuters"]) + read_corpus(CORPORA["bbc"])
+    else:
+        arts = read_corpus(CORPORA[corpus])
+    if len(arts) <= n:
+        raise SystemExit(f"{corpus} has {len(arts)} articles: choose --n below that")
+    return arts[:n], arts[n:]
+
+
+def edited_copy(a: Article) -> Article:
+    """A copy of ``a`` with its last paragraph dropped and a figure changed."""
+    paras = [p for p in a.text.split("\n") if p.strip()]
+    text = "\n\n".join(paras[:-1] if len(paras) > 2 else paras)
+    for d in "123456789":
+        if d in text:
+            text = text.replace(d, str(int(d) % 9 + 1), 1)
+            break
+    return Article(id=f"copy-of-{a.id}", text=text, title=a.title)
+
+
+def write_jsonl(path: Path, arts: list[Article]) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        for a in arts:
+            fh.write(json.dumps({"id": a.id, "text": a.text, "title": a.title}) + "\n")
+
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--corpus", choices=["bbc", "reuters", "mix"], default="bbc")
     ap.add_argument("--n", type=int, default=2000)
     ap.add_argument("--embedder", default="use")
-    ap.add_argument("--check", action="store_true", help="also compare with a fresh scan")
+    ap.add_argument("--base", help="folder of the base results (built when missing)")
+    ap.add_argument("--check", action="store_true", help="compare with fresh scans")
+    ap.add_argument("--profile", action="store_true", help="cProfile each add")
+    ap.add_argument("--trials", default="fresh,copy", help="which adds: fresh, copy")
+    ap.add_argument("--copy-of", type=int, default=7, help="index of the article copied")
     ap.add_argument(
         "--vectors-from",
-        help="a store whose cached sentence vectors to start from (e.g. the one "
-        "bench/generators.py leaves), so the first scan embeds nothing",
+        help="a store whose cached sentence vectors to start from, so the first scan "
+        "embeds only what it lacks",
     )
     args = ap.parse_args()
-    arts = read_corpus(CORPORA["bbc"])[: args.n + 1]
+    arts, rest = pile(args.corpus, args.n)
     cfg = Config(embedder=args.embedder)
-    out = Path(tempfile.mkdtemp(prefix="unspin-add-")) / "res"
-    t0 = time.perf_counter()
-    src = out.parent / "in.jsonl"
-    import json
+    base = Path(
+        args.base or Path(tempfile.gettempdir()) / f"unspin-add-{args.corpus}-{args.n}"
+    ).resolve()
+    res = base / "res"
+    src = base / "in.jsonl"
+    if not (res / "manifest.json").exists():
+        shutil.rmtree(base, ignore_errors=True)
+        base.mkdir(parents=True)
+        write_jsonl(src, arts)
+        if args.vectors_from:
+            from unspin.store import Store
 
-    src.write_text(
-        "".join(json.dumps({"id": a.id, "text": a.text}) + "\n" for a in arts[:-1]),
-        encoding="utf-8",
-    )
-    if args.vectors_from:
-        from unspin.store import Store
+            with Store(args.vectors_from) as a, Store(res / ".unspin") as b:
+                a._sentence_table()
+                rows = a.con.execute("SELECT key, embedder, vec FROM sentence_vectors").fetchall()
+                b._sentence_table()
+                with b.con:
+                    b.con.executemany(
+                        "INSERT OR REPLACE INTO sentence_vectors VALUES (?,?,?)", rows
+                    )
+        t0 = time.perf_counter()
+        unspin.scan([src], out=res, config=cfg)
+        print(f"scan of {len(arts)} articles into {res}: {time.perf_counter() - t0:.1f} s")
+    new = {"fresh": rest[-1], "copy": edited_copy(arts[args.copy_of])}
+    import unspin.pipeline as pl
 
-        with Store(args.vectors_from) as a, Store(out / ".unspin") as b:
-            a._sentence_table()
-            rows = a.con.execute("SELECT key, embedder, vec FROM sentence_vectors").fetchall()
-            b._sentence_table()
-            with b.con:
-                b.con.executemany("INSERT OR REPLACE INTO sentence_vectors VALUES (?,?,?)", rows)
-    t0 = time.perf_counter()
-    unspin.scan([src], out=out, config=cfg)
-    t1 = time.perf_counter()
-    unspin.add([arts[-1]], out=out, config=cfg)
-    t2 = time.perf_counter()
-    unspin.remove([arts[-1].id], out=out, config=cfg)
-    t3 = time.perf_counter()
-    print(
-        f"store of {args.n} articles ({args.embedder}): scan {t1 - t0:.1f} s, "
-        f"add one {t2 - t1:.2f} s, remove it {t3 - t2:.2f} s"
-    )
-    if args.check:
-        fresh = unspin.scan([src], out=out.parent / "fresh", config=cfg, store=False)
-        same = all(
-            read_tables(out)[t] == read_tables(out.parent / "fresh")[t]
-            for t in ("relations", "stories", "changes", "quotes", "lineage")
+    engines: list = []
+    real_init = pl.LocalEngine.__init__
+
+    def recording_init(self, *a, **k):  # the add's engine, to print its stage timer
+        real_init(self, *a, **k)
+        engines.append(self)
+
+    pl.LocalEngine.__init__ = recording_init
+    for trial in filter(None, args.trials.split(",")):
+        a = new[trial]
+        engines.clear()
+        work = Path(tempfile.mkdtemp(prefix=f"unspin-add-{trial}-", dir=base))
+        shutil.copytree(res, work / "res", symlinks=True)
+        out = work / "res"
+        prof = cProfile.Profile() if args.profile else None
+        t0 = time.perf_counter()
+        if prof:
+            prof.enable()
+        result = unspin.add([a], out=out, config=cfg)
+        if prof:
+            prof.disable()
+        t1 = time.perf_counter()
+        mine = [r for r in result.relations if a.id in (r.a, r.b)]
+        kinds: dict[str, int] = {}
+        for r in mine:
+            kinds[r.relation] = kinds.get(r.relation, 0) + 1
+        print(
+            f"{trial}: add of {a.id!r} to {len(arts)} articles ({args.embedder}): "
+            f"{t1 - t0:.2f} s; its relations {kinds}"
         )
-        print(f"after remove, equal to a fresh scan of {len(fresh.docs)}: {same}")
+        for e in engines:
+            stages = ", ".join(f"{k} {v:.2f}" for k, v in e.timings.items())
+            print(f"{trial}: engine stages (wall s): {stages}")
+        if prof:
+            path = work / "add.prof"
+            prof.dump_stats(path)
+            pstats.Stats(str(path)).sort_stats("cumulative").print_stats(40)
+        if args.check:
+            write_jsonl(work / "all.jsonl", [*arts, a])
+            unspin.scan([work / "all.jsonl"], out=work / "fresh", config=cfg, store=False)
+            x, y = read_tables(out), read_tables(work / "fresh")
+            same = all(x[t] == y[t] for t in TABLES)
+            print(f"{trial}: after the add, equal to a fresh scan of {len(arts) + 1}: {same}")
+        t2 = time.perf_counter()
+        unspin.remove([a.id], out=out, config=cfg)
+        print(f"{trial}: remove of it: {time.perf_counter() - t2:.2f} s")
+        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

@@ -125,3 +125,38 @@ def test_neighbour_search_updated_for_appended_rows_equals_a_full_search(tmp_pat
         keys2 = ["x", *keys[1:]]
         got = _neighbours(v, 5, 0.2, keys2, st, "t")
         assert len(got[0]) == len(_neighbours(v, 5, 0.2)[0])
+
+
+def test_corpus_stats_updated_from_the_last_run_equal_a_rebuild(tmp_path) -> None:
+    import numpy as np
+
+    from unspin.corpus import CorpusStats, SupportLocal
+    from unspin.fingerprint import prepare
+    from unspin.pipeline import corpus_stats
+
+    texts = [
+        "Mayor Ken Vordanek met the Council on Monday.",
+        "Mayor Ken Vordanek met the council on Monday.",
+        "Ken Vordanek opened a school on Friday.",
+        "Shares in Acme rose on Friday, Acme said.",
+        "The council said Acme would build the school.",
+    ]
+    locs = [SupportLocal(prepare(Article(id=f"a{k}", text=t))) for k, t in enumerate(texts)]
+    keys = [f"k{k}" for k in range(len(locs))]
+
+    def same(x: CorpusStats, y: CorpusStats) -> bool:
+        return (
+            x.n == y.n
+            and x.names == y.names
+            and x.capitals == y.capitals
+            and x.lower == y.lower
+            and x.words == y.words
+            and np.array_equal(x.keys, y.keys)
+            and np.array_equal(x.df, y.df)
+        )
+
+    with Store(tmp_path / "st") as st:
+        for pick in ([0, 1, 2], [0, 1, 2, 3], [0, 2, 3], [0, 2, 3, 4, 1], [4]):
+            got = corpus_stats([keys[i] for i in pick], [locs[i] for i in pick], st)
+            st.memo_put("local", {keys[i]: locs[i] for i in pick})
+            assert same(got, CorpusStats([locs[i] for i in pick])), pick

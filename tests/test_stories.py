@@ -157,3 +157,56 @@ def test_scan_labels_a_dateline_led_story_by_a_headline(tmp_path) -> None:
         "The harbour bill cleared the Senate.",
     }
     assert result.stories and all(s.label in heads for s in result.stories)
+
+
+def test_components_equal_networkx_on_random_graphs() -> None:
+    import random
+
+    import networkx as nx
+
+    from unspin.stories import components
+
+    rng = random.Random(5)
+    for _ in range(300):
+        n = rng.randint(1, 40)
+        edges = [(rng.randrange(n), rng.randrange(n)) for _ in range(rng.randint(0, 50))]
+        g = nx.Graph()
+        g.add_nodes_from(range(n))
+        g.add_edges_from(edges)
+        want = sorted((sorted(c) for c in nx.connected_components(g)), key=lambda c: c[0])
+        assert components(n, edges) == want
+    assert components(0, []) == []
+
+
+def test_component_features_equal_per_pair_features() -> None:
+    """The once-per-article StoryKeys give every pair the features computed pair by pair
+    (key overlaps, best sentences, component-local overlap)."""
+    from unspin.model import Article
+    from unspin.pipeline import Config, fingerprint
+    from unspin.stories import (
+        component_features,
+        key_overlap,
+        local_idf,
+        pair_features,
+        top_sentence_sim,
+    )
+
+    texts = [
+        "Mayor Ken Vordanek met the council in Leeds on Monday. He said 40 jobs would go.",
+        "Ken Vordanek, the mayor, told the Leeds council on Monday that 40 jobs would go.",
+        "The council of Leeds met on Tuesday. Vordanek was not there. Rain fell in March.",
+        "Shares in Acme rose 5% on Friday after the company said profits doubled in 2004.",
+        "Acme said on Friday that profits doubled in 2004; its shares rose 5 percent.",
+    ]
+    docs = fingerprint(
+        [Article(id=f"d{k}", text=t) for k, t in enumerate(texts)], Config(embedder="hashing")
+    )
+    members = list(range(len(docs)))
+    feats = component_features(docs, members, {}, lambda i, j: pair_features(docs[i], docs[j], 0))
+    local = local_idf(docs, members)
+    assert local is not None
+    for (i, j), f in feats.items():
+        assert f["keys"] == key_overlap(docs[i], docs[j])
+        assert f["details"] == key_overlap(docs[i], docs[j], kinds="nmd")
+        assert f["top_sent"] == top_sentence_sim(docs[i], docs[j])
+        assert f["keys_local"] == key_overlap(docs[i], docs[j], local)

@@ -22,9 +22,9 @@ from unspin.pipeline import (
     _noop,
     analyse,
     fingerprint,
+    provenance,
     result_changes,
 )
-from unspin.provenance import add_provenance
 
 PathLike = str | os.PathLike
 
@@ -139,7 +139,8 @@ def _add(new, errors, out, config, store, progress) -> Result:
             )
     by_id = {a.id: a for a in old}
     by_id.update({a.id: a for a in new})
-    return _run(list(by_id.values()), errors, config, out, st, progress)
+    # only the new articles are written to the archive (the stored ones are unchanged)
+    return _run(list(by_id.values()), errors, config, out, st, progress, save=new)
 
 
 def remove(
@@ -173,17 +174,23 @@ def _remove(ids, out, config, store, progress) -> Result:
         raise KeyError(f"not in the store {st.path}: {', '.join(missing)}")
     gone = set(ids)
     kept = [a for a in old if a.id not in gone]
-    return _run(kept, [], config, out, st, progress, replace=True)
+    return _run(kept, [], config, out, st, progress, save=[], drop=sorted(gone))
 
 
-def _run(articles, errors, config, out, st, progress, replace: bool = False) -> Result:
+def _run(
+    articles, errors, config, out, st, progress, replace: bool = False, save=None, drop=()
+) -> Result:
+    """Fingerprint, analyse and write. The archive gets ``save`` (default: every
+    article; ``replace`` drops the others first) and loses the ids in ``drop``."""
     engine = LocalEngine(config.workers, progress=None if progress is _noop else progress)
     try:
         docs = fingerprint(articles, config, cache=st, progress=progress, engine=engine)
         result = analyse(docs, config, errors, engine=engine, memo=st)
-        add_provenance(result, lambda r: result_changes(r, config, engine, st))
+        provenance(result, lambda r: result_changes(r, config, engine, st))
         if st is not None:
-            st.save_articles(articles, replace=replace)
+            if drop:
+                st.delete_articles(drop)
+            st.save_articles(articles if save is None else save, replace=replace)
             st.write_index(docs)
     finally:
         if st is not None:

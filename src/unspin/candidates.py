@@ -50,33 +50,69 @@ def _add(out: dict[Pair, set[str]], i: int, j: int, why: str) -> None:
         out[(min(i, j), max(i, j))].add(why)
 
 
+#: rows (hash values) per LSH band of the MinHash digests
+BAND_ROWS = 2
+#: a bucket holding more articles than this is a stock phrase, not a copy: skipped
+MAX_BUCKET = 1000
+
+
+def band_keys(mat: np.ndarray) -> np.ndarray:
+    """``(n, bands)`` keys of the LSH bands of MinHash digests ``mat`` (``(n, NUM_PERM)``
+    uint64): each band's ``BAND_ROWS`` values as one opaque 16-byte value."""
+    n, perm = mat.shape
+    rows = np.ascontiguousarray(mat, dtype=np.uint64).reshape(n, perm // BAND_ROWS, BAND_ROWS)
+    return rows.view(np.dtype((np.void, 8 * BAND_ROWS)))[..., 0]
+
+
+def jaccard_ok(mat: np.ndarray, i: np.ndarray, j: np.ndarray, threshold: float) -> np.ndarray:
+    """Whether the estimated Jaccard (share of equal digest values) of rows ``i`` and
+    ``j`` reaches ``threshold`` (the mean as ``np.mean`` computes it)."""
+    out = np.zeros(len(i), dtype=bool)
+    for lo in range(0, len(i), 65536):
+        eq = mat[i[lo : lo + 65536]] == mat[j[lo : lo + 65536]]
+        out[lo : lo + 65536] = eq.mean(axis=1) >= threshold
+    return out
+
+
+def minhash_candidates(mat: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs ``(i, j)``, ``i < j``, sharing an LSH bucket of at most ``MAX_BUCKET`` rows
+    whose estimated Jaccard reaches ``threshold``: arrays sorted by ``(i, j)``."""
+    n = len(mat)
+    keys = band_keys(mat)
+    codes = []
+    for b in range(keys.shape[1]):
+        order = np.argsort(keys[:, b], kind="stable")  # equal keys: rows ascending
+        sk = keys[order, b]
+        starts = np.flatnonzero(np.concatenate([[True], sk[1:] != sk[:-1]]))
+        sizes = np.diff(np.append(starts, n))
+        two = starts[sizes == 2]
+        if len(two):
+            codes.append(order[two].astype(np.int64) * n + order[two + 1])
+        big = (sizes > 2) & (sizes <= MAX_BUCKET)
+        for s, z in zip(starts[big], sizes[big]):
+            m = order[s : s + z].astype(np.int64)
+            x, y = np.triu_indices(z, 1)
+            codes.append(m[x] * n + m[y])
+    if not codes:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
+    uniq = np.unique(np.concatenate(codes))
+    i, j = uniq // n, uniq % n
+    ok = jaccard_ok(mat, i, j, threshold)
+    return i[ok], j[ok]
+
+
 def minhash_pairs(docs: Sequence[Doc], threshold: float, out: dict[Pair, set[str]]) -> None:
     """LSH banding over the stored rensa digests (64 bands x 2 rows), then a check of
     the estimated Jaccard; a pair at ``threshold`` is proposed with probability > 0.99.
+    Buckets of more than ``MAX_BUCKET`` articles are skipped (a stock phrase).
     """
-    from unspin.fingerprint import NUM_PERM
-
     if len(docs) < 2:
         return
-    rows = 2
     mat = np.array([d.minhash for d in docs], dtype=np.uint64)
-    buckets: dict[bytes, list[int]] = defaultdict(list)
-    for b in range(NUM_PERM // rows):
-        band = mat[:, b * rows : (b + 1) * rows]
-        for i in range(len(docs)):
-            buckets[bytes([b]) + band[i].tobytes()].append(i)
-    seen: set[Pair] = set()
-    for members in buckets.values():
-        if not 1 < len(members) <= 1000:  # a huge bucket is a stock phrase, not a copy
-            continue
-        for x in range(len(members)):
-            for y in range(x + 1, len(members)):
-                pair = (members[x], members[y])
-                if pair in seen:
-                    continue
-                seen.add(pair)
-                if np.mean(mat[pair[0]] == mat[pair[1]]) >= threshold:
-                    _add(out, pair[0], pair[1], "minhash")
+    i, j = minhash_candidates(mat, threshold)
+    for a, b in zip(i.tolist(), j.tolist()):
+        _add(out, a, b, "minhash")
 
 
 #: above this many vectors, exact search (quadratic) gives way to an HNSW graph
@@ -258,15 +294,36 @@ def doc_knn_pairs(
             _add(out, i, j, "doc_knn")
 
 
-def sentence_rows(docs: Sequence[Doc]) -> tuple[list[int], list[np.ndarray]]:
+def _row_positions(d: Doc) -> list[int]:
+    return [k for k, s in enumerate(d.sentences) if not s.boilerplate and len(words(s.text)) >= 5]
+
+
+def sentence_rows(
+    docs: Sequence[Doc], keys: list[str] | None = None, cache: Any = None
+) -> tuple[list[int], list[np.ndarray]]:
     """The sentences the sentence generator indexes (content, at least five words): owner
-    doc index and vector of each."""
+    doc index and vector of each.
+
+    With ``keys`` (one per doc) and ``cache`` (a Store), which sentences of each doc are
+    rows is kept from the last run and only worked out for docs it did not have (the
+    same rows: they depend on the doc alone)."""
+    known: dict[str, list[int]] = {}
+    old = None
+    if cache is not None and keys is not None:
+        old = cache.memo_get("rows", ["last"]).get("last")
+        if old is not None:
+            known = dict(zip(*old))
+    positions = [
+        known[keys[di]] if keys is not None and keys[di] in known else _row_positions(d)
+        for di, d in enumerate(docs)
+    ]
+    if cache is not None and keys is not None and (old is None or old[0] != keys):
+        cache.memo_put("rows", {"last": (list(keys), positions)})
     owner, rows = [], []
     for di, d in enumerate(docs):
-        for s, v in zip(d.sentences, d.sentence_vectors):
-            if not s.boilerplate and len(words(s.text)) >= 5:
-                owner.append(di)
-                rows.append(v)
+        for k in positions[di]:
+            owner.append(di)
+            rows.append(d.sentence_vectors[k])
     return owner, rows
 
 
@@ -290,7 +347,7 @@ def sent_knn_pairs(
     cache: Any = None,
     mapper: Mapper | None = None,
 ) -> None:
-    owner, rows = sentence_rows(docs)
+    owner, rows = sentence_rows(docs, keys, cache)
     if len(rows) < 2:
         return
     owner_a = np.array(owner)

@@ -51,6 +51,7 @@ from unspin.fingerprint import (
 )
 from unspin.model import Article, Doc, InputError, Relation, Result
 from unspin.stories import (
+    StoryKeys,
     StoryParams,
     cluster_component,
     component_features,
@@ -321,8 +322,8 @@ def fingerprint(
     embedder = get_embedder(config.embedder)
     docs: list[Doc | None] = [None] * len(articles)
     todo = []
-    for i, a in enumerate(articles):
-        hit = cache.get_doc(a, embedder.name) if cache is not None else None
+    hits = cache.get_docs(articles, embedder.name) if cache is not None else [None] * len(docs)
+    for i, hit in enumerate(hits):
         if hit is not None:
             mark_coverage([hit], embedder)
             docs[i] = hit
@@ -514,10 +515,16 @@ class _FeatureFn:
     docs: Sequence[Doc]
     qkeys: Sequence[set[str]]
     sp: StoryParams
+    #: takes the two articles' StoryKeys when the caller has them (component_features)
+    with_keys = True
 
-    def __call__(self, i: int, j: int) -> dict[str, float]:
+    def __call__(
+        self, i: int, j: int, ki: StoryKeys | None = None, kj: StoryKeys | None = None
+    ) -> dict[str, float]:
         shared = len(self.qkeys[i] & self.qkeys[j])
-        return pair_features(self.docs[i], self.docs[j], shared, self.sp)
+        return _story_pair_features(
+            self.docs[i], self.docs[j], shared, self.sp.time_scale_days, ki, kj
+        )
 
 
 def corpus_context(
@@ -533,9 +540,46 @@ def corpus_context(
         memo.memo_put("local", {keys[i]: loc for i, loc in zip(todo, fresh)})
     got.update({keys[i]: loc for i, loc in zip(todo, fresh)})
     locs = [got[k] for k in keys]
-    stats = CorpusStats(locs)
+    stats = corpus_stats(keys, locs, memo)
     qkeys = [quote_keys(d, config.candidates.quote_min_words) for d in docs]
     return PairContext(docs, locs, stats, qkeys, config)
+
+
+#: at most this many articles added or removed since the last run: its corpus statistics
+#: are updated (each one a merge over all word-pair counts) rather than rebuilt
+STATS_UPDATE_MAX = 64
+
+
+def corpus_stats(keys: list[str], locs: Sequence[SupportLocal], memo: Any = None) -> CorpusStats:
+    """:class:`CorpusStats` of the articles with these keys and shares.
+
+    With ``memo`` (a Store) the last run's statistics are kept, and when at most
+    ``STATS_UPDATE_MAX`` articles were added or removed since, updated with their shares
+    (the counts are additive: the same numbers as a rebuild) instead of recounting every
+    article."""
+    if memo is None or len(set(keys)) != len(keys):
+        return CorpusStats(locs)
+    old = memo.memo_get("stats", ["last"]).get("last")
+    stats = None
+    if old is not None:
+        okeys, ostats = old
+        if okeys == keys:
+            return ostats
+        before, now = set(okeys), set(keys)
+        gone = [k for k in okeys if k not in now]
+        new = [i for i, k in enumerate(keys) if k not in before]
+        if len(gone) + len(new) <= STATS_UPDATE_MAX:
+            lost = memo.memo_get("local", gone) if gone else {}
+            if len(lost) == len(gone):
+                for k in gone:
+                    ostats.remove(lost[k])
+                for i in new:
+                    ostats.add(locs[i])
+                stats = ostats
+    if stats is None:
+        stats = CorpusStats(locs)
+    memo.memo_put("stats", {"last": (list(keys), stats)})
+    return stats
 
 
 def pair_stage(
@@ -605,30 +649,40 @@ def story_components(docs: Sequence[Doc], ps: PairStage, config: Config) -> list
 
     A component larger than ``max_component`` is split again with a stricter similarity
     link (reuse and shared-quotation links always hold), so clustering stays dense and small.
+    Each candidate pair is read once: its link strength (infinite for reuse and shared
+    quotations, else the document similarity) kept in arrays that every split filters.
     """
     sp = config.stories
-
-    def split(nodes: list[int], link: float) -> list[list[int]]:
-        inside = set(nodes)
-        edges = [
-            pair
+    n = len(ps.features)
+    ei = np.fromiter((p[0] for p in ps.features), dtype=np.int64, count=n)
+    ej = np.fromiter((p[1] for p in ps.features), dtype=np.int64, count=n)
+    strength = np.fromiter(
+        (
+            np.inf if (pair in ps.reuse or f["quotes"] > 0) else f["doc_sim"]
             for pair, f in ps.features.items()
-            if pair[0] in inside
-            and pair[1] in inside
-            and (pair in ps.reuse or f["quotes"] > 0 or f["doc_sim"] >= link)
-        ]
-        local = {n: k for k, n in enumerate(nodes)}
-        comps = components(len(nodes), [(local[i], local[j]) for i, j in edges])
+        ),
+        dtype=np.float64,
+        count=n,
+    )
+
+    def split(nodes: np.ndarray, link: float, ei, ej, es) -> list[list[int]]:
+        keep = es >= link
+        ei, ej, es = ei[keep], ej[keep], es[keep]
+        li, lj = np.searchsorted(nodes, ei), np.searchsorted(nodes, ej)
+        comps = components(len(nodes), zip(li.tolist(), lj.tolist()))
         out: list[list[int]] = []
         for c in comps:
-            members = [nodes[k] for k in c]
+            members = nodes[c]
             if len(members) > sp.max_component and link < 1.0:
-                out.extend(split(members, min(1.0, link + 0.05)))
+                inside = np.isin(ei, members) & np.isin(ej, members)
+                out.extend(
+                    split(members, min(1.0, link + 0.05), ei[inside], ej[inside], es[inside])
+                )
             else:
-                out.append(members)
+                out.append(members.tolist())
         return out
 
-    return split(list(range(len(docs))), sp.link_sim)
+    return split(np.arange(len(docs), dtype=np.int64), sp.link_sim, ei, ej, strength)
 
 
 def component_result(
@@ -717,7 +771,9 @@ def _component_keys(
     for pair, f in ps.features.items():
         c = comp_of[pair[0]]
         if comp_of[pair[1]] == c:
-            inside[c].append(f"{pair}{pair in ps.reuse}{json.dumps(f, sort_keys=True)}")
+            # repr of the sorted items: every value exactly (shortest round-trip floats),
+            # several times faster than JSON for the tens of thousands of pairs of a pile
+            inside[c].append(f"{pair}{pair in ps.reuse}{sorted(f.items())!r}")
     out = []
     for c, members in enumerate(comps):
         arts = ",".join(article_key(docs[i].article, config.embedder) for i in members)
@@ -850,3 +906,54 @@ def result_changes(result: Result, config: Config, engine: Any = None, memo: Any
     if memo is not None and todo:
         memo.memo_put("changes", {keys[k]: out[k] for k in todo})
     return [c for ch in out for c in ch]
+
+
+# ---------------------------------------------------------------- provenance
+
+
+def story_lineage(result: Result, groups: list) -> list:
+    """:func:`unspin.lineage.build_lineage` story by story: each story's call gets only
+    its own articles, the reuse relations inside it (in the result's order) and the
+    quotation groups two or more of its articles carry (in the groups' order), which is
+    all a story's lineage reads; the same graphs, without scanning every relation and
+    every group once per story."""
+    from unspin.lineage import build_lineage
+    from unspin.model import REUSE_RELATIONS
+
+    story_of = {a: k for k, s in enumerate(result.stories) for a in s.articles}
+    inside: list[list[Relation]] = [[] for _ in result.stories]
+    for r in result.relations:
+        if r.relation in REUSE_RELATIONS:
+            k = story_of.get(r.a)
+            if k is not None and story_of.get(r.b) == k:
+                inside[k].append(r)
+    carried: list[list[Any]] = [[] for _ in result.stories]
+    for g in groups:
+        count: dict[int, int] = {}
+        for a in g.articles:
+            k = story_of.get(a)
+            if k is not None:
+                count[k] = count.get(k, 0) + 1
+        for k, c in count.items():
+            if c > 1:
+                carried[k].append(g)
+    docs = {d.id: d for d in result.docs}
+    out = []
+    for k, s in enumerate(result.stories):
+        mine = [docs[a] for a in s.articles]
+        part = Result(docs=mine, relations=inside[k], stories=[s], errors=[])
+        out.extend(build_lineage(part, carried[k]))
+    return out
+
+
+def provenance(result: Result, changes_fn: Callable[[Result], list] | None = None) -> Result:
+    """:func:`unspin.provenance.add_provenance` (quotation groups, lineage, changes),
+    with the lineage built story by story (:func:`story_lineage`): the same tables."""
+    from unspin.changes import changes_for_result
+    from unspin.quotes import quote_groups
+
+    derived = frozenset(r.derivative for r in result.relations if r.derivative)
+    result.quotes = quote_groups([d for d in result.docs if d.quotes], derived=derived)
+    result.lineage = story_lineage(result, result.quotes)
+    result.changes = (changes_fn or changes_for_result)(result)
+    return result

@@ -191,6 +191,37 @@ def writer_lock(
         os.close(fd)  # releases the flock
 
 
+def _doc_from_row(article: Article, row: tuple) -> Doc:
+    """A cached Doc (the docs table's columns) bound to ``article``."""
+    data, minhash, n, dim, sv, dv = row
+    d = json.loads(data)
+    sents = [
+        Sentence(
+            index=i,
+            start=s,
+            end=e,
+            text=rest[0] if rest else article.text[s:e],
+            boilerplate=bool(bp),
+            quotes=[(a, b) for a, b in qs],
+            quoted_share=share,
+        )
+        for i, s, e, bp, qs, share, *rest in d["sentences"]
+    ]
+    return Doc(
+        article=article,
+        sentences=sents,
+        lang=d["lang"],
+        lang_confidence=d["lang_confidence"],
+        norm_hash=d["norm_hash"],
+        quotes=[Quote(s, e, t) for s, e, t in d["quotes"]],
+        sentence_vectors=np.frombuffer(sv, np.float32).reshape(n, dim).copy(),
+        doc_vector=np.frombuffer(dv, np.float32).copy(),
+        minhash=None if minhash is None else np.frombuffer(minhash, np.uint64).tolist(),
+        tokens=d["tokens"],
+        keys=d["keys"],
+    )
+
+
 class Store:
     """Fingerprint cache and article archive in a folder (default: <results>/.unspin)."""
 
@@ -262,48 +293,37 @@ class Store:
 
     # ------------------------------------------------------------ fingerprint cache
 
+    _DOC_COLUMNS = "data, minhash, n, dim, sentence_vectors, doc_vector"
+
     def get_doc(self, article: Article, embedder: str) -> Doc | None:
         """The cached Doc for this article's content, bound to ``article``; None on a miss."""
-        key = cache_key(article, embedder)
+        return self.get_docs([article], embedder)[0]
+
+    def get_docs(self, articles: Sequence[Article], embedder: str) -> list[Doc | None]:
+        """:meth:`get_doc` for many articles, read in a few queries (one per 500)."""
+        keys = [cache_key(a, embedder) for a in articles]
+        rows: dict[str, tuple] = {}
         try:
-            row = self.con.execute(
-                "SELECT data, minhash, n, dim, sentence_vectors, doc_vector FROM docs WHERE key=?",
-                (key,),
-            ).fetchone()
-            if row is None:
-                self.misses += 1
-                return None
-            data, minhash, n, dim, sv, dv = row
-            d = json.loads(data)
-            sents = [
-                Sentence(
-                    index=i,
-                    start=s,
-                    end=e,
-                    text=rest[0] if rest else article.text[s:e],
-                    boilerplate=bool(bp),
-                    quotes=[(a, b) for a, b in qs],
-                    quoted_share=share,
-                )
-                for i, s, e, bp, qs, share, *rest in d["sentences"]
-            ]
-            doc = Doc(
-                article=article,
-                sentences=sents,
-                lang=d["lang"],
-                lang_confidence=d["lang_confidence"],
-                norm_hash=d["norm_hash"],
-                quotes=[Quote(s, e, t) for s, e, t in d["quotes"]],
-                sentence_vectors=np.frombuffer(sv, np.float32).reshape(n, dim).copy(),
-                doc_vector=np.frombuffer(dv, np.float32).copy(),
-                minhash=None if minhash is None else np.frombuffer(minhash, np.uint64).tolist(),
-                tokens=d["tokens"],
-                keys=d["keys"],
-            )
+            uniq = list(dict.fromkeys(keys))
+            for k in range(0, len(uniq), 500):
+                part = uniq[k : k + 500]
+                marks = ",".join("?" * len(part))
+                for key, *row in self.con.execute(
+                    f"SELECT key, {self._DOC_COLUMNS} FROM docs WHERE key IN ({marks})", part
+                ):
+                    rows[key] = tuple(row)
+            out: list[Doc | None] = []
+            for a, key in zip(articles, keys):
+                row = rows.get(key)
+                if row is None:
+                    self.misses += 1
+                    out.append(None)
+                else:
+                    self.hits += 1
+                    out.append(_doc_from_row(a, row))
         except (sqlite3.Error, ValueError, KeyError, TypeError) as e:
             raise self._error(e) from e
-        self.hits += 1
-        return doc
+        return out
 
     def put_doc(self, doc: Doc, embedder: str) -> None:
         """Cache an embedded Doc's fingerprint data (not its article) under its content key."""
@@ -356,6 +376,12 @@ class Store:
                 "ON CONFLICT(id) DO UPDATE SET data=excluded.data",
                 [(a.id, _dumps(dataclasses.asdict(a))) for a in articles],
             )
+        self._pending = 0
+
+    def delete_articles(self, ids: Sequence[str]) -> None:
+        """Drop archived articles by id (the others keep their order)."""
+        with self.con:
+            self.con.executemany("DELETE FROM articles WHERE id=?", [(i,) for i in ids])
         self._pending = 0
 
     def load_articles(self) -> list[Article]:

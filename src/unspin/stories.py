@@ -89,6 +89,49 @@ def key_weight(key: str, lang: str) -> float:
     return 0.25  # months, weekdays
 
 
+class StoryKeys:
+    """One article's share of the story features, computed once per article rather than
+    once per pair: its salient key sets (all kinds, and names-free ``nmd``), each key's
+    rarity weight in the article's language, the unweighted totals, and the sentence
+    vectors the best-sentence similarity compares. Sums are exactly rounded
+    (``math.fsum``), so they do not depend on the order a set yields its keys in, which
+    follows the process's string hashing: an ``add`` in one process and a full scan in
+    another give the same features to the last bit."""
+
+    __slots__ = ("lang", "all", "nmd", "weight", "total", "total_nmd", "vecs")
+
+    def __init__(self, doc: Doc) -> None:
+        self.lang = doc.lang
+        self.all = {k for k in doc.keys if k[0] in "ewnmd"}
+        self.nmd = {k for k in doc.keys if k[0] in "nmd"}
+        self.weight = {k: key_weight(k, doc.lang) for k in self.all}
+        self.total = math.fsum(self.weight[k] for k in self.all)
+        self.total_nmd = math.fsum(self.weight[k] for k in self.nmd)
+        ma = [s.index for s in doc.sentences if not s.boilerplate] or [
+            s.index for s in doc.sentences
+        ]
+        self.vecs = doc.sentence_vectors[ma] if ma else None
+
+    def local_total(self, local: dict[str, float]) -> float:
+        """Sum of the key weights times the component-local weights."""
+        return math.fsum(self.weight[k] * local.get(k, 1.0) for k in self.all)
+
+
+def _dice(
+    a: StoryKeys, b: StoryKeys, nmd: bool, local: dict[str, float] | None, ta: float, tb: float
+) -> float:
+    """Weighted Dice overlap of two articles' keys given their totals (``ta``, ``tb``)."""
+    ka, kb = (a.nmd, b.nmd) if nmd else (a.all, b.all)
+    if not ka or not kb:
+        return 0.0
+    w = a.weight
+    if local is None:
+        inter = math.fsum(w[k] for k in ka & kb)
+    else:
+        inter = math.fsum(w[k] * local.get(k, 1.0) for k in ka & kb)
+    return 2 * inter / (ta + tb) if ta + tb else 0.0
+
+
 def key_overlap(
     a: Doc, b: Doc, local: dict[str, float] | None = None, kinds: str = "ewnmd"
 ) -> float:
@@ -102,9 +145,9 @@ def key_overlap(
     if not ka or not kb:
         return 0.0
     f = (lambda k: local.get(k, 1.0)) if local is not None else (lambda k: 1.0)
-    wa = sum(key_weight(k, a.lang) * f(k) for k in ka)
-    wb = sum(key_weight(k, b.lang) * f(k) for k in kb)
-    inter = sum(key_weight(k, a.lang) * f(k) for k in ka & kb)
+    wa = math.fsum(key_weight(k, a.lang) * f(k) for k in ka)
+    wb = math.fsum(key_weight(k, b.lang) * f(k) for k in kb)
+    inter = math.fsum(key_weight(k, a.lang) * f(k) for k in ka & kb)
     return 2 * inter / (wa + wb) if wa + wb else 0.0
 
 
@@ -123,31 +166,41 @@ def local_idf(docs: Sequence[Doc], members: Sequence[int], cast_share: float = 1
 
 def top_sentence_sim(a: Doc, b: Doc, k: int = 3) -> float:
     """Mean of the k best sentence matches each way: shared facts, not just topic."""
-    ma = [s.index for s in a.sentences if not s.boilerplate] or [s.index for s in a.sentences]
-    mb = [s.index for s in b.sentences if not s.boilerplate] or [s.index for s in b.sentences]
-    if not ma or not mb:
+    return _top_sent(StoryKeys(a).vecs, StoryKeys(b).vecs, k)
+
+
+def _top_sent(va: np.ndarray | None, vb: np.ndarray | None, k: int = 3) -> float:
+    if va is None or vb is None:
         return 0.0
-    sim = a.sentence_vectors[ma] @ b.sentence_vectors[mb].T
+    sim = va @ vb.T
     ra = np.sort(sim.max(axis=1))[::-1][:k].mean()
     rb = np.sort(sim.max(axis=0))[::-1][:k].mean()
     return float((ra + rb) / 2)
 
 
 def pair_features(
-    a: Doc, b: Doc, shared_quotes: int, time_scale_days: float = StoryParams.time_scale_days
+    a: Doc,
+    b: Doc,
+    shared_quotes: int,
+    time_scale_days: float = StoryParams.time_scale_days,
+    ka: StoryKeys | None = None,
+    kb: StoryKeys | None = None,
 ) -> dict[str, float]:
     """Event-similarity features of two articles (``keys_local`` is set per component).
 
     ``dated`` is 1 when both articles give a publication time, and then ``time_near`` is
     exp(-days apart / ``time_scale_days``) (1 on the same instant, 0.61 a day apart at the
     default scale); both are 0 when a time is missing, so undated pairs score as before.
-    ``days`` (not a model feature) keeps the gap for the span rule, -1 when unknown."""
+    ``days`` (not a model feature) keeps the gap for the span rule, -1 when unknown.
+    ``ka``/``kb``: the articles' :class:`StoryKeys` when already computed."""
+    ka = ka or StoryKeys(a)
+    kb = kb or StoryKeys(b)
     gap = days_apart(a.article.published_at, b.article.published_at)
     return {
         "doc_sim": float(a.doc_vector @ b.doc_vector),
-        "top_sent": top_sentence_sim(a, b),
-        "keys": key_overlap(a, b),
-        "details": key_overlap(a, b, kinds="nmd"),
+        "top_sent": _top_sent(ka.vecs, kb.vecs),
+        "keys": _dice(ka, kb, False, None, ka.total, kb.total),
+        "details": _dice(ka, kb, True, None, ka.total_nmd, kb.total_nmd),
         "keys_local": 0.0,  # set per component by component_features
         "quotes": float(min(shared_quotes, 2)) / 2,
         "dated": 0.0 if gap is None else 1.0,
@@ -211,13 +264,20 @@ def _average_linkage(prob: np.ndarray, cut: float, apart: np.ndarray | None = No
 
 
 def components(n_docs: int, edges) -> list[list[int]]:
-    """Connected components (sorted doc indices) of the given index pairs."""
-    import networkx as nx
+    """Connected components (sorted doc indices) of the given index pairs, ordered by
+    their first member (scipy's sparse graph search: a pile's hundreds of thousands of
+    candidate pairs without a Python graph object)."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
 
-    g = nx.Graph()
-    g.add_nodes_from(range(n_docs))
-    g.add_edges_from(edges)
-    return sorted((sorted(c) for c in nx.connected_components(g)), key=lambda c: c[0])
+    if n_docs == 0:
+        return []
+    e = np.asarray(list(edges), dtype=np.int64).reshape(-1, 2)
+    graph = coo_matrix((np.ones(len(e), dtype=np.int8), (e[:, 0], e[:, 1])), shape=(n_docs, n_docs))
+    _, labels = connected_components(graph, directed=False)
+    order = np.argsort(labels, kind="stable")  # members ascending within a label
+    cuts = np.flatnonzero(np.diff(labels[order])) + 1
+    return sorted((c.tolist() for c in np.split(order, cuts)), key=lambda c: c[0])
 
 
 def component_features(
@@ -226,14 +286,30 @@ def component_features(
     base: dict[tuple[int, int], dict[str, float]],
     feat_fn: Callable[[int, int], dict[str, float]],
 ) -> dict[tuple[int, int], dict[str, float]]:
-    """Features of every pair inside a component, with the component-local key overlap."""
+    """Features of every pair inside a component, with the component-local key overlap.
+
+    Each member's :class:`StoryKeys` (and its local total) is computed once for the
+    component; ``feat_fn`` gets them as ``feat_fn(i, j, ki, kj)`` when it takes them
+    (``with_keys`` attribute true)."""
     local = local_idf(docs, members)
+    keys = {i: StoryKeys(docs[i]) for i in members}
+    totals = {i: keys[i].local_total(local) for i in members} if local else {}
+    with_keys = getattr(feat_fn, "with_keys", False)
     out = {}
     for x in range(len(members)):
+        i = members[x]
+        ki = keys[i]
         for y in range(x + 1, len(members)):
-            key = (members[x], members[y])
-            f = dict(base.get(key) or feat_fn(*key))
-            f["keys_local"] = key_overlap(docs[key[0]], docs[key[1]], local) if local else f["keys"]
+            j = members[y]
+            key = (i, j)
+            got = base.get(key)
+            if not got:
+                got = feat_fn(i, j, ki, keys[j]) if with_keys else feat_fn(i, j)
+            f = dict(got)
+            if local:
+                f["keys_local"] = _dice(ki, keys[j], False, local, totals[i], totals[j])
+            else:
+                f["keys_local"] = f["keys"]
             out[key] = f
     return out
 
@@ -288,9 +364,12 @@ def attach_fragments(
             break
         frag = todo[0]
         others = [h for h in groups if h is not frag]
-        blocks = [prob[np.ix_(frag, h)] for h in others]
+        rows = prob[frag]  # the fragment's rows once; each block a C-ordered copy, as
+        # np.ix_ gives (the same values summed in the same order)
+        blocks = [np.ascontiguousarray(rows[:, h]) for h in others]
+        brows = block[frag] if block is not None else None
         means = [
-            -1.0 if block is not None and block[np.ix_(frag, h)].any() else b.mean()
+            -1.0 if brows is not None and brows[:, h].any() else b.mean()
             for b, h in zip(blocks, others)
         ]
         best = int(np.argmax(means))
