@@ -37,15 +37,9 @@ from typing import Any
 
 from unspin.report import ReportData, render_report
 
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from serve_helpers import CHROMIUM_FLAGS  # noqa: E402  (the browser tests' launch flags)
+
 #: milliseconds any one browser step may take before the run gives up
 STEP_TIMEOUT = 900_000
 
@@ -163,7 +157,7 @@ def browse(path: Path, data: ReportData, pair: int) -> dict[str, Any]:
     big = max(data.stories, key=lambda s: len(s.articles))
     rows = "#story-list > li.story-row"
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=FLAGS)
+        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_FLAGS)
         page = b.new_page(viewport={"width": 1400, "height": 1000})
         page.set_default_timeout(STEP_TIMEOUT)
         t = time.perf_counter()

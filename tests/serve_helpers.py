@@ -21,6 +21,17 @@ REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples" / "articles"
 FAST = Config(embedder="hashing")
 TOKEN = "test-token-1234"
+#: launch flags for a headless Chromium in a container (see the README); the browser
+#: tests and bench/report_scale.py both use them
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 #: markup and script in every field an input controls; none of it may run or load
 SCRIPT = '<script>window.__pwned = "script"; alert("script")</script>'

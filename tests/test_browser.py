@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from serve_helpers import (
+    CHROMIUM_FLAGS,
     EXAMPLES,
     FAST,
     HOSTILE_ID,
@@ -35,16 +36,6 @@ from unspin.service import Settings
 pytestmark = pytest.mark.browser
 
 CHROMIUM = Path("/usr/bin/chromium")
-#: launch flags for a headless Chromium in a container (see the README)
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 ARTEFACTS = REPO / "tmp" / "artefacts"
 #: milliseconds to wait for an upload (the seeds with the real embedder)
 UPLOAD_TIMEOUT = 300_000
@@ -62,7 +53,7 @@ def browser():
             "installs it when run as root)"
         )
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(path), args=FLAGS, headless=True)
+        b = p.chromium.launch(executable_path=str(path), args=CHROMIUM_FLAGS, headless=True)
         try:
             yield b
         finally:
