@@ -13,6 +13,7 @@ Everything is created owner-only (0700 folders, 0600 files).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -106,8 +107,10 @@ RESULT_PACKAGES = (
 )
 
 
+@functools.lru_cache(maxsize=1)
 def package_versions() -> dict[str, str | None]:
-    """Python's and each of :data:`RESULT_PACKAGES`' installed version (None: absent)."""
+    """Python's and each of :data:`RESULT_PACKAGES`' installed version (None: absent).
+    Looked up once per process (a service writes results many times)."""
     import platform
     from importlib.metadata import PackageNotFoundError, version
 
@@ -155,7 +158,7 @@ def _write_generation(result: Result, gen: Path, parquet: bool) -> list[str]:
         "counts": {k: len(v) for k, v in tables.items()},
         "generation": gen.name,
         "config": result.config,
-        "versions": package_versions(),
+        "versions": dict(package_versions()),
     }
     _write_file(gen / "manifest.json", [json.dumps(meta, indent=2) + "\n"])
     names.append("manifest.json")
