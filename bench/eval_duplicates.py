@@ -13,6 +13,7 @@ import itertools
 import resource
 import sys
 import time
+from datetime import datetime
 from collections import defaultdict
 
 from common import SHARED, jsonl
@@ -22,17 +23,34 @@ from unspin.normalise import normalise_text
 from unspin.pipeline import Config, analyse, fingerprint
 
 
-def load(name: str, n: int | None) -> list[Article]:
+def reuters_date(value: str | None) -> str | None:
+    """Reuters-21578's DATE ("26-FEB-1987 15:01:01.79") as ISO 8601, None if unreadable."""
+    try:
+        return datetime.strptime(
+            (value or "").strip().split(".")[0], "%d-%b-%Y %H:%M:%S"
+        ).isoformat()
+    except ValueError:
+        return None
+
+
+def load(name: str, n: int | None, skip: int = 0, dates: bool = False) -> list[Article]:
+    """The corpus's articles (Reuters: those with a body), from the ``skip``-th, at most
+    ``n``; ``dates``: Reuters articles carry their DATE as ``published_at``."""
     if name == "reuters":
         rows = jsonl(SHARED / "data" / "reuters21578" / "reuters21578.jsonl.gz")
         arts = [
-            Article(id=f"reuters-{i}", text=(r.get("title") or "") + "\n\n" + (r.get("body") or ""))
+            Article(
+                id=f"reuters-{i}",
+                text=(r.get("title") or "") + "\n\n" + (r.get("body") or ""),
+                published_at=reuters_date(r.get("date")) if dates else None,
+            )
             for i, r in enumerate(rows, 1)
             if (r.get("body") or "").strip()
         ]
     else:
         rows = jsonl(SHARED / "data" / "bbc_news" / "bbc_news_2225.jsonl.gz")
         arts = [Article(id=r["id"], text=r["title"] + "\n\n" + r["text"]) for r in rows]
+    arts = arts[skip:]
     return arts[:n] if n else arts
 
 

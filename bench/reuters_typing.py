@@ -1,7 +1,7 @@
 """Reuse typing on a Reuters-21578 subset: relation counts and seeded samples to read by hand.
 
-Usage: .venv/bin/python bench/reuters_typing.py [--n 3000] [--cache DIR] [--out FILE.jsonl]
-           [--sample spun=40,copy=10,partial=10] [--seed 0] [--chars 400]
+Usage: .venv/bin/python bench/reuters_typing.py [--n 3000] [--skip 0] [--dates] [--cache DIR]
+           [--out FILE.jsonl] [--sample spun=40,copy=10,partial=10] [--seed 0] [--chars 400]
 Runs the whole pipeline on the first N Reuters articles with a body (fingerprints cached in
 DIR, a Store, so reruns after a change to align/classify skip the embedding), prints the
 counts per relation type, then for a seeded sample of each type both texts' openings, the
@@ -32,8 +32,11 @@ def main() -> int:
     ap.add_argument("--sample", default="spun=40,copy=10,partial=10")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--chars", type=int, default=400)
+    ap.add_argument("--skip", type=int, default=0, help="start at the SKIP-th article with a body")
+    ap.add_argument("--dates", action="store_true", help="give each article its Reuters DATE")
+    ap.add_argument("--fingerprint-only", action="store_true", help="fill the cache and stop")
     args = ap.parse_args()
-    arts = load("reuters", args.n)
+    arts = load("reuters", args.n, skip=args.skip, dates=args.dates)
     text = {a.id: a.text for a in arts}
     cfg = Config()
     t0 = time.perf_counter()
@@ -43,6 +46,9 @@ def main() -> int:
         store.commit()
         store.close()
     t1 = time.perf_counter()
+    if args.fingerprint_only:
+        print(f"fingerprinted {len(arts)} articles in {t1 - t0:.0f} s")
+        return 0
     res = analyse(docs, cfg)
     t2 = time.perf_counter()
     counts = Counter(r.relation for r in res.relations)

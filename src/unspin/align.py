@@ -82,6 +82,18 @@ class AlignParams:
     # above the three or four articles a follow-up story's background line reaches in
     # BBC News, at the seven that one columnist's credit line reaches there
     stock_min_docs: int = 5
+    # wire forms (corpus.frame_key: a line with its figures and names blanked): a frame
+    # the pile fills in at least form_min_fills different ways is a form line; an article
+    # whose form lines are at least form_share of its content is a form item (a dividend
+    # notice, an earnings table). Two form items whose aligned form lines differ in their
+    # fill in at least form_diff_share of them (and at least once) are one form filled in
+    # for two items: those lines are template passages, not reuse evidence. Fewer
+    # differences (a corrected re-issue of one item: one line of a four-line notice)
+    # leave them evidence. A line the pile holds word for word in form_min_fills
+    # articles ("Pay March 31") is a form line too.
+    form_min_fills: int = 5
+    form_share: float = 0.5
+    form_diff_share: float = 0.34
 
     def __post_init__(self) -> None:
         for name in (
@@ -93,6 +105,8 @@ class AlignParams:
             "bridge_cos",
             "template_share",
             "template_frame",
+            "form_share",
+            "form_diff_share",
         ):
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
@@ -110,6 +124,8 @@ class AlignParams:
             raise ValueError("AlignParams.max_cells and long_top_k must be >= 1")
         if self.stock_min_docs < 2:
             raise ValueError("AlignParams.stock_min_docs must be >= 2 (a line in two articles)")
+        if self.form_min_fills < 2:
+            raise ValueError("AlignParams.form_min_fills must be >= 2 (a frame filled in twice)")
 
 
 def stock_lines(a: Doc, b: Doc, support: Any, p: AlignParams) -> tuple[Doc, Doc]:
@@ -367,7 +383,7 @@ def _templates(a: Doc, b: Doc, passages: list[AlignedPassage], p: AlignParams) -
         return frame_agreement(ta, tb)
 
     out = [
-        not x.quote_only and is_template(c, p, frame([k]))
+        x.template or (not x.quote_only and is_template(c, p, frame([k])))
         for k, (x, c) in enumerate(zip(passages, counts))
     ]
     rest = [k for k, x in enumerate(passages) if not x.quote_only and not out[k]]
@@ -683,8 +699,73 @@ def _order(pairs: list[tuple[int, int]]) -> float:
     return len(tails) / len(seq)
 
 
-def align(a: Doc, b: Doc, params: AlignParams | None = None) -> Alignment:
-    """Align two docs and compute the features the classifier reads."""
+#: per doc of a pair, its form lines (sentence index -> frame hash), as
+#: :func:`unspin.corpus.form_sentences` gives them ({} for an article that is no form item)
+Forms = tuple[dict[int, int], dict[int, int]]
+
+
+def form_split(
+    a: Doc, b: Doc, groups: list[list[_Item]], forms: Forms | None, p: AlignParams
+) -> tuple[list[list[_Item]], list[bool], bool]:
+    """Passages (item groups) split into runs of form-line matches and the rest, with a
+    flag per run: True for a run of form lines filled in for another item (template);
+    and whether the pair is one form filled in for two items.
+
+    A match is a form-line match when both its sentences are form lines of one frame. The
+    pair is one form filled in twice when, of the frames both texts fill in, at least
+    ``form_diff_share`` (and at least one) are filled in differently
+    (:func:`unspin.corpus.line_key`); otherwise (no forms, an identical or corrected
+    re-issue) the groups come back unchanged."""
+    from unspin.corpus import line_key
+
+    flags = [False] * len(groups)
+    if not forms or not forms[0] or not forms[1]:
+        return groups, flags, False
+    fa, fb = forms
+
+    def is_form(x: _Item) -> bool:
+        f = fa.get(x[0])
+        return f is not None and f == fb.get(x[1])
+
+    def fills(doc: Doc, form: dict[int, int]) -> dict[int, set[str]]:
+        out: dict[int, set[str]] = {}
+        for k, f in form.items():
+            out.setdefault(f, set()).add(line_key(doc.sentences[k].text))
+        return out
+
+    # whether the slots agree: per frame both hold, the same fill or not (over the whole
+    # texts, not only the lines the aligner matched)
+    ga, gb = fills(a, fa), fills(b, fb)
+    shared = ga.keys() & gb.keys()
+    diff = sum(ga[f] != gb[f] for f in shared)
+    if not diff or diff < p.form_diff_share * len(shared):
+        return groups, flags, False
+    out: list[list[_Item]] = []
+    flags = []
+    for g in groups:
+        run: list[_Item] = []
+        cur = False
+        for x in g:
+            f = is_form(x)
+            if run and f != cur:
+                out.append(run)
+                flags.append(cur)
+                run = []
+            run.append(x)
+            cur = f
+        if run:
+            out.append(run)
+            flags.append(cur)
+    return out, flags, True
+
+
+def align(
+    a: Doc, b: Doc, params: AlignParams | None = None, forms: Forms | None = None
+) -> Alignment:
+    """Align two docs and compute the features the classifier reads.
+
+    ``forms``: the two docs' form lines in their pile (:func:`form_split`); None without
+    a pile."""
     p = params or AlignParams()
     if a.sentence_vectors is None or b.sentence_vectors is None:
         raise ValueError("align needs embedded docs (run fingerprint first)")
@@ -696,7 +777,10 @@ def align(a: Doc, b: Doc, params: AlignParams | None = None) -> Alignment:
         groups = _groups(a, b, matches, p, m)
     else:
         matches = []
+    groups, form_flags, form_pair = form_split(a, b, groups, forms, p)
     passages = [_passage(a, b, g) for g in groups]
+    for x, f in zip(passages, form_flags):
+        x.template = f
     for x, t in zip(passages, _templates(a, b, passages, p)):
         x.template = t
     reuse = [x for x in passages if x.is_evidence]
@@ -736,6 +820,8 @@ def align(a: Doc, b: Doc, params: AlignParams | None = None) -> Alignment:
         "n_passages": float(len(reuse)),
         "n_quote_only": float(sum(x.quote_only for x in passages)),
         "n_template": float(sum(x.template for x in passages)),
+        # one wire form filled in for two items (form_split): not a whole copy
+        "form_pair": float(form_pair),
         "n_sent_a": float(len(ia)),
         "n_sent_b": float(len(jb)),
         "longest_run": float(longest),

@@ -809,7 +809,15 @@ def reuse_type(
         reasons.append(
             f"whole-text derivative: probability {prob:.2f} (strongest evidence: {_top(contrib)})"
         )
-    if whole and _template_texts(a, b, align_params, support):
+    if whole and f.get("form_pair"):
+        # both are notices of one wire form (lines the pile fills in many ways) whose
+        # fills differ: two items, whatever the rest of the form shares
+        whole = False
+        reasons.append(
+            "not a whole copy: both are one wire form (lines the pile fills in with other "
+            "figures and names) filled in for two items"
+        )
+    elif whole and _template_texts(a, b, align_params, support):
         # the aligned wording is one pattern, but over the whole texts the names and
         # figures are swapped: two items written to one template (two companies'
         # dividend notices), not one item copied; reuse of some of it may still be

@@ -29,7 +29,17 @@ import numpy as np
 import regex
 
 from unspin.model import Doc
-from unspin.normalise import CAP_WORD, LOWER, normalise_text, words
+from unspin.normalise import (
+    CAP_WORD,
+    DATE_WORDS,
+    LOWER,
+    NUMBER_WORDS,
+    caps_words,
+    names,
+    normalise_text,
+    token_spans,
+    words,
+)
 
 
 def bigram_hashes(tokens: Sequence[str]) -> np.ndarray:
@@ -73,6 +83,74 @@ def line_hashes(doc: Doc) -> np.ndarray:
     return out
 
 
+def frame_key(text: str) -> str:
+    """A sentence as a form's line: its words with every run of figures blanked to ``#``
+    and every run of name words (:func:`unspin.normalise.names`, ``caps=True``) to ``@``.
+
+    A wire's forms ("Mthly div 7.1 cts vs 7.1 cts prior", "Pay March 31", "NOTE: Franklin
+    Insured Tax-Free Income Fund.") are filled in with other figures and names from one
+    item to the next; their frames are the same line. A pure function of the text (no
+    corpus), so frame counts are additive over articles."""
+    nms = {w.removesuffix("'s") for w in names(text, caps=True)}
+    caps = caps_words(text)
+    toks = [text[s:e] for s, e in token_spans(text)]
+    out: list[str] = []
+    for k, w in enumerate(words(text)):
+        # a name: as :func:`~unspin.normalise.names` finds them, or any capitalised word
+        # but the first outside an all-caps stretch (after "NOTE:" too: a form's label)
+        name = w.removesuffix("'s") in nms or (
+            k > 0 and not caps[k] and toks[k][:1].isupper() and w not in DATE_WORDS
+        )
+        tok = "#" if w in NUMBER_WORDS or any(c.isdigit() for c in w) else "@" if name else w
+        if tok in ("#", "@") and out and out[-1] == tok:
+            continue
+        out.append(tok)
+    return " ".join(out)
+
+
+def _hash64(text: str) -> int:
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
+
+
+def frame_hashes(doc: Doc) -> np.ndarray:
+    """Stable 64-bit hashes of the doc's sentences as form lines (:func:`frame_key`)."""
+    return np.array([_hash64(frame_key(x.text)) for x in doc.sentences], dtype=np.uint64)
+
+
+def fill_hashes(frames: np.ndarray, lines: np.ndarray) -> np.ndarray:
+    """One 64-bit key per (frame, line) pair: a frame filled in one way."""
+    out = np.empty(len(frames), dtype=np.uint64)
+    for k, (f, ln) in enumerate(zip(frames.tolist(), lines.tolist())):
+        out[k] = _hash64(f"{f}:{ln}")
+    return out
+
+
+def content_chars(doc: Doc) -> np.ndarray:
+    """Per sentence, its length in characters, 0 for boilerplate."""
+    return np.array([0 if x.boilerplate else len(x.text) for x in doc.sentences], dtype=np.int64)
+
+
+def form_sentences(
+    chars: np.ndarray, frames: np.ndarray, fills: np.ndarray, min_fills: int, share: float
+) -> dict[int, int]:
+    """A doc's form lines, sentence index -> frame hash, when the doc is a *form item*.
+
+    ``chars``: per sentence its content characters (:func:`content_chars`); ``frames``:
+    its frame hashes (:func:`frame_hashes`); ``fills``: in how many different ways the pile
+    fills each sentence's frame in (:meth:`CorpusStats.frame_fills`). A content sentence
+    is a form line when its frame is filled in at least ``min_fills`` ways; the doc is a
+    form item (a wire notice: a dividend, an earnings table, a fund's payout) when its
+    form lines make up at least ``share`` of its content characters. Empty otherwise: an
+    ordinary article's few formulaic lines are not its substance."""
+    total = int(chars.sum())
+    if not total or min_fills < 1:
+        return {}
+    form = np.flatnonzero((chars > 0) & (fills >= min_fills))
+    if int(chars[form].sum()) < share * total:
+        return {}
+    return {int(k): int(frames[k]) for k in form}
+
+
 def _df(keys: np.ndarray, dfs: np.ndarray, hashes: np.ndarray) -> np.ndarray:
     """Document frequency of each hash from sorted unique ``keys`` and their ``dfs``."""
     hashes = np.asarray(hashes, dtype=np.uint64)
@@ -100,6 +178,8 @@ class CorpusSupport:
     """
 
     def __init__(self, docs: Iterable[Doc]) -> None:
+        docs = list(docs)
+        self._view: SupportView | None = None
         self._names: dict[str, set[str]] = defaultdict(set)
         self._pairs: dict[str, np.ndarray] = {}
         chunks, lines = [], []
@@ -127,6 +207,16 @@ class CorpusSupport:
         self._keys, self._df = np.unique(allg, return_counts=True)
         alll = np.concatenate(lines) if lines else np.empty(0, dtype=np.uint64)
         self._line_keys, self._line_df = np.unique(alll, return_counts=True)
+        self._docs = docs
+
+    def form_lines(self, doc_id: str, min_fills: int, share: float) -> dict[int, int]:
+        """As :meth:`SupportView.form_lines` (the pile's frame counts built on first use)."""
+        if self._view is None:
+            self._view = SupportView(
+                CorpusStats(SupportLocal(d) for d in self._docs),
+                [SupportLocal(d) for d in self._docs],
+            )
+        return self._view.form_lines(doc_id, min_fills, share)
 
     def line_docs(self, hashes: np.ndarray) -> np.ndarray:
         """How many articles of the pile (any, the asking pair's too) hold each line."""
@@ -211,6 +301,10 @@ class SupportLocal:
         "bigrams",
         "line_seq",
         "lines",
+        "frame_seq",
+        "fills",
+        "fill_frames",
+        "chars",
     )
 
     def __init__(self, doc: Doc) -> None:
@@ -224,6 +318,12 @@ class SupportLocal:
         self.bigrams = doc_bigrams(doc)
         self.line_seq = line_hashes(doc)  # per sentence, in order
         self.lines = np.unique(self.line_seq)
+        self.frame_seq = frame_hashes(doc)  # per sentence, in order
+        # the distinct ways the doc fills frames in: (frame, line) keys and their frames
+        keys = fill_hashes(self.frame_seq, self.line_seq)
+        self.fills, first = np.unique(keys, return_index=True)
+        self.fill_frames = self.frame_seq[first]
+        self.chars = content_chars(doc)
 
     def __getstate__(self) -> tuple:
         return tuple(getattr(self, k) for k in self.__slots__)
@@ -245,15 +345,44 @@ class CorpusStats:
         self.lower: Counter[str] = Counter()
         self.words: Counter[str] = Counter()
         self.n = 0
-        chunks, lines = [], []
+        chunks, lines, fills, frames = [], [], [], []
         for loc in locals_:
             self._count(loc, 1)
             chunks.append(loc.bigrams)
             lines.append(loc.lines)
+            fills.append(loc.fills)
+            frames.append(loc.fill_frames)
         allg = np.concatenate(chunks) if chunks else np.empty(0, dtype=np.uint64)
         self.keys, self.df = np.unique(allg, return_counts=True)
         alll = np.concatenate(lines) if lines else np.empty(0, dtype=np.uint64)
         self.line_keys, self.line_df = np.unique(alll, return_counts=True)
+        allf = np.concatenate(fills) if fills else np.empty(0, dtype=np.uint64)
+        allfr = np.concatenate(frames) if frames else np.empty(0, dtype=np.uint64)
+        self.fill_keys, first, self.fill_df = np.unique(allf, return_index=True, return_counts=True)
+        self.fill_frames = allfr[first]
+        self._frames_counted()
+
+    def _frames_counted(self) -> None:
+        """Per frame, the distinct fills the pile holds (from the fill keys)."""
+        self.frame_keys, self.frame_nfill = np.unique(self.fill_frames, return_counts=True)
+
+    def frame_fills(self, frames: np.ndarray) -> np.ndarray:
+        """In how many different ways the pile fills each frame in (distinct lines with
+        that frame, :func:`frame_key`)."""
+        return _df(self.frame_keys, self.frame_nfill, frames)
+
+    def _fills_changed(self, loc: SupportLocal, sign: int) -> None:
+        keys = np.concatenate([self.fill_keys, loc.fills])
+        frames = np.concatenate([self.fill_frames, loc.fill_frames])
+        df = np.concatenate([self.fill_df, np.full(len(loc.fills), sign, dtype=self.fill_df.dtype)])
+        order = np.argsort(keys, kind="stable")
+        keys, frames, df = keys[order], frames[order], df[order]
+        uniq, start = np.unique(keys, return_index=True)
+        summed = np.add.reduceat(df, start) if len(df) else df
+        keep = summed > 0
+        self.fill_keys, self.fill_df = uniq[keep], summed[keep]
+        self.fill_frames = frames[start][keep]
+        self._frames_counted()
 
     def _count(self, loc: SupportLocal, sign: int) -> None:
         self.n += sign
@@ -273,12 +402,14 @@ class CorpusStats:
         self._count(loc, 1)
         self.keys, self.df = _merge(self.keys, self.df, loc.bigrams, 1)
         self.line_keys, self.line_df = _merge(self.line_keys, self.line_df, loc.lines, 1)
+        self._fills_changed(loc, 1)
 
     def remove(self, loc: SupportLocal) -> None:
         """Count one article fewer."""
         self._count(loc, -1)
         self.keys, self.df = _merge(self.keys, self.df, loc.bigrams, -1)
         self.line_keys, self.line_df = _merge(self.line_keys, self.line_df, loc.lines, -1)
+        self._fills_changed(loc, -1)
 
     @classmethod
     def from_counts(
@@ -292,9 +423,12 @@ class CorpusStats:
         df: np.ndarray,
         line_keys: np.ndarray | None = None,
         line_df: np.ndarray | None = None,
+        fill_keys: np.ndarray | None = None,
+        fill_df: np.ndarray | None = None,
+        fill_frames: np.ndarray | None = None,
     ) -> CorpusStats:
-        """Counts aggregated elsewhere (a cluster's group-by); ``keys`` and ``line_keys``
-        sorted, unique."""
+        """Counts aggregated elsewhere (a cluster's group-by); ``keys``, ``line_keys`` and
+        ``fill_keys`` sorted, unique (``fill_frames``: each fill key's frame)."""
         s = cls()
         s.n = n
         s.names, s.capitals = Counter(names), Counter(capitals)
@@ -304,6 +438,11 @@ class CorpusStats:
         if line_keys is not None and line_df is not None:
             s.line_keys = np.asarray(line_keys, dtype=np.uint64)
             s.line_df = np.asarray(line_df, dtype=np.int64)
+        if fill_keys is not None and fill_df is not None and fill_frames is not None:
+            s.fill_keys = np.asarray(fill_keys, dtype=np.uint64)
+            s.fill_df = np.asarray(fill_df, dtype=np.int64)
+            s.fill_frames = np.asarray(fill_frames, dtype=np.uint64)
+            s._frames_counted()
         return s
 
 
@@ -318,6 +457,19 @@ def _merge(keys: np.ndarray, dfs: np.ndarray, items: np.ndarray, sign: int):
     summed = np.add.reduceat(df, start) if len(df) else df
     keep = summed > 0
     return uniq[keep], summed[keep]
+
+
+def form_lines_of(loc: SupportLocal, stats: CorpusStats, min_fills: int, share: float):
+    """:func:`form_sentences` of one article's share of the statistics. A line the pile
+    holds word for word in at least ``min_fills`` articles ("Pay March 31") counts as a
+    frame filled in that often: the wire's stock, whatever its fill."""
+    fills = np.maximum(stats.frame_fills(loc.frame_seq), stats_line_docs(stats, loc.line_seq))
+    return form_sentences(loc.chars, loc.frame_seq, fills, min_fills, share)
+
+
+def stats_line_docs(stats: CorpusStats, hashes: np.ndarray) -> np.ndarray:
+    """How many articles of the pile hold each line (:func:`line_key` hashes)."""
+    return _df(stats.line_keys, stats.line_df, hashes)
 
 
 class SupportView:
@@ -376,6 +528,12 @@ class SupportView:
         article, in its :class:`SupportLocal`); None for another article."""
         loc = self._local.get(doc_id)
         return loc.line_seq if loc is not None else None
+
+    def form_lines(self, doc_id: str, min_fills: int, share: float) -> dict[int, int]:
+        """A held article's form lines when it is a form item (:func:`form_sentences`);
+        {} for another article."""
+        loc = self._local.get(doc_id)
+        return {} if loc is None else form_lines_of(loc, self.stats, min_fills, share)
 
     def phrase_support(self, hashes: np.ndarray, a: str, b: str) -> np.ndarray:
         """As :meth:`CorpusSupport.phrase_support`."""

@@ -35,10 +35,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from unspin.align import AlignParams, align, stock_lines
+from unspin.align import AlignParams, Forms, align, stock_lines
 from unspin.candidates import CandidateParams, candidate_pairs, quote_keys
 from unspin.classify import ClassifyParams, classify
-from unspin.corpus import CorpusStats, SupportLocal, SupportView
+from unspin.corpus import CorpusStats, SupportLocal, SupportView, form_lines_of
 from unspin.embed import get_embedder
 from unspin.fingerprint import (
     encoder_text,
@@ -426,6 +426,11 @@ class RecordingSupport:
     def line_sequence(self, doc_id: str) -> np.ndarray | None:
         return self.view.line_sequence(doc_id)  # the article's own data: nothing to log
 
+    def form_lines(self, doc_id: str, min_fills: int, share: float) -> dict[int, int]:
+        v = self.view.form_lines(doc_id, min_fills, share)
+        self.log.append(("form_lines", (doc_id, min_fills, share), v))
+        return v
+
     def lines_in_at_least(self, hashes: np.ndarray, n: int) -> np.ndarray:
         # the verdict, not the count, is logged: a line held by more articles still than
         # before replays the stored result
@@ -464,15 +469,31 @@ def pair_result(a: Doc, b: Doc, support: Any, config: Config) -> Relation | None
     """The reuse relation of two docs (aligned and classified in id order), or None."""
     if a.id > b.id:
         a, b = b, a
+    forms = pair_forms(a, b, support, config)
     # lines repeated across the pile are boilerplate for the pair's evidence
     a, b = stock_lines(a, b, support, config.align)
-    al = align(a, b, config.align)
+    al = align(a, b, config.align, forms)
     return classify(a, b, al, config.classify, support, config.align)
 
 
-def pair_features(a: Doc, b: Doc, shared_quotes: int, sp: StoryParams) -> dict[str, float]:
-    """Story features of a pair (``a`` first in corpus order)."""
-    return _story_pair_features(a, b, shared_quotes, sp.time_scale_days)
+def pair_forms(a: Doc, b: Doc, support: Any, config: Config) -> Forms | None:
+    """The two docs' form lines in the pile (``support.form_lines``; None without one)."""
+    fl = getattr(support, "form_lines", None)
+    if fl is None:
+        return None
+    p = config.align
+    return fl(a.id, p.form_min_fills, p.form_share), fl(b.id, p.form_min_fills, p.form_share)
+
+
+def pair_features(
+    a: Doc, b: Doc, shared_quotes: int, sp: StoryParams, forms: Forms | None = None
+) -> dict[str, float]:
+    """Story features of a pair (``a`` first in corpus order); ``forms``: their form
+    lines (:func:`pair_forms`)."""
+    fa, fb = forms or (None, None)
+    return _story_pair_features(
+        a, b, shared_quotes, sp.time_scale_days, StoryKeys(a, fa), StoryKeys(b, fb)
+    )
 
 
 @dataclass
@@ -485,6 +506,8 @@ class PairContext:
     stats: CorpusStats
     qkeys: Sequence[set[str]]
     config: Config
+    #: per doc, its form lines in the pile (corpus.form_sentences; {} for most articles)
+    forms: Sequence[dict[int, int]] = ()
 
 
 def pair_work(ctx: PairContext, pair: tuple[int, int]) -> tuple[Relation | None, dict, list[tuple]]:
@@ -494,7 +517,8 @@ def pair_work(ctx: PairContext, pair: tuple[int, int]) -> tuple[Relation | None,
     support = RecordingSupport(SupportView(ctx.stats, (ctx.locals[i], ctx.locals[j])))
     rel = pair_result(ctx.docs[i], ctx.docs[j], support, ctx.config)
     shared = len(ctx.qkeys[i] & ctx.qkeys[j])
-    feats = pair_features(ctx.docs[i], ctx.docs[j], shared, ctx.config.stories)
+    forms = pair_forms(ctx.docs[i], ctx.docs[j], support, ctx.config)
+    feats = pair_features(ctx.docs[i], ctx.docs[j], shared, ctx.config.stories, forms)
     return rel, feats, support.log
 
 
@@ -515,13 +539,24 @@ class _FeatureFn:
     docs: Sequence[Doc]
     qkeys: Sequence[set[str]]
     sp: StoryParams
+    #: per doc, its form lines in the pile ({} or missing: none)
+    forms: Sequence[dict[int, int]] | dict[int, dict[int, int]] = ()
     #: takes the two articles' StoryKeys when the caller has them (component_features)
     with_keys = True
+
+    def form(self, i: int) -> dict[int, int] | None:
+        """Doc ``i``'s form lines (``forms`` a list by index, or a dict by index)."""
+        try:
+            return self.forms[i]
+        except (IndexError, KeyError):
+            return None
 
     def __call__(
         self, i: int, j: int, ki: StoryKeys | None = None, kj: StoryKeys | None = None
     ) -> dict[str, float]:
         shared = len(self.qkeys[i] & self.qkeys[j])
+        ki = ki or StoryKeys(self.docs[i], self.form(i))
+        kj = kj or StoryKeys(self.docs[j], self.form(j))
         return _story_pair_features(
             self.docs[i], self.docs[j], shared, self.sp.time_scale_days, ki, kj
         )
@@ -542,7 +577,9 @@ def corpus_context(
     locs = [got[k] for k in keys]
     stats = corpus_stats(keys, locs, memo)
     qkeys = [quote_keys(d, config.candidates.quote_min_words) for d in docs]
-    return PairContext(docs, locs, stats, qkeys, config)
+    p = config.align
+    forms = [form_lines_of(loc, stats, p.form_min_fills, p.form_share) for loc in locs]
+    return PairContext(docs, locs, stats, qkeys, config, forms)
 
 
 #: at most this many articles added or removed since the last run: its corpus statistics
@@ -637,7 +674,7 @@ def pair_stage(
         pairs=pairs,
         reuse={pair: r[0] for pair, r in zip(pairs, results) if r[0] is not None},
         features={pair: r[1] for pair, r in zip(pairs, results)},
-        feature_fn=_FeatureFn(docs, ctx.qkeys, config.stories),
+        feature_fn=_FeatureFn(docs, ctx.qkeys, config.stories, ctx.forms),
     )
 
 
@@ -775,8 +812,14 @@ def _component_keys(
             # several times faster than JSON for the tens of thousands of pairs of a pile
             inside[c].append(f"{pair}{pair in ps.reuse}{sorted(f.items())!r}")
     out = []
+    form = getattr(ps.feature_fn, "form", lambda i: None)
     for c, members in enumerate(comps):
-        arts = ",".join(article_key(docs[i].article, config.embedder) for i in members)
+        # an article's form lines are the pile's verdict, not the article's own: a
+        # component is recomputed when one of its members becomes (or stops being) a form item
+        arts = ",".join(
+            article_key(docs[i].article, config.embedder) + repr(sorted((form(i) or {}).items()))
+            for i in members
+        )
         out.append(_key(ck, arts, *sorted(inside[c])))
     return out
 

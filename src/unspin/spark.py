@@ -333,6 +333,8 @@ def _locals(it: Iterator[Any]) -> Iterator[tuple]:
             list(loc.words),
             loc.bigrams.view(np.int64).tolist(),
             loc.lines.view(np.int64).tolist(),
+            loc.fills.view(np.int64).tolist(),
+            loc.fill_frames.view(np.int64).tolist(),
         )
 
 
@@ -355,6 +357,18 @@ def corpus_stats(locs: Any) -> Any:
 
     keys, df = hashed("bigrams")
     line_keys, line_df = hashed("lines")
+    # each fill key (a frame filled in one way) with its frame: a frame's distinct fills
+    rows = (
+        locs.select(F.explode(F.arrays_zip("fills", "fill_frames")).alias("z"))
+        .groupBy(F.col("z.fills").alias("k"), F.col("z.fill_frames").alias("f"))
+        .count()
+        .collect()
+    )
+    fk = np.array([r["k"] for r in rows], dtype=np.int64).view(np.uint64)
+    order = np.argsort(fk)
+    fills = fk[order]
+    frames = np.array([r["f"] for r in rows], dtype=np.int64).view(np.uint64)[order]
+    fdf = np.array([r["count"] for r in rows], dtype=np.int64)[order]
     return CorpusStats.from_counts(
         locs.count(),
         counts("names"),
@@ -365,6 +379,9 @@ def corpus_stats(locs: Any) -> Any:
         df,
         line_keys,
         line_df,
+        fills,
+        fdf,
+        frames,
     )
 
 
@@ -373,15 +390,16 @@ def corpus_stats(locs: Any) -> Any:
 
 def _pair_rows(it: Iterator[Any], stats_b: Any, config: Any) -> Iterator[tuple]:
     from unspin.corpus import SupportView
-    from unspin.pipeline import pair_features, pair_result
+    from unspin.pipeline import pair_features, pair_forms, pair_result
 
     stats = stats_b.value
     for r in it:
         da, db = pickle.loads(r["da"]), pickle.loads(r["db"])
         la, lb = pickle.loads(r["la"]), pickle.loads(r["lb"])
-        rel = pair_result(da, db, SupportView(stats, (la, lb)), config)
+        view = SupportView(stats, (la, lb))
+        rel = pair_result(da, db, view, config)
         shared = len(set(r["qa"]) & set(r["qb"]))
-        f = pair_features(da, db, shared, config.stories)
+        f = pair_features(da, db, shared, config.stories, pair_forms(da, db, view, config))
         yield (r["i"], r["j"], _dumps(rel) if rel is not None else None, json.dumps(f))
 
 
@@ -468,6 +486,10 @@ def _component(key: Any, docs_pdf: Any, pairs_pdf: Any, config: Any) -> Any:
 
     docs = {int(i): pickle.loads(b) for i, b in zip(docs_pdf["idx"], docs_pdf["doc"])}
     qkeys = {int(i): set(q) for i, q in zip(docs_pdf["idx"], docs_pdf["qkeys"])}
+    forms = {
+        int(i): {int(k): int(v) for k, v in json.loads(f)}
+        for i, f in zip(docs_pdf["idx"], docs_pdf["forms"])
+    }
     members = sorted(docs)
     base = {
         (int(i), int(j)): json.loads(f)
@@ -477,7 +499,12 @@ def _component(key: Any, docs_pdf: Any, pairs_pdf: Any, config: Any) -> Any:
         (int(i), int(j)) for i, j, r in zip(pairs_pdf["i"], pairs_pdf["j"], pairs_pdf["reuse"]) if r
     }
     groups, scored = component_result(
-        docs, members, base, reuse, _FeatureFn(docs, qkeys, config.stories), config.stories
+        docs,
+        members,
+        base,
+        reuse,
+        _FeatureFn(docs, qkeys, config.stories, forms),
+        config.stories,
     )
     return pd.DataFrame(
         {
@@ -558,7 +585,8 @@ def scan(
         docs.count()
         locs = docs.rdd.mapPartitions(lambda it: _locals((r["idx"], r["doc"]) for r in it)).toDF(
             "idx long, loc binary, names array<string>, capitals array<string>, "
-            "lower array<string>, words array<string>, bigrams array<long>, lines array<long>"
+            "lower array<string>, words array<string>, bigrams array<long>, lines array<long>, "
+            "fills array<long>, fill_frames array<long>"
         )
         locs = locs.cache()
         stats_b = sc.broadcast(corpus_stats(locs))
@@ -572,7 +600,19 @@ def scan(
             .map(lambda t: (t[0], t[5]))
             .toDF("idx long, qkeys array<string>")
         )
-        side = docs.join(locs.select("idx", "loc"), "idx").join(qk, "idx").cache()
+        ap = config.align
+
+        def form_rows(it: Iterator[Any]) -> Iterator[tuple]:
+            from unspin.corpus import form_lines_of
+
+            for r in it:
+                got = form_lines_of(
+                    pickle.loads(r["loc"]), stats_b.value, ap.form_min_fills, ap.form_share
+                )
+                yield (r["idx"], json.dumps(sorted(got.items())))
+
+        fm = locs.select("idx", "loc").rdd.mapPartitions(form_rows).toDF("idx long, forms string")
+        side = docs.join(locs.select("idx", "loc"), "idx").join(qk, "idx").join(fm, "idx").cache()
 
         def named(s: str) -> Any:
             return side.select(
@@ -610,7 +650,7 @@ def scan(
             fcol["quotes"].alias("quotes"),
         )
         comps = story_components_frame(spark, docs.select("idx"), flat, config).cache()
-        cdocs = side.select("idx", "doc", "qkeys").join(
+        cdocs = side.select("idx", "doc", "qkeys", "forms").join(
             comps.select(F.col("node").alias("idx"), "comp"), "idx"
         )
         cpairs = (

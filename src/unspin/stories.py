@@ -98,12 +98,27 @@ class StoryKeys:
     follows the process's string hashing: an ``add`` in one process and a full scan in
     another give the same features to the last bit."""
 
-    __slots__ = ("lang", "all", "nmd", "weight", "total", "total_nmd", "vecs")
+    __slots__ = (
+        "lang",
+        "all",
+        "nmd",
+        "weight",
+        "total",
+        "total_nmd",
+        "vecs",
+        "form_item",
+        "content_vec",
+        "content_vecs",
+        "content",
+    )
 
-    def __init__(self, doc: Doc) -> None:
+    def __init__(
+        self, doc: Doc, form: dict[int, int] | None = None, keys: list[str] | None = None
+    ) -> None:
         self.lang = doc.lang
-        self.all = {k for k in doc.keys if k[0] in "ewnmd"}
-        self.nmd = {k for k in doc.keys if k[0] in "nmd"}
+        keys = doc.keys if keys is None else keys
+        self.all = {k for k in keys if k[0] in "ewnmd"}
+        self.nmd = {k for k in keys if k[0] in "nmd"}
         self.weight = {k: key_weight(k, doc.lang) for k in self.all}
         self.total = math.fsum(self.weight[k] for k in self.all)
         self.total_nmd = math.fsum(self.weight[k] for k in self.nmd)
@@ -111,6 +126,26 @@ class StoryKeys:
             s.index for s in doc.sentences
         ]
         self.vecs = doc.sentence_vectors[ma] if ma else None
+        # a form item (a wire notice: corpus.form_sentences): what tells which item it is
+        # lies outside its form lines, which every notice of the kind shares
+        self.form_item = bool(form)
+        self.content_vec = self.content_vecs = None
+        self.content: StoryKeys | None = None
+        if form:
+            # a form item's names and figures outside its form lines: whose notice it is
+            # (its form's words, dates and stock figures are every such notice's)
+            from unspin.fingerprint import salient_keys
+
+            rest = [s for s in doc.sentences if not s.boilerplate and s.index not in form]
+            self.content = StoryKeys(doc, None, salient_keys("\n".join(s.text for s in rest)))
+        if form and doc.sentence_vectors is not None:
+            if rest:
+                rows = doc.sentence_vectors[[s.index for s in rest]]
+                w = np.array([len(s.text) for s in rest], dtype=np.float64)
+                v = (rows * w[:, None]).sum(axis=0)
+                n = float(np.linalg.norm(v))
+                self.content_vec = v / n if n else None
+                self.content_vecs = rows
 
     def local_total(self, local: dict[str, float]) -> float:
         """Sum of the key weights times the component-local weights."""
@@ -192,13 +227,25 @@ def pair_features(
     exp(-days apart / ``time_scale_days``) (1 on the same instant, 0.61 a day apart at the
     default scale); both are 0 when a time is missing, so undated pairs score as before.
     ``days`` (not a model feature) keeps the gap for the span rule, -1 when unknown.
-    ``ka``/``kb``: the articles' :class:`StoryKeys` when already computed."""
+    ``ka``/``kb``: the articles' :class:`StoryKeys` when already computed. Two form
+    items (wire notices of one kind, :class:`StoryKeys` with their form lines) are
+    compared on what lies outside their form lines: ``doc_sim`` and ``top_sent`` from
+    those sentences alone (0 when one has none)."""
     ka = ka or StoryKeys(a)
     kb = kb or StoryKeys(b)
     gap = days_apart(a.article.published_at, b.article.published_at)
+    if ka.form_item and kb.form_item:
+        # two notices of one kind: similar through their form lines whatever the item;
+        # only the rest (whose notice it is, what else it says) tells one event
+        va, vb = ka.content_vec, kb.content_vec
+        doc_sim = float(va @ vb) if va is not None and vb is not None else 0.0
+        top = _top_sent(ka.content_vecs, kb.content_vecs)
+        ka, kb = ka.content, kb.content
+    else:
+        doc_sim, top = float(a.doc_vector @ b.doc_vector), _top_sent(ka.vecs, kb.vecs)
     return {
-        "doc_sim": float(a.doc_vector @ b.doc_vector),
-        "top_sent": _top_sent(ka.vecs, kb.vecs),
+        "doc_sim": doc_sim,
+        "top_sent": top,
         "keys": _dice(ka, kb, False, None, ka.total, kb.total),
         "details": _dice(ka, kb, True, None, ka.total_nmd, kb.total_nmd),
         "keys_local": 0.0,  # set per component by component_features
@@ -292,7 +339,8 @@ def component_features(
     component; ``feat_fn`` gets them as ``feat_fn(i, j, ki, kj)`` when it takes them
     (``with_keys`` attribute true)."""
     local = local_idf(docs, members)
-    keys = {i: StoryKeys(docs[i]) for i in members}
+    form = getattr(feat_fn, "form", lambda i: None)
+    keys = {i: StoryKeys(docs[i], form(i)) for i in members}
     totals = {i: keys[i].local_total(local) for i in members} if local else {}
     with_keys = getattr(feat_fn, "with_keys", False)
     out = {}
@@ -306,8 +354,14 @@ def component_features(
             if not got:
                 got = feat_fn(i, j, ki, keys[j]) if with_keys else feat_fn(i, j)
             f = dict(got)
-            if local:
-                f["keys_local"] = _dice(ki, keys[j], False, local, totals[i], totals[j])
+            kj = keys[j]
+            if local and ki.form_item and kj.form_item:  # as pair_features: what is not form
+                ci, cj = ki.content, kj.content
+                f["keys_local"] = _dice(
+                    ci, cj, False, local, ci.local_total(local), cj.local_total(local)
+                )
+            elif local:
+                f["keys_local"] = _dice(ki, kj, False, local, totals[i], totals[j])
             else:
                 f["keys_local"] = f["keys"]
             out[key] = f

@@ -1,0 +1,177 @@
+"""Wire forms: lines a pile fills in with other figures and names from item to item.
+
+A dividend notice, an earnings table or a fund's payout is one form filled in for each
+company: two companies' notices align line by line, yet neither is a copy of the other
+and they are not one event. The pile tells a form from a copy: a form's frame (the line
+with its figures and names blanked) is filled in many different ways across the pile.
+The notices below are written for these tests (invented companies and figures).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from helpers import doc_of, embed, embed_line_by_line
+
+import unspin
+from unspin.align import AlignParams, align, form_split
+from unspin.corpus import (
+    CorpusStats,
+    SupportLocal,
+    SupportView,
+    form_sentences,
+    frame_key,
+)
+from unspin.fingerprint import prepare
+from unspin.model import Article
+from unspin.pipeline import Config
+from unspin.stories import StoryKeys, pair_features
+
+#: funds of one family: their notices differ in one word of the name and one figure,
+#: too few for the aligner's own template rule (two figures or names a side)
+COMPANIES = [
+    ("Ohio", "4.1"),
+    ("Texas", "5.2"),
+    ("Oregon", "6.3"),
+    ("Vermont", "7.4"),
+    ("Maine", "3.5"),
+    ("Iowa", "6.6"),
+    ("Utah", "5.7"),
+    ("Idaho", "4.8"),
+]
+
+
+def notice(k: int, state: str, div: str) -> str:
+    """A fund's monthly payout notice of the wire's kind, filled in for one fund."""
+    return (
+        f"PILGRIM {state.upper()} TAX-FREE SETS PAYOUT\n\n"
+        f"Mthly div {div} cts vs {div} cts prior.\n"
+        "Pay March 31.\n"
+        "Record March 16.\n"
+        f"NOTE: Pilgrim {state} Tax-Free Income Fund.\n"
+        " Reuter"
+    )
+
+
+def test_a_frame_blanks_runs_of_figures_and_names() -> None:
+    assert frame_key("Qtly div 7.1 cts vs 7.1 cts prior") == "qtly div # cts vs # cts prior"
+    assert frame_key("Fed funds opened at 5-15/16 pct") == "fed funds opened at # pct"
+    # a name of any length is one slot
+    a = frame_key("NOTE: Franklin Insured Tax-Free Income Fund.")
+    b = frame_key("NOTE: Franklin Minnesota Insured Tax-Free Income Fund.")
+    assert a == b
+    # a sentence reworded is another frame
+    assert frame_key("Quarterly dividend 7.1 cts, unchanged") != frame_key(
+        "Qtly div 7.1 cts vs 7.1 cts prior"
+    )
+
+
+def _locals(texts: list[str]) -> list[SupportLocal]:
+    return [SupportLocal(prepare(Article(id=f"n{k}", text=t))) for k, t in enumerate(texts)]
+
+
+def test_frame_fills_are_exact_under_add_and_remove() -> None:
+    texts = [notice(k, n, t) for k, (n, t) in enumerate(COMPANIES)]
+    texts.append(texts[0])  # one notice twice: one more article, not one more fill
+    locs = _locals(texts)
+    full = CorpusStats(locs)
+    frame = locs[0].frame_seq[1]  # "qtly div # cts vs # cts prior"
+    assert full.frame_fills(np.array([frame]))[0] == len(COMPANIES)
+    grown = CorpusStats(locs[:3])
+    for loc in locs[3:]:
+        grown.add(loc)
+    assert grown.frame_fills(locs[0].frame_seq).tolist() == full.frame_fills(
+        locs[0].frame_seq
+    ).tolist()
+    grown.remove(locs[-1])  # the second copy: the fill stays
+    assert grown.frame_fills(np.array([frame]))[0] == len(COMPANIES)
+    grown.remove(locs[0])  # the last holder of that fill: one fill fewer
+    assert grown.frame_fills(np.array([frame]))[0] == len(COMPANIES) - 1
+    rebuilt = CorpusStats(locs[1:-1])
+    assert np.array_equal(grown.fill_keys, rebuilt.fill_keys)
+    assert np.array_equal(grown.frame_nfill, rebuilt.frame_nfill)
+
+
+def test_a_form_item_is_an_article_made_mostly_of_form_lines() -> None:
+    chars = np.array([40, 30, 0, 30])  # sentence 2 is boilerplate
+    frames = np.array([11, 12, 13, 14], dtype=np.uint64)
+    fills = np.array([1, 9, 9, 9])
+    # form lines 1 and 3: 60 of 100 content characters
+    assert form_sentences(chars, frames, fills, 5, 0.5) == {1: 12, 3: 14}
+    assert form_sentences(chars, frames, fills, 5, 0.7) == {}  # not enough of it
+    assert form_sentences(chars, frames, fills, 10, 0.5) == {}  # frames not filled often enough
+
+
+def _view(texts: list[str]) -> tuple[list, SupportView]:
+    docs = [prepare(Article(id=f"n{k}", text=t)) for k, t in enumerate(texts)]
+    locs = [SupportLocal(d) for d in docs]
+    return docs, SupportView(CorpusStats(locs), locs)
+
+
+def test_two_companies_notices_are_a_form_filled_in_twice_not_reuse() -> None:
+    texts = [notice(k, n, t) for k, (n, t) in enumerate(COMPANIES)]
+    docs, view = _view(texts)
+    p = AlignParams()
+    fa = view.form_lines("n0", p.form_min_fills, p.form_share)
+    fb = view.form_lines("n1", p.form_min_fills, p.form_share)
+    assert fa and fb  # both are form items
+    a, b = docs[0], docs[1]
+    embed_line_by_line(a, b, 0.95)
+    plain = align(a, b, p)
+    assert plain.features["cov_a"] > 0.5  # without the pile: the lines align as reuse
+    formed = align(a, b, p, (fa, fb))
+    assert formed.features["n_template"] >= 1
+    assert formed.features["cov_a"] < 0.5 and formed.features["cov_b"] < 0.5
+    # the flagged passages are kept for the record
+    assert any(x.template for x in formed.passages)
+
+
+def test_a_corrected_reissue_of_one_notice_stays_reuse() -> None:
+    texts = [notice(k, n, t) for k, (n, t) in enumerate(COMPANIES)]
+    fixed = texts[0].replace("Pay March 31.", "Pay March 30.")  # one line corrected
+    docs, view = _view([*texts, fixed])
+    p = AlignParams()
+    a, b = docs[0], docs[-1]
+    forms = (
+        view.form_lines(a.id, p.form_min_fills, p.form_share),
+        view.form_lines(b.id, p.form_min_fills, p.form_share),
+    )
+    embed_line_by_line(a, b, 0.97)
+    al = align(a, b, p, forms)
+    assert al.features["n_template"] == 0
+    assert al.features["cov_a"] > 0.9
+
+
+def test_form_split_leaves_groups_alone_without_forms() -> None:
+    a, b = doc_of("a", ["One line here."]), doc_of("b", ["One line here."])
+    item = (0, 0, 0.9, 0.9, 0.9, False, True)
+    assert form_split(a, b, [[item]], None, AlignParams()) == ([[item]], [False], False)
+    assert form_split(a, b, [[item]], ({}, {0: 1}), AlignParams()) == ([[item]], [False], False)
+
+
+def test_story_features_of_two_form_items_read_what_is_outside_their_forms() -> None:
+    a = doc_of("a", ["Qtly div 3 cts.", "Pay April 10.", "The company makes trucks in Ohio."])
+    b = doc_of("b", ["Qtly div 4 cts.", "Pay April 11.", "A fire closed the mill in Maine."])
+    embed(a, b, {(0, 0): 0.95, (1, 1): 0.95})  # the form lines alike, the rest not
+    plain = pair_features(a, b, 0)
+    formed = pair_features(a, b, 0, ka=StoryKeys(a, {0: 1, 1: 2}), kb=StoryKeys(b, {0: 1, 1: 2}))
+    assert formed["doc_sim"] < plain["doc_sim"]
+    assert formed["top_sent"] < plain["top_sent"]
+    # one side no form item: compared whole, as before
+    half = pair_features(a, b, 0, ka=StoryKeys(a, {0: 1, 1: 2}), kb=StoryKeys(b))
+    assert half == plain
+
+
+def test_in_a_scan_notices_of_one_form_are_neither_reuse_nor_one_story() -> None:
+    arts = [
+        Article(id=f"n{k}", text=notice(k, n, t)) for k, (n, t) in enumerate(COMPANIES)
+    ]
+    # the same company's notice re-issued with one figure corrected
+    arts.append(Article(id="n0-fix", text=arts[0].text.replace("Pay March 31.", "Pay March 30.")))
+    res = unspin.scan(arts, config=Config(embedder="hashing"))
+    kinds = {(r.a, r.b): r.relation for r in res.relations}
+    reuse = {"duplicate", "copy", "spun", "partial", "translation"}
+    others = [k for k in kinds if "n0-fix" not in k]
+    assert not [k for k in others if kinds[k] in reuse | {"same_story"}]
+    assert kinds.get(("n0", "n0-fix")) in reuse
+    story = {a: s.id for s in res.stories for a in s.articles}
+    assert len({story[a.id] for a in arts[:-1]}) == len(COMPANIES)
