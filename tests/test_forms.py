@@ -144,8 +144,8 @@ def test_a_corrected_reissue_of_one_notice_stays_reuse() -> None:
 def test_form_split_leaves_groups_alone_without_forms() -> None:
     a, b = doc_of("a", ["One line here."]), doc_of("b", ["One line here."])
     item = (0, 0, 0.9, 0.9, 0.9, False, True)
-    assert form_split(a, b, [[item]], None, AlignParams()) == ([[item]], [False], False)
-    assert form_split(a, b, [[item]], ({}, {0: 1}), AlignParams()) == ([[item]], [False], False)
+    assert form_split(a, b, [[item]], None, AlignParams()) == ([[item]], [False], 0)
+    assert form_split(a, b, [[item]], ({}, {0: 1}), AlignParams()) == ([[item]], [False], 0)
 
 
 def test_story_features_of_two_form_items_read_what_is_outside_their_forms() -> None:

@@ -88,12 +88,13 @@ class AlignParams:
     # notice, an earnings table). Two form items whose aligned form lines differ in their
     # fill in at least form_diff_share of them (and at least once) are one form filled in
     # for two items: those lines are template passages, not reuse evidence. Fewer
-    # differences (a corrected re-issue of one item: one line of a four-line notice)
+    # differences (a corrected re-issue of one item: one line of a four-line notice;
+    # one in three differing, as a fund notice with another payout, is two items)
     # leave them evidence. A line the pile holds word for word in form_min_fills
     # articles ("Pay March 31") is a form line too.
     form_min_fills: int = 5
     form_share: float = 0.5
-    form_diff_share: float = 0.34
+    form_diff_share: float = 0.33
 
     def __post_init__(self) -> None:
         for name in (
@@ -699,28 +700,41 @@ def _order(pairs: list[tuple[int, int]]) -> float:
     return len(tails) / len(seq)
 
 
+def _body(d: Doc) -> str:
+    """The doc's content, one sentence a line (boilerplate left out)."""
+    return "\n".join(x.text for x in d.sentences if not x.boilerplate)
+
+
 #: per doc of a pair, its form lines (sentence index -> frame hash), as
 #: :func:`unspin.corpus.form_sentences` gives them ({} for an article that is no form item)
 Forms = tuple[dict[int, int], dict[int, int]]
 
 
 def form_split(
-    a: Doc, b: Doc, groups: list[list[_Item]], forms: Forms | None, p: AlignParams
-) -> tuple[list[list[_Item]], list[bool], bool]:
+    a: Doc,
+    b: Doc,
+    groups: list[list[_Item]],
+    forms: Forms | None,
+    p: AlignParams,
+    casing: Casing | None = None,
+) -> tuple[list[list[_Item]], list[bool], int]:
     """Passages (item groups) split into runs of form-line matches and the rest, with a
     flag per run: True for a run of form lines filled in for another item (template);
-    and whether the pair is one form filled in for two items.
+    and what the pair is: 2 one form filled in for two items, 1 two form items of one
+    form whose fills and names agree (a re-issue), 0 else.
 
     A match is a form-line match when both its sentences are form lines of one frame. The
     pair is one form filled in twice when, of the frames both texts fill in, at least
     ``form_diff_share`` (and at least one) are filled in differently
-    (:func:`unspin.corpus.line_key`); otherwise (no forms, an identical or corrected
+    (:func:`unspin.corpus.line_key`), or when a name of one whole text is missing from
+    the other (:func:`slot_mismatch`, ``casing`` as there: whose notice it is, which the
+    title may hold outside the form); otherwise (no forms, an identical or corrected
     re-issue) the groups come back unchanged."""
-    from unspin.corpus import line_key
+    from unspin.corpus import frame_key, line_key
 
     flags = [False] * len(groups)
     if not forms or not forms[0] or not forms[1]:
-        return groups, flags, False
+        return groups, flags, 0
     fa, fb = forms
 
     def is_form(x: _Item) -> bool:
@@ -730,16 +744,23 @@ def form_split(
     def fills(doc: Doc, form: dict[int, int]) -> dict[int, set[str]]:
         out: dict[int, set[str]] = {}
         for k, f in form.items():
-            out.setdefault(f, set()).add(line_key(doc.sentences[k].text))
+            text = doc.sentences[k].text
+            if {"#", "@"} & set(frame_key(text).split()):  # a line with slots to fill
+                out.setdefault(f, set()).add(line_key(text))
         return out
 
     # whether the slots agree: per frame both hold, the same fill or not (over the whole
-    # texts, not only the lines the aligner matched)
+    # texts, not only the lines the aligner matched); lines without a figure or name to
+    # fill in (a sign-off, "Year") cannot tell
     ga, gb = fills(a, fa), fills(b, fb)
     shared = ga.keys() & gb.keys()
+    if not shared:
+        return groups, flags, 0
     diff = sum(ga[f] != gb[f] for f in shared)
     if not diff or diff < p.form_diff_share * len(shared):
-        return groups, flags, False
+        s = slot_mismatch(_body(a), _body(b), casing)
+        if s.name_a + s.name_b < 1:
+            return groups, flags, 1
     out: list[list[_Item]] = []
     flags = []
     for g in groups:
@@ -756,16 +777,20 @@ def form_split(
         if run:
             out.append(run)
             flags.append(cur)
-    return out, flags, True
+    return out, flags, 2
 
 
 def align(
-    a: Doc, b: Doc, params: AlignParams | None = None, forms: Forms | None = None
+    a: Doc,
+    b: Doc,
+    params: AlignParams | None = None,
+    forms: Forms | None = None,
+    casing: Casing | None = None,
 ) -> Alignment:
     """Align two docs and compute the features the classifier reads.
 
-    ``forms``: the two docs' form lines in their pile (:func:`form_split`); None without
-    a pile."""
+    ``forms``: the two docs' form lines in their pile, and ``casing`` how the pile writes
+    a word (:func:`form_split`); None without a pile."""
     p = params or AlignParams()
     if a.sentence_vectors is None or b.sentence_vectors is None:
         raise ValueError("align needs embedded docs (run fingerprint first)")
@@ -777,7 +802,7 @@ def align(
         groups = _groups(a, b, matches, p, m)
     else:
         matches = []
-    groups, form_flags, form_pair = form_split(a, b, groups, forms, p)
+    groups, form_flags, form_pair = form_split(a, b, groups, forms, p, casing)
     passages = [_passage(a, b, g) for g in groups]
     for x, f in zip(passages, form_flags):
         x.template = f
@@ -820,8 +845,9 @@ def align(
         "n_passages": float(len(reuse)),
         "n_quote_only": float(sum(x.quote_only for x in passages)),
         "n_template": float(sum(x.template for x in passages)),
-        # one wire form filled in for two items (form_split): not a whole copy
-        "form_pair": float(form_pair),
+        # two form items of one wire form (form_split), and whether their fills differ
+        "form_items": float(form_pair >= 1),
+        "form_pair": float(form_pair == 2),
         "n_sent_a": float(len(ia)),
         "n_sent_b": float(len(jb)),
         "longest_run": float(longest),

@@ -811,7 +811,7 @@ def reuse_type(
         )
     if whole and f.get("form_pair"):
         # both are notices of one wire form (lines the pile fills in many ways) whose
-        # fills differ: two items, whatever the rest of the form shares
+        # fills, or whose names, differ: two items, whatever the rest of the form shares
         whole = False
         reasons.append(
             "not a whole copy: both are one wire form (lines the pile fills in with other "

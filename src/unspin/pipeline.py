@@ -470,9 +470,11 @@ def pair_result(a: Doc, b: Doc, support: Any, config: Config) -> Relation | None
     if a.id > b.id:
         a, b = b, a
     forms = pair_forms(a, b, support, config)
+    corpus = getattr(support, "casing", None)
+    casing = (lambda w: corpus(w, a.id, b.id)) if corpus is not None and forms else None
     # lines repeated across the pile are boilerplate for the pair's evidence
     a, b = stock_lines(a, b, support, config.align)
-    al = align(a, b, config.align, forms)
+    al = align(a, b, config.align, forms, casing)
     return classify(a, b, al, config.classify, support, config.align)
 
 
