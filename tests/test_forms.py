@@ -55,6 +55,8 @@ def notice(k: int, state: str, div: str) -> str:
 def test_a_frame_blanks_runs_of_figures_and_names() -> None:
     assert frame_key("Qtly div 7.1 cts vs 7.1 cts prior") == "qtly div # cts vs # cts prior"
     assert frame_key("Fed funds opened at 5-15/16 pct") == "fed funds opened at # pct"
+    # a date is a slot, whichever way it is written
+    assert frame_key("Pay June 12") == frame_key("Pay 20 May") == "pay #"
     # a name of any length is one slot
     a = frame_key("NOTE: Franklin Insured Tax-Free Income Fund.")
     b = frame_key("NOTE: Franklin Minnesota Insured Tax-Free Income Fund.")
@@ -93,11 +95,11 @@ def test_frame_fills_are_exact_under_add_and_remove() -> None:
 
 
 def test_a_form_item_is_an_article_made_mostly_of_form_lines() -> None:
-    chars = np.array([40, 30, 0, 30])  # sentence 2 is boilerplate
-    frames = np.array([11, 12, 13, 14], dtype=np.uint64)
-    fills = np.array([1, 9, 9, 9])
-    # form lines 1 and 3: 60 of 100 content characters
-    assert form_sentences(chars, frames, fills, 5, 0.5) == {1: 12, 3: 14}
+    chars = np.array([40, 30, 0, 30, 40])  # sentence 2 is boilerplate, 0 the headline
+    frames = np.array([11, 12, 13, 14, 15], dtype=np.uint64)
+    fills = np.array([1, 9, 9, 9, 1])
+    # form lines 1 and 3: 60 of the body's 100 content characters
+    assert form_sentences(chars, frames, fills, 5, 0.6) == {1: 12, 3: 14}
     assert form_sentences(chars, frames, fills, 5, 0.7) == {}  # not enough of it
     assert form_sentences(chars, frames, fills, 10, 0.5) == {}  # frames not filled often enough
 

@@ -725,12 +725,12 @@ def form_split(
 
     A match is a form-line match when both its sentences are form lines of one frame. The
     pair is one form filled in twice when, of the frames both texts fill in, at least
-    ``form_diff_share`` (and at least one) are filled in differently
-    (:func:`unspin.corpus.line_key`), or when a name of one whole text is missing from
-    the other (:func:`slot_mismatch`, ``casing`` as there: whose notice it is, which the
-    title may hold outside the form); otherwise (no forms, an identical or corrected
+    ``form_diff_share`` (and at least one) are filled in with other figures (by value)
+    or names, or when each whole text has a name the other lacks (:func:`slot_mismatch`,
+    ``casing`` as there: whose notice it is, which the headline may hold outside the
+    form); otherwise (no forms, an identical or corrected
     re-issue) the groups come back unchanged."""
-    from unspin.corpus import frame_key, line_key
+    from unspin.corpus import frame_key
 
     flags = [False] * len(groups)
     if not forms or not forms[0] or not forms[1]:
@@ -741,12 +741,15 @@ def form_split(
         f = fa.get(x[0])
         return f is not None and f == fb.get(x[1])
 
-    def fills(doc: Doc, form: dict[int, int]) -> dict[int, set[str]]:
-        out: dict[int, set[str]] = {}
+    def fills(doc: Doc, form: dict[int, int]) -> dict[int, set[tuple]]:
+        # a fill is what goes into the slots: its figures by value ("16-1/2" == "16.5")
+        # and its name words
+        out: dict[int, set[tuple]] = {}
         for k, f in form.items():
             text = doc.sentences[k].text
             if {"#", "@"} & set(frame_key(text).split()):  # a line with slots to fill
-                out.setdefault(f, set()).add(line_key(text))
+                slots = (tuple(sorted(figures(text))), tuple(sorted(names(text, caps=True))))
+                out.setdefault(f, set()).add(slots)
         return out
 
     # whether the slots agree: per frame both hold, the same fill or not (over the whole
@@ -759,7 +762,7 @@ def form_split(
     diff = sum(ga[f] != gb[f] for f in shared)
     if not diff or diff < p.form_diff_share * len(shared):
         s = slot_mismatch(_body(a), _body(b), casing)
-        if s.name_a + s.name_b < 1:
+        if min(s.name_a, s.name_b) < 1:  # no name swapped for another
             return groups, flags, 1
     out: list[list[_Item]] = []
     flags = []

@@ -84,8 +84,9 @@ def line_hashes(doc: Doc) -> np.ndarray:
 
 
 def frame_key(text: str) -> str:
-    """A sentence as a form's line: its words with every run of figures blanked to ``#``
-    and every run of name words (:func:`unspin.normalise.names`, ``caps=True``) to ``@``.
+    """A sentence as a form's line: its words with every run of figures and date words
+    (months, weekdays) blanked to ``#`` and every run of name words
+    (:func:`unspin.normalise.names`, ``caps=True``) to ``@``.
 
     A wire's forms ("Mthly div 7.1 cts vs 7.1 cts prior", "Pay March 31", "NOTE: Franklin
     Insured Tax-Free Income Fund.") are filled in with other figures and names from one
@@ -101,7 +102,9 @@ def frame_key(text: str) -> str:
         name = w.removesuffix("'s") in nms or (
             k > 0 and not caps[k] and toks[k][:1].isupper() and w not in DATE_WORDS
         )
-        tok = "#" if w in NUMBER_WORDS or any(c.isdigit() for c in w) else "@" if name else w
+        # a figure, and a month or weekday (a date's parts: "Pay June 12", "Pay 20 May")
+        figure = w in NUMBER_WORDS or w in DATE_WORDS or any(c.isdigit() for c in w)
+        tok = "#" if figure else "@" if name else w
         if tok in ("#", "@") and out and out[-1] == tok:
             continue
         out.append(tok)
@@ -139,14 +142,20 @@ def form_sentences(
     its frame hashes (:func:`frame_hashes`); ``fills``: in how many different ways the pile
     fills each sentence's frame in (:meth:`CorpusStats.frame_fills`). A content sentence
     is a form line when its frame is filled in at least ``min_fills`` ways; the doc is a
-    form item (a wire notice: a dividend, an earnings table, a fund's payout) when its
-    form lines make up at least ``share`` of its content characters. Empty otherwise: an
-    ordinary article's few formulaic lines are not its substance."""
-    total = int(chars.sum())
-    if not total or min_fills < 1:
+    form item (a wire notice: a dividend, an earnings table, a fund's payout, a market
+    report) when its form lines make up at least ``share`` of its body's content
+    characters (the first content sentence, its headline, left out when there are more).
+    Empty otherwise: an ordinary article's few formulaic lines are not its substance."""
+    if min_fills < 1:
         return {}
     form = np.flatnonzero((chars > 0) & (fills >= min_fills))
-    if int(chars[form].sum()) < share * total:
+    # the share is the body's: a headline names the item (it is seldom a form line)
+    body = chars.copy()
+    content = np.flatnonzero(chars > 0)
+    if len(content) > 1:
+        body[content[0]] = 0
+    total = int(body.sum())
+    if not total or int(body[form].sum()) < share * total:
         return {}
     return {int(k): int(frames[k]) for k in form}
 
