@@ -160,6 +160,26 @@ def test_quote_in_counts_quotations_found_word_for_word() -> None:
     assert TYPING_FEATURES["quote_in"](ctx(a, same)) > TYPING_FEATURES["quote_in"](ctx(a, own))
 
 
+# a report and its update: the update keeps the report's facts and adds its own; a
+# condensed rewrite keeps some of them and adds none
+REPORT = "The board approved the plan on Tuesday; chair Anika Strand said it costs 12 million."
+UPDATE = (
+    "The board approved the plan on Tuesday; chair Anika Strand said it costs 12 million. "
+    "On Friday Piet Maas filed an appeal with 400 signatures."
+)
+REWRITE = "On Tuesday the board of chair Anika Strand backed the plan, which costs 12 million."
+
+
+def test_own_lo_counts_facts_of_its_own_on_the_side_with_fewer() -> None:
+    a, up, rw = _doc("a", REPORT), _doc("b", UPDATE), _doc("b", REWRITE)
+    # the update adds a name and a figure, but the report has nothing the update lacks
+    assert TYPING_FEATURES["own_lo"](ctx(a, up)) == 0.0
+    assert TYPING_FEATURES["own_lo"](ctx(a, rw)) == 0.0
+    # two reports of one story, each with a figure and a name of its own
+    first = _doc("a", REPORT + " Lars Benn expects 30 objections.")
+    assert TYPING_FEATURES["own_lo"](ctx(first, up)) == pytest.approx(np.log1p(2))
+
+
 def test_lenratio() -> None:
     a, b = _doc("a", "x " * 100), _doc("b", "y " * 50)
     assert TYPING_FEATURES["lenratio"](ctx(a, b)) == pytest.approx(0.5, abs=0.02)

@@ -57,6 +57,7 @@ WHOLE_FEATURES = (
     "lenratio",
     "doc_sim",
     "order",
+    "own_lo",
 )
 #: direction evidence, in the order of ``direction_weights``
 DIRECTION_EVIDENCE_NAMES = (
@@ -84,7 +85,7 @@ class ClassifyParams:
     whole_features: tuple[str, ...] = WHOLE_FEATURES
     whole_weights: tuple[float, ...] = (
         -0.511, -0.608, 1.634, 2.768, 2.76, 1.15, 3.531, 3.978, 5.443, 3.205, -2.341, -0.069,
-        4.717, -0.46,
+        4.717, -0.46, 0.0,
     )  # fmt: skip
     whole_bias: float = -16.272
     whole_cut: float = 0.5  # probability from which the pair is one text and its derivative
