@@ -242,17 +242,23 @@ def fit_direction(dirs: list[dict], params: ClassifyParams):
     weights = tuple(round(float(v), 3) for v in model.coef_[0])
     z = X @ np.array(weights)
     best = None
+    shown = []
+    # a pair with no evidence at all (z == 0) stays undecided whatever the margin: a margin
+    # of 0 would otherwise direct it by the order of the ids
     for margin in np.round(np.arange(0.0, 3.01, 0.1), 2):
-        decided = np.abs(z) >= margin
+        decided = (np.abs(z) >= margin) & (z != 0)
         right = int(((z > 0) == y)[decided].sum())
         wrong = int(decided.sum()) - right
         cand = (right - wrong, margin, right, wrong)
+        if margin in (0.0, 0.1, 0.2, 0.3, 0.5, 1.0):
+            shown.append(f"{margin}: {right}/{wrong}/{len(y) - right - wrong}")
         if best is None or cand[0] > best[0]:
             best = cand
+    print("\ndirection margin: right/wrong/undecided at", "; ".join(shown))
     _, margin, right, wrong = best
     print(f"\ndirection model: weights {dict(zip(names, weights))}")
     print(f"margin {margin}: right {right}, wrong {wrong}, undecided {len(y) - right - wrong}")
-    decided = np.abs(z) >= margin
+    decided = (np.abs(z) >= margin) & (z != 0)
     per = defaultdict(Counter)
     for k, d, ok in zip(kinds, decided, (z > 0) == y):
         per[k]["right" if d and ok else "wrong" if d else "undecided"] += 1

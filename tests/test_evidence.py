@@ -381,3 +381,16 @@ def test_direction_score_sums_weighted_capped_evidence() -> None:
     assert all(abs(x.value) <= P.evidence_cap for x in parts)
     off = dataclasses.replace(P, direction_weights=(0.0,) * len(P.direction_evidence))
     assert direction_score(ctx(a, b, relation="spun", params=off)) == (0.0, [])
+
+
+def test_no_evidence_leaves_the_direction_undecided_even_at_margin_zero() -> None:
+    from unspin.classify import direction
+
+    a = _doc("a", "Anika Strand said the 12 million euro work takes 18 months for 400 boats.")
+    b = _doc("b", "The chair said the work would start soon.")
+    off = dataclasses.replace(
+        P, direction_weights=(0.0,) * len(P.direction_evidence), direction_margin=0.0
+    )
+    c = ctx(a, b, relation="spun", params=off)
+    src, der, why, _ = direction(a, b, c.al, "spun", off, None, c)
+    assert (src, der) == (None, None) and "undecided" in why
