@@ -4,6 +4,8 @@ reading by hand, and load the hand verdicts ``bench/fit_classify.py`` fits on.
 Usage (listing; prints titles and openings to the terminal, nothing is written into the
 repository): PYTHONPATH=src:bench .venv/bin/python bench/natural_pairs.py FOLDER...
     [--cache /work/deriv/cache] [--min-prob 0.05] [--half tune]
+Counting an evaluation's unlabelled whole pairs by half (corpus ids only):
+    PYTHONPATH=src:bench .venv/bin/python bench/natural_pairs.py FOLDER --score PAIRS_JSONL
 
 Every ``make-derivatives`` / ``make-routes`` set hides its derivatives among (nearly) all
 the BBC articles, so the same natural pairs (the BBC's own updates of one story, one
@@ -70,14 +72,43 @@ def load_verdicts(path: Path = VERDICTS) -> dict[tuple[str, str], str]:
     return out
 
 
+def score(pairs_file: Path, folder: Path) -> None:
+    """Unlabelled pairs an evaluation typed as whole reuse (copy, spun, duplicate): how
+    many are natural pairs of the tune half (read by hand; fitted on), of the held half
+    (never read), or involve a derivative (reuse inherited from its source's partner)."""
+    cid = corpus_ids(folder)
+    verdicts = load_verdicts()
+    out: dict[str, list[str]] = {}
+    for r in map(json.loads, open(pairs_file, encoding="utf-8")):
+        if r.get("labelled") or r.get("predicted") not in ("copy", "spun", "duplicate"):
+            continue
+        if r["a"] in cid and r["b"] in cid:
+            key = tuple(sorted((cid[r["a"]], cid[r["b"]])))
+            group = f"natural, {pair_half(*key)} half" + (
+                f" (verdict: {verdicts[key]})" if key in verdicts else ""
+            )
+            shown = f"{key[0]}/{key[1]} {r['predicted']}"
+        else:
+            group, shown = "with a derivative", f"{r['a']}/{r['b']} {r['predicted']}"
+        out.setdefault(group, []).append(shown)
+    for group, items in sorted(out.items()):
+        print(f"{group}: {len(items)}: {', '.join(sorted(items))}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("folders", nargs="+")
+    ap.add_argument(
+        "--score", metavar="PAIRS_JSONL", help="count an evaluation's unlabelled whole pairs"
+    )
     ap.add_argument("--cache", default="/work/deriv/cache")
     ap.add_argument("--min-prob", type=float, default=0.05)
     ap.add_argument("--half", default="tune", choices=("tune", "held"))
     ap.add_argument("--chars", type=int, default=500)
     args = ap.parse_args()
+    if args.score:
+        score(Path(args.score), Path(args.folders[0]))
+        return 0
     cfg = Config()
     store = Store(args.cache)
     seen: set[tuple[str, str]] = set()
