@@ -63,7 +63,7 @@ def _direction_right(row: dict, drop: str | None, margin: float) -> bool:
     if any(e["name"] == "published" for e in ev):
         return row.get("direction") == "right"
     z = _direction_z(ev, drop)
-    if abs(z) < margin or "relation_a" not in row:
+    if z == 0 or abs(z) < margin or "relation_a" not in row:  # no evidence: undecided
         return False
     a = row["relation_a"]
     b = row["b"] if row["a"] == a else row["a"]

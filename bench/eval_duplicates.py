@@ -13,8 +13,8 @@ import itertools
 import resource
 import sys
 import time
-from datetime import datetime
 from collections import defaultdict
+from datetime import datetime
 
 from common import SHARED, jsonl
 

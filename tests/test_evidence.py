@@ -160,6 +160,26 @@ def test_quote_in_counts_quotations_found_word_for_word() -> None:
     assert TYPING_FEATURES["quote_in"](ctx(a, same)) > TYPING_FEATURES["quote_in"](ctx(a, own))
 
 
+# a report and its update: the update keeps the report's facts and adds its own; a
+# condensed rewrite keeps some of them and adds none
+REPORT = "The board approved the plan on Tuesday; chair Anika Strand said it costs 12 million."
+UPDATE = (
+    "The board approved the plan on Tuesday; chair Anika Strand said it costs 12 million. "
+    "On Friday Piet Maas filed an appeal with 400 signatures."
+)
+REWRITE = "On Tuesday the board of chair Anika Strand backed the plan, which costs 12 million."
+
+
+def test_own_lo_counts_facts_of_its_own_on_the_side_with_fewer() -> None:
+    a, up, rw = _doc("a", REPORT), _doc("b", UPDATE), _doc("b", REWRITE)
+    # the update adds a name and a figure, but the report has nothing the update lacks
+    assert TYPING_FEATURES["own_lo"](ctx(a, up)) == 0.0
+    assert TYPING_FEATURES["own_lo"](ctx(a, rw)) == 0.0
+    # two reports of one story, each with a figure and a name of its own
+    first = _doc("a", REPORT + " Lars Benn expects 30 objections.")
+    assert TYPING_FEATURES["own_lo"](ctx(first, up)) == pytest.approx(np.log1p(2))
+
+
 def test_lenratio() -> None:
     a, b = _doc("a", "x " * 100), _doc("b", "y " * 50)
     assert TYPING_FEATURES["lenratio"](ctx(a, b)) == pytest.approx(0.5, abs=0.02)
@@ -361,3 +381,16 @@ def test_direction_score_sums_weighted_capped_evidence() -> None:
     assert all(abs(x.value) <= P.evidence_cap for x in parts)
     off = dataclasses.replace(P, direction_weights=(0.0,) * len(P.direction_evidence))
     assert direction_score(ctx(a, b, relation="spun", params=off)) == (0.0, [])
+
+
+def test_no_evidence_leaves_the_direction_undecided_even_at_margin_zero() -> None:
+    from unspin.classify import direction
+
+    a = _doc("a", "Anika Strand said the 12 million euro work takes 18 months for 400 boats.")
+    b = _doc("b", "The chair said the work would start soon.")
+    off = dataclasses.replace(
+        P, direction_weights=(0.0,) * len(P.direction_evidence), direction_margin=0.0
+    )
+    c = ctx(a, b, relation="spun", params=off)
+    src, der, why, _ = direction(a, b, c.al, "spun", off, None, c)
+    assert (src, der) == (None, None) and "undecided" in why

@@ -101,6 +101,46 @@ PARTIAL = (
 )
 
 
+# two reports of one story (a preview and the result) that share most paragraphs word for
+# word, each with facts of its own: the later one a winner, a price, a quotation; the
+# earlier one the bidders, a favourite, an outlet's figure
+SHARED = (
+    "Board chair Anika Strand said the work would start in March and take 18 months. "
+    "Fishermen's leader Piet Maas warned that dredging could harm the 400 small boats that "
+    "use the inner basin every week. "
+    "The board said it would pay 2 million euros to compensate fishermen for lost catches "
+    "during the works. "
+    "The port handled 3.1 million tonnes of cargo last year, down from 4 million in 2019. "
+    "Environmental groups said they would study the plan before deciding whether to go to "
+    "court. "
+    '"We cannot let the largest ships sail past us to Tolvik," Strand told reporters. '
+)
+EARLIER = (
+    "Three dredging firms are bidding to deepen the port of Velmora, and the Harbour Board "
+    "will choose one of them on Friday. "
+    + SHARED
+    + "Dutch firm Van Oord, which deepened the Rotterdam channel in 2016, is seen as the "
+    "favourite. "
+    "Bids from Jan De Nul and Boskalis came in under 11 million euros, according to board "
+    "papers seen by the Velmora Courier."
+)
+LATER = (
+    "The Harbour Board of Velmora has given the dredging contract to Boskalis for 10.6 "
+    "million euros, passing over the favourite, Van Oord. "
+    + SHARED
+    + '"Their plan keeps the inner basin open on 280 of the 540 days the works last," Strand '
+    "said after Friday's vote. "
+    "Van Oord said it would ask the board for the scoring sheets; Jan De Nul declined to "
+    "comment."
+)
+
+
+def test_two_reports_of_one_story_sharing_paragraphs_are_not_a_whole_derivative() -> None:
+    a = Article(id="earlier", text=EARLIER, title="Velmora dredging bids")
+    b = Article(id="later", text=LATER, title="Boskalis wins Velmora dredging")
+    assert compare(a, b).relation == "partial"
+
+
 def _rel(text: str) -> str:
     a = Article(id="src", text=SOURCE, title="Velmora port dredging approved")
     b = Article(id="other", text=text, title="Velmora")

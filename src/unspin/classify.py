@@ -57,6 +57,7 @@ WHOLE_FEATURES = (
     "lenratio",
     "doc_sim",
     "order",
+    "own_lo",
 )
 #: direction evidence, in the order of ``direction_weights``
 DIRECTION_EVIDENCE_NAMES = (
@@ -83,10 +84,10 @@ class ClassifyParams:
     # whole-text derivative (copy, spin, rewrite) vs passage reuse or independent coverage
     whole_features: tuple[str, ...] = WHOLE_FEATURES
     whole_weights: tuple[float, ...] = (
-        -0.511, -0.608, 1.634, 2.768, 2.76, 1.15, 3.531, 3.978, 5.443, 3.205, -2.341, -0.069,
-        4.717, -0.46,
+        1.746, 0.989, 2.416, 2.881, 2.979, 1.014, 2.608, 2.231, 1.224, 2.591, -3.843, 0.605,
+        2.682, 0.205, -3.578,
     )  # fmt: skip
-    whole_bias: float = -16.272
+    whole_bias: float = -11.927
     whole_cut: float = 0.5  # probability from which the pair is one text and its derivative
     soft_match: float = 0.7  # sentence cosine from which a sentence has a counterpart
     # copy vs spun: share of aligned words in sentences kept nearly verbatim (at most
@@ -107,9 +108,9 @@ class ClassifyParams:
     min_time_gap_hours: float = 1.0  # publication times closer than this tell nothing
     direction_evidence: tuple[str, ...] = DIRECTION_EVIDENCE_NAMES
     direction_weights: tuple[float, ...] = (
-        1.575, 0.377, 0.081, 1.626, 1.864, 1.165, 4.236, 5.534, 0.755, 1.851, 3.895,
+        1.598, 0.417, 0.048, 1.63, 1.861, 1.141, 4.188, 5.37, 0.84, 1.902, 3.902,
     )  # fmt: skip
-    direction_margin: float = 0.2  # |weighted sum| below this: undecided
+    direction_margin: float = 0.0  # |weighted sum| below this: undecided
     evidence_cap: float = 5.0  # each evidence value is clipped to [-cap, cap]
     min_fluency_pairs: int = 20  # word pairs a text must have of its own for ``fluency``
     foreign_zipf: float = 3.5  # ``untranslated``: common in the other language ...
@@ -697,7 +698,7 @@ def direction(
 
     Publication times decide when both are given and at least ``min_time_gap_hours``
     apart. Otherwise the direction evidence (``p.direction_evidence``) is weighed; the
-    pair is directed when the weighted sum reaches ``direction_margin``."""
+    pair is directed when the weighted sum is not 0 and reaches ``direction_margin``."""
     ta, tb = _parse_time(a.article.published_at), _parse_time(b.article.published_at)
     close = ""
     if ta and tb and (ta.tzinfo is None) == (tb.tzinfo is None):
@@ -713,7 +714,7 @@ def direction(
     lines = [x.detail for x in sorted(ev, key=lambda x: -abs(x.weight))]
     if close:
         lines.insert(0, close)
-    if abs(score) >= p.direction_margin:
+    if score != 0.0 and abs(score) >= p.direction_margin:  # no evidence: never by id order
         src, der = (a, b) if score > 0 else (b, a)
         return src.id, der.id, "; ".join(lines), ev
     reason = "; ".join(lines) if lines else "no publication times and no evidence of order"
