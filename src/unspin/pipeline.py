@@ -873,6 +873,20 @@ def changes_work(docs: dict[str, Doc], rel: Relation) -> list:
     return relation_changes(rel, docs)
 
 
+#: the fields of a reuse relation that :func:`unspin.changes.relation_changes` reads
+#: (its confidence, reasons, features and direction reason do not decide the changes)
+CHANGES_READS = ("a", "b", "relation", "source", "derivative", "alignment")
+
+
+def changes_input(rel: Relation) -> dict[str, Any]:
+    """What a relation's changes are computed from, as JSON-ready data: a relation whose
+    wording of the reasons moved with the corpus (another article added) keeps its
+    stored changes."""
+    rec = {f: getattr(rel, f) for f in CHANGES_READS}
+    rec["alignment"] = [p.to_record() for p in rel.alignment]
+    return rec
+
+
 def result_changes(result: Result, config: Config, engine: Any = None, memo: Any = None) -> list:
     """:func:`unspin.changes.changes_for_result`, mapped per relation on the engine and
     reused from ``memo`` when the relation and its two articles are unchanged."""
@@ -889,7 +903,7 @@ def result_changes(result: Result, config: Config, engine: Any = None, memo: Any
         keys = [
             _key(
                 ck,
-                json.dumps(r.to_record(), sort_keys=True),
+                json.dumps(changes_input(r), sort_keys=True),
                 article_key(docs[r.a].article, config.embedder),
                 article_key(docs[r.b].article, config.embedder),
             )
