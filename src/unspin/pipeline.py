@@ -506,6 +506,10 @@ class PairStage:
     reuse: dict[tuple[int, int], Relation]
     features: dict[tuple[int, int], dict[str, float]]
     feature_fn: Callable[[int, int], dict[str, float]]
+    #: with a memo: each article's :func:`article_key`, and the key each pair's result is
+    #: stored under (everything the pair's features are computed from)
+    article_keys: list[str] = field(default_factory=list)
+    pair_keys: dict[tuple[int, int], str] = field(default_factory=dict)
 
 
 @dataclass
@@ -528,11 +532,18 @@ class _FeatureFn:
 
 
 def corpus_context(
-    docs: Sequence[Doc], config: Config, engine: Any, memo: Any = None
+    docs: Sequence[Doc],
+    config: Config,
+    engine: Any,
+    memo: Any = None,
+    article_keys: Sequence[str] | None = None,
 ) -> PairContext:
-    """Per-article support shares and quotation keys, and the global statistics."""
+    """Per-article support shares and quotation keys, and the global statistics.
+
+    ``article_keys``: each doc's :func:`article_key`, when the caller has them."""
+    ak = article_keys or [article_key(d.article, config.embedder) for d in docs]
     # by code version too: a stored share is what this code's SupportLocal computes
-    keys = [f"{code_version()}:{article_key(d.article, config.embedder)}" for d in docs]
+    keys = [f"{code_version()}:{a}" for a in ak]
     got = memo.memo_get("local", keys) if memo is not None else {}
     todo = [i for i, k in enumerate(keys) if k not in got]
     fresh = engine.map_articles(support_work, todo, docs, stage="corpus")
@@ -598,9 +609,11 @@ def pair_stage(
     engine = _engine(engine, config, progress)
     timed = getattr(engine, "timed", lambda stage, fn: fn())
     akeys = None
+    ak: list[str] = []
     if memo is not None:
         ck = config_key(config)
-        akeys = [f"{ck}:{article_key(d.article, config.embedder)}" for d in docs]
+        ak = [article_key(d.article, config.embedder) for d in docs]
+        akeys = [f"{ck}:{a}" for a in ak]
     mapper = None
     if isinstance(engine, LocalEngine):
 
@@ -611,20 +624,21 @@ def pair_stage(
         "candidates",
         lambda: sorted(candidate_pairs(docs, config.candidates, akeys, memo, mapper)),
     )
-    ctx = context or corpus_context(docs, config, engine, memo)
+    ctx = context or corpus_context(docs, config, engine, memo, ak or None)
     results: list[Any] = [None] * len(pairs)
     todo = list(range(len(pairs)))
     keys: list[str] = []
     if memo is not None:
-        ck = config_key(config)
-        ak = [article_key(d.article, config.embedder) for d in docs]
         keys = [_key(ck, ak[i], ak[j]) for i, j in pairs]
         got = memo.memo_get("pair", keys)
         todo = []
         for k, (i, j) in enumerate(pairs):
             hit = got.get(keys[k])
-            view = SupportView(ctx.stats, (ctx.locals[i], ctx.locals[j]))
-            if hit is not None and same_answers(hit[2], view):
+            # a result whose rules asked the corpus nothing holds whatever the corpus
+            if hit is not None and (
+                not hit[2]
+                or same_answers(hit[2], SupportView(ctx.stats, (ctx.locals[i], ctx.locals[j])))
+            ):
                 results[k] = hit
             else:
                 todo.append(k)
@@ -638,6 +652,8 @@ def pair_stage(
         reuse={pair: r[0] for pair, r in zip(pairs, results) if r[0] is not None},
         features={pair: r[1] for pair, r in zip(pairs, results)},
         feature_fn=_FeatureFn(docs, ctx.qkeys, config.stories),
+        article_keys=ak,
+        pair_keys=dict(zip(pairs, keys)),
     )
 
 
@@ -764,19 +780,24 @@ def _component_keys(
     docs: Sequence[Doc], comps: list[list[int]], ps: PairStage, config: Config
 ) -> list[str]:
     """Per component, a hash of all it is computed from: its articles in order, and its
-    candidate pairs with their features and reuse flags."""
+    candidate pairs with their features and reuse flags.
+
+    A pair's features are a pure function of its two articles, the settings and the
+    code, so the key its result is stored under (``ps.pair_keys``) stands for them."""
     ck = config_key(config)
+    ak = ps.article_keys or [article_key(d.article, config.embedder) for d in docs]
     comp_of = {i: c for c, members in enumerate(comps) for i in members}
     inside: list[list[str]] = [[] for _ in comps]
     for pair, f in ps.features.items():
         c = comp_of[pair[0]]
         if comp_of[pair[1]] == c:
-            # repr of the sorted items: every value exactly (shortest round-trip floats),
-            # several times faster than JSON for the tens of thousands of pairs of a pile
-            inside[c].append(f"{pair}{pair in ps.reuse}{sorted(f.items())!r}")
+            pk = ps.pair_keys.get(pair)
+            # else repr of the sorted items: every value exactly (shortest round-trip
+            # floats), several times faster than JSON
+            inside[c].append(f"{pair}{pair in ps.reuse}{pk or sorted(f.items())!r}")
     out = []
     for c, members in enumerate(comps):
-        arts = ",".join(article_key(docs[i].article, config.embedder) for i in members)
+        arts = ",".join(ak[i] for i in members)
         out.append(_key(ck, arts, *sorted(inside[c])))
     return out
 
