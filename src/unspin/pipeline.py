@@ -537,23 +537,35 @@ def corpus_context(
     engine: Any,
     memo: Any = None,
     article_keys: Sequence[str] | None = None,
+    need: Iterable[int] | None = None,
 ) -> PairContext:
     """Per-article support shares and quotation keys, and the global statistics.
 
-    ``article_keys``: each doc's :func:`article_key`, when the caller has them."""
+    ``article_keys``: each doc's :func:`article_key`, when the caller has them.
+    ``need``: with ``memo``, the only docs whose shares the caller reads (the others are
+    None in ``locals``): the shares of the rest are read from the memo only where the
+    statistics must be rebuilt, not updated (see :func:`corpus_stats`)."""
     ak = article_keys or [article_key(d.article, config.embedder) for d in docs]
     # by code version too: a stored share is what this code's SupportLocal computes
     keys = [f"{code_version()}:{a}" for a in ak]
-    got = memo.memo_get("local", keys) if memo is not None else {}
-    todo = [i for i, k in enumerate(keys) if k not in got]
-    fresh = engine.map_articles(support_work, todo, docs, stage="corpus")
-    if memo is not None and fresh:
-        memo.memo_put("local", {keys[i]: loc for i, loc in zip(todo, fresh)})
-    got.update({keys[i]: loc for i, loc in zip(todo, fresh)})
-    locs = [got[k] for k in keys]
-    stats = corpus_stats(keys, locs, memo)
+    locs: list[SupportLocal | None] = [None] * len(docs)
+
+    def load(idx: Iterable[int]) -> list[SupportLocal]:
+        want = [i for i in dict.fromkeys(idx) if locs[i] is None]
+        got = memo.memo_get("local", [keys[i] for i in want]) if memo is not None else {}
+        todo = [i for i in want if keys[i] not in got]
+        fresh = engine.map_articles(support_work, todo, docs, stage="corpus")
+        if memo is not None and fresh:
+            memo.memo_put("local", {keys[i]: loc for i, loc in zip(todo, fresh)})
+        got.update({keys[i]: loc for i, loc in zip(todo, fresh)})
+        for i in want:
+            locs[i] = got[keys[i]]
+        return [locs[i] for i in idx]  # type: ignore[misc]
+
+    load(range(len(docs)) if need is None or memo is None else need)
+    stats = corpus_stats(keys, locs, memo, load)
     qkeys = [quote_keys(d, config.candidates.quote_min_words) for d in docs]
-    return PairContext(docs, locs, stats, qkeys, config)
+    return PairContext(docs, locs, stats, qkeys, config)  # type: ignore[arg-type]
 
 
 #: at most this many articles added or removed since the last run: its corpus statistics
@@ -561,15 +573,28 @@ def corpus_context(
 STATS_UPDATE_MAX = 64
 
 
-def corpus_stats(keys: list[str], locs: Sequence[SupportLocal], memo: Any = None) -> CorpusStats:
+def corpus_stats(
+    keys: list[str],
+    locs: Sequence[SupportLocal | None],
+    memo: Any = None,
+    load: Callable[[Iterable[int]], list[SupportLocal]] | None = None,
+) -> CorpusStats:
     """:class:`CorpusStats` of the articles with these keys and shares.
 
     With ``memo`` (a Store) the last run's statistics are kept, and when at most
     ``STATS_UPDATE_MAX`` articles were added or removed since, updated with their shares
     (the counts are additive: the same numbers as a rebuild) instead of recounting every
-    article."""
+    article. ``load(indexes)``: the shares of those articles, for ``locs`` that holds
+    only some (None for the others)."""
+
+    def shares(idx: Iterable[int]) -> list[SupportLocal]:
+        idx = list(idx)
+        if load is not None:
+            return load(idx)
+        return [locs[i] for i in idx]  # type: ignore[misc]
+
     if memo is None or len(set(keys)) != len(keys):
-        return CorpusStats(locs)
+        return CorpusStats(shares(range(len(keys))))
     old = memo.memo_get("stats", ["last"]).get("last")
     stats = None
     if old is not None:
@@ -584,11 +609,11 @@ def corpus_stats(keys: list[str], locs: Sequence[SupportLocal], memo: Any = None
             if len(lost) == len(gone):
                 for k in gone:
                     ostats.remove(lost[k])
-                for i in new:
-                    ostats.add(locs[i])
+                for loc in shares(new):
+                    ostats.add(loc)
                 stats = ostats
     if stats is None:
-        stats = CorpusStats(locs)
+        stats = CorpusStats(shares(range(len(keys))))
     memo.memo_put("stats", {"last": (list(keys), stats)})
     return stats
 
@@ -624,13 +649,22 @@ def pair_stage(
         "candidates",
         lambda: sorted(candidate_pairs(docs, config.candidates, akeys, memo, mapper)),
     )
-    ctx = context or corpus_context(docs, config, engine, memo, ak or None)
     results: list[Any] = [None] * len(pairs)
     todo = list(range(len(pairs)))
     keys: list[str] = []
+    got: dict[str, Any] = {}
+    need: set[int] | None = None
     if memo is not None:
         keys = [_key(ck, ak[i], ak[j]) for i, j in pairs]
         got = memo.memo_get("pair", keys)
+        # shares are read for pairs to compute and stored results to replay, only
+        need = set()
+        for k, pair in enumerate(pairs):
+            hit = got.get(keys[k])
+            if hit is None or hit[2]:
+                need.update(pair)
+    ctx = context or corpus_context(docs, config, engine, memo, ak or None, need)
+    if memo is not None:
         todo = []
         for k, (i, j) in enumerate(pairs):
             hit = got.get(keys[k])
