@@ -13,9 +13,13 @@ folder): ``fresh``, an article of the other corpus that is not in the store (BBC
 and ``copy``, an edited copy of a stored article (a reuse pair and a story component
 change). Then removes the added article again (timed). ``--check`` compares the folder
 after each add with a fresh scan of the same articles (every table; slow for large N).
-``--profile`` writes a cProfile of each add beside the copy. ``--trials ''`` only builds
-the base: run the script again to time adds in a process other than the one that built
-the store (as the CLI and a restarted service do). Each add prints its engine stages.
+``--profile`` writes a cProfile of each add beside the copy. ``--warm`` first loads
+what a running service has loaded (the models, by the service's own warm-up compare, and
+the Parquet writer), so the adds are timed as ``POST /articles`` runs them; without it,
+the first add that needs them pays the loading, as a fresh ``unspin add`` process does.
+``--trials ''`` only builds the base: run the script again to time adds in a process
+other than the one that built the store (as the CLI and a restarted service do). Each add
+prints its engine stages.
 """
 
 from __future__ import annotations
@@ -70,6 +74,18 @@ def write_jsonl(path: Path, arts: list[Article]) -> None:
             fh.write(json.dumps({"id": a.id, "text": a.text, "title": a.title}) + "\n")
 
 
+def warm(cfg: Config) -> None:
+    """Load what a running service holds loaded: a compare of two tiny texts, as the
+    service's warm-up (``unspin.service.Service.warm_up``) does (embedder and NER), and
+    pyarrow's Python conversion (which imports pandas)."""
+    import pyarrow as pa
+
+    a = "Mayor Anna Berg said the new bridge over the river would open in June."
+    b = "Mayor Anna Borg said the new bridge over the river would open in July."
+    unspin.compare(Article("warm-a", a), Article("warm-b", b), cfg)
+    pa.Table.from_pylist([{"a": 1}])
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", choices=["bbc", "reuters", "mix"], default="bbc")
@@ -79,6 +95,7 @@ def main() -> int:
     ap.add_argument("--check", action="store_true", help="compare with fresh scans")
     ap.add_argument("--profile", action="store_true", help="cProfile each add")
     ap.add_argument("--trials", default="fresh,copy", help="which adds: fresh, copy")
+    ap.add_argument("--warm", action="store_true", help="load models first, as a service")
     ap.add_argument("--copy-of", type=int, default=7, help="index of the article copied")
     ap.add_argument(
         "--vectors-from",
@@ -111,6 +128,10 @@ def main() -> int:
         t0 = time.perf_counter()
         unspin.scan([src], out=res, config=cfg)
         print(f"scan of {len(arts)} articles into {res}: {time.perf_counter() - t0:.1f} s")
+    if args.warm and args.trials:
+        t0 = time.perf_counter()
+        warm(cfg)
+        print(f"warm-up (models and Parquet writer loaded): {time.perf_counter() - t0:.1f} s")
     new = {"fresh": rest[-1], "copy": edited_copy(arts[args.copy_of])}
     import unspin.pipeline as pl
 

@@ -121,10 +121,27 @@ def test_neighbour_search_updated_for_appended_rows_equals_a_full_search(tmp_pat
             order_w = np.lexsort((want[1], want[0]))
             assert got[0][order].tolist() == want[0][order_w].tolist()
             assert got[1][order].tolist() == want[1][order_w].tolist()
-        # rows changed (not an append): searched again from scratch
-        keys2 = ["x", *keys[1:]]
-        got = _neighbours(v, 5, 0.2, keys2, st, "t")
-        assert len(got[0]) == len(_neighbours(v, 5, 0.2)[0])
+        # rows removed (row 5 has an exact tie, rows 200-229 are near copies of 0-29, so
+        # many kept rows lose a listed neighbour), then rows added back in the middle and
+        # at the end, then one row's key changed: each updated answer equals a full search
+        gone = {3, 5, 17, 205, 240, 259}
+        steps = [
+            [x for x in range(260) if x not in gone],
+            [x for x in range(260) if x not in {3, 205}],
+            [x for x in range(260) if x not in {3, 205}] + [3],
+            list(range(250)),
+        ]
+        for rows in steps:
+            ks = [keys[x] for x in rows]
+            if rows is steps[-1]:
+                ks[1] = "changed"
+            got = _neighbours(v[rows], 5, 0.2, ks, st, "t")
+            want = _neighbours(v[rows], 5, 0.2)
+            order = np.lexsort((got[1], got[0]))
+            order_w = np.lexsort((want[1], want[0]))
+            assert got[0][order].tolist() == want[0][order_w].tolist()
+            assert got[1][order].tolist() == want[1][order_w].tolist()
+            assert np.allclose(got[2][order], want[2][order_w])
 
 
 def test_corpus_stats_updated_from_the_last_run_equal_a_rebuild(tmp_path) -> None:
@@ -160,3 +177,49 @@ def test_corpus_stats_updated_from_the_last_run_equal_a_rebuild(tmp_path) -> Non
             got = corpus_stats([keys[i] for i in pick], [locs[i] for i in pick], st)
             st.memo_put("local", {keys[i]: locs[i] for i in pick})
             assert same(got, CorpusStats([locs[i] for i in pick])), pick
+
+
+def test_changes_depend_only_on_the_fields_their_memo_key_holds() -> None:
+    """The changes memo is keyed by ``pipeline.CHANGES_READS``: a relation differing in
+    every other field (its confidence, reasons, features, direction reason, coverage,
+    evidence, as a corpus change moves them) has the same changes."""
+    import dataclasses
+
+    from test_changes import SOURCE, _edit
+
+    from unspin.align import align
+    from unspin.changes import relation_changes
+    from unspin.classify import classify
+    from unspin.model import Relation
+    from unspin.pipeline import CHANGES_READS, changes_input, fingerprint
+
+    der = _edit("Tomas Reyes", "Tomas Reyez", _edit("$45 million", "$54 million"))
+    docs = fingerprint(
+        [Article(id="src", text=SOURCE), Article(id="der", text=der)], Config(embedder="hashing")
+    )
+    rel = classify(docs[0], docs[1], align(docs[0], docs[1]))
+    assert rel is not None
+    by_id = {d.id: d for d in docs}
+    want = [c.to_record() for c in relation_changes(rel, by_id)]
+    assert want
+    moved = dataclasses.replace(
+        rel,
+        confidence=rel.confidence / 2,
+        direction_reason="something else",
+        coverage={"src": 0.1, "der": 0.2},
+        reasons=["other"],
+        features={"x": 1.0},
+        evidence=[],
+    )
+    assert changes_input(moved) == changes_input(rel)
+    assert [c.to_record() for c in relation_changes(moved, by_id)] == want
+    others = {f.name for f in dataclasses.fields(Relation)} - set(CHANGES_READS)
+    assert others == {
+        "confidence",
+        "direction_reason",
+        "coverage",
+        "reasons",
+        "features",
+        "changes",
+        "evidence",
+    }

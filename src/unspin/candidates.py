@@ -191,6 +191,11 @@ def _search_block(ctx: tuple, lo: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
 Mapper = Callable[[Callable[[Any, Any], Any], Sequence[Any], Any], list[Any]]
 
 
+#: fewest similarity cells (queries x base rows) worth mapping onto an engine's processes:
+#: below, forking the workers costs more than the products (an add's few new rows)
+SEARCH_PARALLEL_MIN_CELLS = 1 << 24
+
+
 def search(
     queries: np.ndarray,
     query_ids: np.ndarray,
@@ -202,7 +207,8 @@ def search(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`top_neighbours`, its query blocks mapped with ``mapper`` (an engine's
     processes) when there are several: the same arrays, in the same order."""
-    if mapper is None or len(queries) <= KNN_BLOCK:
+    small = len(queries) * len(base) < SEARCH_PARALLEL_MIN_CELLS
+    if mapper is None or len(queries) <= KNN_BLOCK or small:
         return top_neighbours(queries, query_ids, base, base_ids, k, min_sim)
     ctx = (queries, query_ids, base, base_ids, k, min_sim)
     parts = mapper(_search_block, list(range(0, len(queries), KNN_BLOCK)), ctx)
@@ -239,11 +245,12 @@ def _neighbours(
     """(row, neighbour row, similarity) of the ``k + 1`` nearest (itself included) above
     ``min_sim``: exact up to ``EXACT_KNN_MAX`` rows, faiss HNSW above.
 
-    With ``cache`` (a Store) and ``keys`` (one per row), the answer of the last run is
-    kept; when the rows are that run's rows with new ones appended (``unspin add``), only
-    the new rows are searched against all and the old rows' lists updated with them (the
-    top ``k`` of a union of top-``k`` lists is exact), so adding costs O(rows), not
-    O(rows^2). Otherwise everything is searched again."""
+    With ``cache`` (a Store) and ``keys`` (one per row, distinct), the answer of the last
+    run is kept and updated (:func:`_update_neighbours`) when rows were added or removed
+    since (``unspin add`` / ``remove``): only new rows, and old rows that lost a
+    neighbour, are searched against all; the other old rows' lists are merged with the
+    new rows (the top ``k`` of a union of top-``k`` lists is exact), so a change of a few
+    rows costs O(rows), not O(rows^2). Otherwise everything is searched again."""
     n = len(vectors)
     if n > EXACT_KNN_MAX:
         sims, idx = _knn(vectors, k)
@@ -257,23 +264,68 @@ def _neighbours(
     old = None
     if cache is not None and keys is not None:
         old = cache.memo_get("neighbours", [slot]).get(slot)
-    m = len(old.keys) if old is not None else 0
-    if old is not None and 0 < m <= n and old.keys == keys[:m]:
-        new = ids[m:]
-        q1, c1, s1 = search(vectors[m:], new, vectors, ids, kk, min_sim, mapper)
-        q2, c2, s2 = search(vectors[:m], ids[:m], vectors[m:], new, kk, min_sim, mapper)
-        q0, c0, s0 = merge_neighbours(
-            np.concatenate([old.q, q2]),
-            np.concatenate([old.c, c2]),
-            np.concatenate([old.s, s2]),
-            kk,
-        )
-        out = (np.concatenate([q0, q1]), np.concatenate([c0, c1]), np.concatenate([s0, s1]))
-    else:
+    out = None
+    if old is not None and old.keys == keys:
+        out = (old.q, old.c, old.s)
+    elif old is not None and len(old.keys) and n:
+        out = _update_neighbours(vectors, keys, old, kk, min_sim, mapper)
+    if out is None:
         out = search(vectors, ids, vectors, ids, kk, min_sim, mapper)
-    if cache is not None and keys is not None and (old is None or m != n or old.keys != keys):
+    if cache is not None and keys is not None and (old is None or old.keys != keys):
         cache.memo_put("neighbours", {slot: NeighbourState(list(keys), *out)})
     return out
+
+
+#: above this share of rows new or with a lost neighbour, the neighbour lists are
+#: searched again from scratch rather than updated (the update is then no cheaper)
+NEIGHBOUR_UPDATE_MAX_SHARE = 0.5
+
+
+def _update_neighbours(
+    vectors: np.ndarray,
+    keys: list[str],
+    old: NeighbourState,
+    kk: int,
+    min_sim: float,
+    mapper: Mapper | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The exact search's answer for ``vectors`` (rows ``keys``) from ``old``, the answer
+    for other rows (some removed, some added; the rows kept in the same order), or None
+    when that does not hold or the update would cost as much as a full search.
+
+    A kept row none of whose listed neighbours was removed keeps its list (removing rows
+    outside a top-``kk`` list leaves it the top ``kk``), renumbered (kept rows keep their
+    order, so ties still break by the larger id) and merged with its best new rows; new
+    rows and kept rows that lost a listed neighbour are searched against all rows."""
+    n = len(keys)
+    pos = {key: i for i, key in enumerate(keys)}
+    if len(pos) != n:
+        return None  # keys not distinct: rows cannot be matched
+    omap = np.fromiter((pos.get(key, -1) for key in old.keys), dtype=np.int64, count=len(old.keys))
+    kept = omap[omap >= 0]
+    if len(kept) > 1 and not bool(np.all(np.diff(kept) > 0)):
+        return None  # rows reordered
+    fresh = np.ones(n, dtype=bool)
+    fresh[kept] = False
+    qn, cn = omap[old.q], omap[old.c]
+    broken = np.unique(qn[(qn >= 0) & (cn < 0)])  # kept rows that lost a listed neighbour
+    redo = np.sort(np.concatenate([np.flatnonzero(fresh), broken]))
+    if len(redo) > NEIGHBOUR_UPDATE_MAX_SHARE * n:
+        return None
+    intact = np.setdiff1d(kept, broken, assume_unique=True)
+    ok = (qn >= 0) & (cn >= 0) & ~np.isin(qn, broken)
+    q0, c0, s0 = qn[ok], cn[ok], old.s[ok]
+    ids = np.arange(n, dtype=np.int64)
+    new = np.flatnonzero(fresh)
+    if len(new) and len(intact):
+        q2, c2, s2 = search(vectors[intact], intact, vectors[new], new, kk, min_sim, mapper)
+        q0, c0, s0 = merge_neighbours(
+            np.concatenate([q0, q2]), np.concatenate([c0, c2]), np.concatenate([s0, s2]), kk
+        )
+    if len(redo):
+        q1, c1, s1 = search(vectors[redo], redo, vectors, ids, kk, min_sim, mapper)
+        return np.concatenate([q0, q1]), np.concatenate([c0, c1]), np.concatenate([s0, s1])
+    return q0, c0, s0
 
 
 def doc_knn_pairs(

@@ -532,6 +532,10 @@ class PairStage:
     reuse: dict[tuple[int, int], Relation]
     features: dict[tuple[int, int], dict[str, float]]
     feature_fn: Callable[[int, int], dict[str, float]]
+    #: with a memo: each article's :func:`article_key`, and the key each pair's result is
+    #: stored under (everything the pair's features are computed from)
+    article_keys: list[str] = field(default_factory=list)
+    pair_keys: dict[tuple[int, int], str] = field(default_factory=dict)
 
 
 @dataclass
@@ -565,23 +569,46 @@ class _FeatureFn:
 
 
 def corpus_context(
-    docs: Sequence[Doc], config: Config, engine: Any, memo: Any = None
+    docs: Sequence[Doc],
+    config: Config,
+    engine: Any,
+    memo: Any = None,
+    article_keys: Sequence[str] | None = None,
+    need: Iterable[int] | None = None,
 ) -> PairContext:
-    """Per-article support shares and quotation keys, and the global statistics."""
+    """Per-article support shares and quotation keys, and the global statistics.
+
+    ``article_keys``: each doc's :func:`article_key`, when the caller has them.
+    ``need``: with ``memo``, the only docs whose shares the caller reads (the others are
+    None in ``locals``): the shares of the rest are read from the memo only where the
+    statistics must be rebuilt, not updated (see :func:`corpus_stats`)."""
+    ak = article_keys or [article_key(d.article, config.embedder) for d in docs]
     # by code version too: a stored share is what this code's SupportLocal computes
-    keys = [f"{code_version()}:{article_key(d.article, config.embedder)}" for d in docs]
-    got = memo.memo_get("local", keys) if memo is not None else {}
-    todo = [i for i, k in enumerate(keys) if k not in got]
-    fresh = engine.map_articles(support_work, todo, docs, stage="corpus")
-    if memo is not None and fresh:
-        memo.memo_put("local", {keys[i]: loc for i, loc in zip(todo, fresh)})
-    got.update({keys[i]: loc for i, loc in zip(todo, fresh)})
-    locs = [got[k] for k in keys]
-    stats = corpus_stats(keys, locs, memo)
+    keys = [f"{code_version()}:{a}" for a in ak]
+    locs: list[SupportLocal | None] = [None] * len(docs)
+
+    def load(idx: Iterable[int]) -> list[SupportLocal]:
+        want = [i for i in dict.fromkeys(idx) if locs[i] is None]
+        got = memo.memo_get("local", [keys[i] for i in want]) if memo is not None else {}
+        todo = [i for i in want if keys[i] not in got]
+        fresh = engine.map_articles(support_work, todo, docs, stage="corpus")
+        if memo is not None and fresh:
+            memo.memo_put("local", {keys[i]: loc for i, loc in zip(todo, fresh)})
+        got.update({keys[i]: loc for i, loc in zip(todo, fresh)})
+        for i in want:
+            locs[i] = got[keys[i]]
+        return [locs[i] for i in idx]  # type: ignore[misc]
+
+    load(range(len(docs)) if need is None or memo is None else need)
+    stats = corpus_stats(keys, locs, memo, load)
     qkeys = [quote_keys(d, config.candidates.quote_min_words) for d in docs]
+    # every article's form lines (a pile verdict that story features of any pair of a
+    # component read) need every article's share: loaded here even when ``need`` names fewer
     p = config.align
-    forms = [form_lines_of(loc, stats, p.form_min_fills, p.form_share) for loc in locs]
-    return PairContext(docs, locs, stats, qkeys, config, forms)
+    forms = [
+        form_lines_of(loc, stats, p.form_min_fills, p.form_share) for loc in load(range(len(docs)))
+    ]
+    return PairContext(docs, locs, stats, qkeys, config, forms)  # type: ignore[arg-type]
 
 
 #: at most this many articles added or removed since the last run: its corpus statistics
@@ -589,15 +616,28 @@ def corpus_context(
 STATS_UPDATE_MAX = 64
 
 
-def corpus_stats(keys: list[str], locs: Sequence[SupportLocal], memo: Any = None) -> CorpusStats:
+def corpus_stats(
+    keys: list[str],
+    locs: Sequence[SupportLocal | None],
+    memo: Any = None,
+    load: Callable[[Iterable[int]], list[SupportLocal]] | None = None,
+) -> CorpusStats:
     """:class:`CorpusStats` of the articles with these keys and shares.
 
     With ``memo`` (a Store) the last run's statistics are kept, and when at most
     ``STATS_UPDATE_MAX`` articles were added or removed since, updated with their shares
     (the counts are additive: the same numbers as a rebuild) instead of recounting every
-    article."""
+    article. ``load(indexes)``: the shares of those articles, for ``locs`` that holds
+    only some (None for the others)."""
+
+    def shares(idx: Iterable[int]) -> list[SupportLocal]:
+        idx = list(idx)
+        if load is not None:
+            return load(idx)
+        return [locs[i] for i in idx]  # type: ignore[misc]
+
     if memo is None or len(set(keys)) != len(keys):
-        return CorpusStats(locs)
+        return CorpusStats(shares(range(len(keys))))
     old = memo.memo_get("stats", ["last"]).get("last")
     stats = None
     if old is not None:
@@ -612,11 +652,11 @@ def corpus_stats(keys: list[str], locs: Sequence[SupportLocal], memo: Any = None
             if len(lost) == len(gone):
                 for k in gone:
                     ostats.remove(lost[k])
-                for i in new:
-                    ostats.add(locs[i])
+                for loc in shares(new):
+                    ostats.add(loc)
                 stats = ostats
     if stats is None:
-        stats = CorpusStats(locs)
+        stats = CorpusStats(shares(range(len(keys))))
     memo.memo_put("stats", {"last": (list(keys), stats)})
     return stats
 
@@ -637,9 +677,11 @@ def pair_stage(
     engine = _engine(engine, config, progress)
     timed = getattr(engine, "timed", lambda stage, fn: fn())
     akeys = None
+    ak: list[str] = []
     if memo is not None:
         ck = config_key(config)
-        akeys = [f"{ck}:{article_key(d.article, config.embedder)}" for d in docs]
+        ak = [article_key(d.article, config.embedder) for d in docs]
+        akeys = [f"{ck}:{a}" for a in ak]
     mapper = None
     if isinstance(engine, LocalEngine):
 
@@ -650,20 +692,30 @@ def pair_stage(
         "candidates",
         lambda: sorted(candidate_pairs(docs, config.candidates, akeys, memo, mapper)),
     )
-    ctx = context or corpus_context(docs, config, engine, memo)
     results: list[Any] = [None] * len(pairs)
     todo = list(range(len(pairs)))
     keys: list[str] = []
+    got: dict[str, Any] = {}
+    need: set[int] | None = None
     if memo is not None:
-        ck = config_key(config)
-        ak = [article_key(d.article, config.embedder) for d in docs]
         keys = [_key(ck, ak[i], ak[j]) for i, j in pairs]
         got = memo.memo_get("pair", keys)
+        # shares are read for pairs to compute and stored results to replay, only
+        need = set()
+        for k, pair in enumerate(pairs):
+            hit = got.get(keys[k])
+            if hit is None or hit[2]:
+                need.update(pair)
+    ctx = context or corpus_context(docs, config, engine, memo, ak or None, need)
+    if memo is not None:
         todo = []
         for k, (i, j) in enumerate(pairs):
             hit = got.get(keys[k])
-            view = SupportView(ctx.stats, (ctx.locals[i], ctx.locals[j]))
-            if hit is not None and same_answers(hit[2], view):
+            # a result whose rules asked the corpus nothing holds whatever the corpus
+            if hit is not None and (
+                not hit[2]
+                or same_answers(hit[2], SupportView(ctx.stats, (ctx.locals[i], ctx.locals[j])))
+            ):
                 results[k] = hit
             else:
                 todo.append(k)
@@ -677,6 +729,8 @@ def pair_stage(
         reuse={pair: r[0] for pair, r in zip(pairs, results) if r[0] is not None},
         features={pair: r[1] for pair, r in zip(pairs, results)},
         feature_fn=_FeatureFn(docs, ctx.qkeys, config.stories, ctx.forms),
+        article_keys=ak,
+        pair_keys=dict(zip(pairs, keys)),
     )
 
 
@@ -803,25 +857,29 @@ def _component_keys(
     docs: Sequence[Doc], comps: list[list[int]], ps: PairStage, config: Config
 ) -> list[str]:
     """Per component, a hash of all it is computed from: its articles in order, and its
-    candidate pairs with their features and reuse flags."""
+    candidate pairs with their features and reuse flags.
+
+    A pair's features are a function of its two articles, the settings, the code and
+    the two articles' form lines in the pile (which the key holds per member), so the
+    key its result is stored under (``ps.pair_keys``) stands for them with those."""
     ck = config_key(config)
+    ak = ps.article_keys or [article_key(d.article, config.embedder) for d in docs]
     comp_of = {i: c for c, members in enumerate(comps) for i in members}
     inside: list[list[str]] = [[] for _ in comps]
     for pair, f in ps.features.items():
         c = comp_of[pair[0]]
         if comp_of[pair[1]] == c:
-            # repr of the sorted items: every value exactly (shortest round-trip floats),
-            # several times faster than JSON for the tens of thousands of pairs of a pile
-            inside[c].append(f"{pair}{pair in ps.reuse}{sorted(f.items())!r}")
+            pk = ps.pair_keys.get(pair)
+            # else repr of the sorted items: every value exactly (shortest round-trip
+            # floats), several times faster than JSON
+            inside[c].append(f"{pair}{pair in ps.reuse}{pk or sorted(f.items())!r}")
     out = []
     form = getattr(ps.feature_fn, "form", lambda i: None)
     for c, members in enumerate(comps):
         # an article's form lines are the pile's verdict, not the article's own: a
-        # component is recomputed when one of its members becomes (or stops being) a form item
-        arts = ",".join(
-            article_key(docs[i].article, config.embedder) + repr(sorted((form(i) or {}).items()))
-            for i in members
-        )
+        # component is recomputed when one of its members becomes (or stops being) a form
+        # item (its pairs' stored results may keep their keys while their features follow)
+        arts = ",".join(ak[i] + repr(sorted((form(i) or {}).items())) for i in members)
         out.append(_key(ck, arts, *sorted(inside[c])))
     return out
 
@@ -918,6 +976,20 @@ def changes_work(docs: dict[str, Doc], rel: Relation) -> list:
     return relation_changes(rel, docs)
 
 
+#: the fields of a reuse relation that :func:`unspin.changes.relation_changes` reads
+#: (its confidence, reasons, features and direction reason do not decide the changes)
+CHANGES_READS = ("a", "b", "relation", "source", "derivative", "alignment")
+
+
+def changes_input(rel: Relation) -> dict[str, Any]:
+    """What a relation's changes are computed from, as JSON-ready data: a relation whose
+    wording of the reasons moved with the corpus (another article added) keeps its
+    stored changes."""
+    rec = {f: getattr(rel, f) for f in CHANGES_READS}
+    rec["alignment"] = [p.to_record() for p in rel.alignment]
+    return rec
+
+
 def result_changes(result: Result, config: Config, engine: Any = None, memo: Any = None) -> list:
     """:func:`unspin.changes.changes_for_result`, mapped per relation on the engine and
     reused from ``memo`` when the relation and its two articles are unchanged."""
@@ -934,7 +1006,7 @@ def result_changes(result: Result, config: Config, engine: Any = None, memo: Any
         keys = [
             _key(
                 ck,
-                json.dumps(r.to_record(), sort_keys=True),
+                json.dumps(changes_input(r), sort_keys=True),
                 article_key(docs[r.a].article, config.embedder),
                 article_key(docs[r.b].article, config.embedder),
             )
