@@ -870,3 +870,73 @@ def test_duplicate_group_add_and_remove_equal_full_rescans(tmp_path: Path) -> No
     rep = _expected_rep(recs)
     dup = [r for r in t["relations"] if r["relation"] == "duplicate"]
     assert len(dup) == 5 and all(rep in (r["a"], r["b"]) for r in dup)
+
+
+# --- row: two near-copies of 2,000 lines (typing) ---------------------------------------
+
+
+def test_banded_edit_distance_decides_as_the_full_one() -> None:
+    """``edit_distance_within`` (banded, stops early) answers exactly as the full
+    distance compared with k, and the allowed edits match the share rule."""
+    import random
+
+    from unspin.evidence import _edits_allowed
+    from unspin.normalise import edit_distance, edit_distance_within
+
+    rng = random.Random(5)
+    for _ in range(3000):
+        a = [rng.choice("abcd") for _ in range(rng.randint(0, 12))]
+        b = [rng.choice("abcd") for _ in range(rng.randint(0, 12))]
+        d = edit_distance(a, b)
+        for k in range(-1, 8):
+            assert edit_distance_within(a, b, k) == (d <= k), (a, b, k)
+    for n in range(1, 200):
+        for bar in (0.0, 0.05, 0.1, 0.1 + 1e-12, 0.25, 1 / 3, 0.5, 1.0):
+            k = _edits_allowed(n, bar)
+            assert all((d <= k) == (d / n <= bar) for d in range(0, n + 2))
+
+
+def test_kept_share_of_long_passages_is_not_n_times_m_distances(monkeypatch) -> None:
+    """Typing two near-copies of 600 lines (one passage of 600 sentences a side) does
+    not compute a full edit distance per sentence pair (360,000 before): exact
+    matches by hash, the rest banded among sentences of a near length."""
+    import random
+
+    import unspin.evidence as ev
+    from unspin.align import align
+    from unspin.classify import ClassifyParams
+    from unspin.embed import get_embedder
+    from unspin.evidence import PairCtx, kept_share
+    from unspin.fingerprint import prepare, set_vectors
+
+    calls = {"full": 0, "banded": 0}
+    real = ev.edit_distance_within
+
+    def counting(a, b, k):
+        calls["banded"] += 1
+        return real(a, b, k)
+
+    def full(a, b):  # the old way: one full distance per pair
+        calls["full"] += 1
+        return 0
+
+    monkeypatch.setattr(ev, "edit_distance_within", counting)
+    monkeypatch.setattr(ev, "edit_distance", full, raising=False)
+    rng = random.Random(7)
+    vocab = [f"w{n}" for n in range(400)]
+    lines = [
+        " ".join(rng.choice(vocab) for _ in range(rng.randint(10, 14))).capitalize() + "."
+        for _ in range(600)
+    ]
+    b = [x.replace(" ", " new old odd ", 1) if i % 9 == 0 else x for i, x in enumerate(lines)]
+    emb = get_embedder("hashing")
+    docs = []
+    for n, t in (("a", lines), ("b", b)):
+        d = prepare(Article(id=n, text="\n".join(t)))
+        set_vectors(d, emb.encode([s.text for s in d.sentences]), emb.dim)
+        docs.append(d)
+    al = align(docs[0], docs[1])
+    share = kept_share(PairCtx(docs[0], docs[1], al, ClassifyParams()))
+    assert 0.8 < share < 0.95  # the unedited 8 of 9 lines are kept
+    assert calls["full"] == 0
+    assert calls["banded"] < 600 * 600 // 10, calls["banded"]

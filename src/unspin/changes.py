@@ -136,6 +136,32 @@ def _ner(text: str) -> tuple[tuple[int, int, str], ...]:
     return tuple(out)
 
 
+#: a text longer than this (characters) is not run through NER whole: only the sentences
+#: change extraction reads names in (aligned units whose two sides differ), each with
+#: ``NER_CONTEXT`` sentences either side, so a long near-copy costs NER over what
+#: changed (an article of ordinary length is read whole, as before)
+NER_WHOLE_MAX = 30_000
+#: sentences of context either side of a unit's sentences when NER reads a long text
+#: in parts
+NER_CONTEXT = 1
+
+
+def _ner_within(doc: Doc, text: str, span: Span, sents: list[int]) -> list[tuple[int, int, str]]:
+    """:func:`_ner`'s names lying inside ``span`` (sentences ``sents`` of ``doc``): from
+    the whole text, or above ``NER_WHOLE_MAX`` from those sentences with context."""
+    if len(text) <= NER_WHOLE_MAX or not sents:
+        return [e for e in _ner(text) if span[0] <= e[0] and e[1] <= span[1]]
+    ss = doc.sentences
+    lo = ss[max(0, min(sents) - NER_CONTEXT)].start
+    hi = ss[min(len(ss) - 1, max(sents) + NER_CONTEXT)].end
+    lo, hi = min(lo, span[0]), max(hi, span[1])
+    return [
+        (a + lo, b + lo, label)
+        for a, b, label in _ner(text[lo:hi])
+        if span[0] <= a + lo and b + lo <= span[1]
+    ]
+
+
 def _caps(text: str, a: int, b: int) -> list[tuple[int, int, str]]:
     """Runs of capitalised words in ``text[a:b]`` (names in any language), unlabelled."""
     out = []
@@ -444,13 +470,15 @@ class _Extractor:
         """Names of the source sentence that the derivative swapped for a look-alike."""
         st, dt = self.src.text, self.der.text
         s_text, d_text = st[slice(*u.s)], dt[slice(*u.d)]
+        if s_text == d_text:  # no name can differ (and no word: no substitution either)
+            return
         if self.src.doc.lang == "en":
-            s_ents = [e for e in _ner(st) if u.s[0] <= e[0] and e[1] <= u.s[1]]
+            s_ents = _ner_within(self.src.doc, st, u.s, u.si)
         else:
             s_ents = [e for e in _caps(st, *u.s) if " " in st[e[0] : e[1]]]
         d_ents = _caps(dt, *u.d)
         if self.der.doc.lang == "en":
-            d_ents += [e for e in _ner(dt) if u.d[0] <= e[0] and e[1] <= u.d[1]]
+            d_ents += _ner_within(self.der.doc, dt, u.d, u.dj)
         came = lambda n: _count(n, s_text) < _count(n, d_text)  # noqa: E731
         pairs = []
         for e in s_ents:
