@@ -355,7 +355,8 @@ def kept_share(c: PairCtx) -> float:
             k = _edits_allowed(len(wa), bar)
             ok = k >= 0 and (
                 tuple(wa) in exact
-                or any(
+                or k > 0  # within 0 edits is equal: the hash said no
+                and any(
                     edit_distance_within(wa, wb, k)
                     for n, group in by_len.items()
                     if abs(n - len(wa)) <= k
