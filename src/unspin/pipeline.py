@@ -531,24 +531,26 @@ class PairStage:
         )
 
 
-def add_members(groups: list[list[int]], rep: list[int] | None) -> list[list[int]]:
-    """Story groups with every duplicate-group member put in its representative's
-    group (members are left out of the story stage, each one a group of its own or
-    none)."""
-    if rep is None:
+def add_members(groups: list[list[int]], members: dict[int, int]) -> list[list[int]]:
+    """Story groups with every duplicate-group member (``members``: member -> its
+    representative) put in its representative's group; members are left out of the
+    story stage."""
+    if not members:
         return groups
     extra: dict[int, list[int]] = {}
-    for i, r in enumerate(rep):
-        if r != i:
-            extra.setdefault(r, []).append(i)
-    if not extra:
-        return groups
+    for m, r in members.items():
+        extra.setdefault(r, []).append(m)
     out = []
     for g in groups:
-        g = [i for i in g if rep[i] == i]
+        g = [i for i in g if i not in members]
         if g:
             out.append(sorted(g + [m for i in g for m in extra.get(i, [])]))
     return out
+
+
+def duplicate_members(rep: list[int] | None) -> dict[int, int]:
+    """Member -> representative, for the docs that are not their group's representative."""
+    return {i: r for i, r in enumerate(rep or []) if r != i}
 
 
 @dataclass
@@ -897,7 +899,7 @@ def analyse(
     for gs, sc in done:
         groups.extend(gs)
         scored.update(sc)
-    groups = add_members(groups, full.rep)
+    groups = add_members(groups, duplicate_members(full.rep))
     groups.sort(key=lambda g: g[0])
     story_of = {i: g for g in range(len(groups)) for i in groups[g]}
     relations: list[Relation] = list(full.reuse.values())
