@@ -348,8 +348,8 @@ def sent_knn_pairs(
     mapper: Mapper | None = None,
 ) -> None:
     owner, rows = sentence_rows(docs, keys, cache)
-    if len(rows) < 2:
-        return
+    if len(rows) < 2 or len(set(owner)) < 2:
+        return  # a pair needs rows of two docs (one long text: no n^2 search for nothing)
     owner_a = np.array(owner)
     row_keys = None
     if keys is not None:
