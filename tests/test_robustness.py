@@ -940,3 +940,28 @@ def test_kept_share_of_long_passages_is_not_n_times_m_distances(monkeypatch) -> 
     assert 0.8 < share < 0.95  # the unedited 8 of 9 lines are kept
     assert calls["full"] == 0
     assert calls["banded"] < 600 * 600 // 10, calls["banded"]
+
+
+def test_top_neighbours_cut_at_the_kth_value_equals_a_full_sort() -> None:
+    """The exact k-NN keeps only values at or above each row's k-th largest before
+    sorting (rows of templated text are similar to every other row); the answer equals
+    a sort of every similarity above the cut-off, ties by the larger id."""
+    from unspin.candidates import top_neighbours
+
+    rng = np.random.default_rng(3)
+    for t in range(30):
+        n = int(rng.integers(2, 120))
+        v = rng.normal(size=(n, 6)).astype(np.float32)
+        if t % 2:
+            v[rng.integers(0, n, n // 2)] = v[0]  # exact ties
+        v /= np.linalg.norm(v, axis=1, keepdims=True)
+        ids = np.arange(n, dtype=np.int64)
+        for k in (1, 4, 12):
+            for cut in (0.0, 0.6):
+                q, b, s = top_neighbours(v, ids, v, ids, k, cut)
+                sim = v @ v.T
+                want = []
+                for i in range(n):
+                    row = [(-float(sim[i, j]), -j) for j in range(n) if sim[i, j] >= cut]
+                    want += [(i, -j) for _, j in sorted(row)[:k]]
+                assert list(zip(q.tolist(), b.tolist())) == want

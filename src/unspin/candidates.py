@@ -164,7 +164,14 @@ def top_neighbours(
     qs, bs, ss = [], [], []
     for lo in range(0, len(queries), KNN_BLOCK):
         sim = queries[lo : lo + KNN_BLOCK] @ base.T
-        r, c = np.nonzero(sim >= min_sim)
+        if sim.shape[1] > k:
+            # only values at or above each row's k-th largest can be in its top k: the
+            # sort below then sees about k per row, not every similar row (a text of
+            # templated lines is similar to itself everywhere: n^2 values sorted)
+            kth = -np.partition(-sim, k - 1, axis=1)[:, k - 1]
+            r, c = np.nonzero(sim >= np.maximum(kth, np.float32(min_sim))[:, None])
+        else:
+            r, c = np.nonzero(sim >= min_sim)
         v = sim[r, c]
         # per query: similarity descending, then base id descending (faiss's order of
         # ties, so the exact search keeps the neighbours faiss kept)
