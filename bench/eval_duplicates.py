@@ -1,6 +1,6 @@
 """Natural exact-duplicate groups (Reuters-21578, BBC): are all their pairs found as `duplicate`?
 
-Usage: .venv/bin/python bench/eval_duplicates.py reuters|bbc [--n N]
+Usage: .venv/bin/python bench/eval_duplicates.py reuters|bbc [--n N] [--embedder NAME]
 Gold: pairs of articles whose bodies are identical after normalising case, spacing and
 quote marks (unspin.normalise.normalise_text). Reports recall, the share typed
 `duplicate`, time per stage and peak RSS.
@@ -18,6 +18,7 @@ from datetime import datetime
 
 from common import SHARED, jsonl
 
+from unspin.evaluate.metrics import expand_duplicates
 from unspin.model import Article
 from unspin.normalise import normalise_text
 from unspin.pipeline import Config, analyse, fingerprint
@@ -58,6 +59,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("corpus", choices=("reuters", "bbc"))
     ap.add_argument("--n", type=int, default=None)
+    ap.add_argument("--embedder", default="use", help="sentence embedder (default: use)")
     args = ap.parse_args()
     arts = load(args.corpus, args.n)
     groups = defaultdict(list)
@@ -69,13 +71,15 @@ def main() -> int:
         if len(g) > 1
         for p in itertools.combinations(g, 2)
     }
-    cfg = Config()
+    cfg = Config(embedder=args.embedder)
     t0 = time.perf_counter()
     docs = fingerprint(arts, cfg)
     t1 = time.perf_counter()
     res = analyse(docs, cfg)
     t2 = time.perf_counter()
-    rel = {(r.a, r.b): r.relation for r in res.relations}
+    # a group is a star of `duplicate` relations to its representative: pairs are
+    # scored by the transitive closure (every pair of a group found when all are linked)
+    rel = {(r.a, r.b): r.relation for r in expand_duplicates(res.relations)}
     found = [p for p in gold if p in rel]
     typed = [p for p in gold if rel.get(p) == "duplicate"]
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -41,6 +41,7 @@ from pathlib import Path
 from common import SHARED
 
 from unspin.evaluate.derivatives import ApertiumTranslator, _MTCache, read_corpus
+from unspin.evaluate.metrics import expand_duplicates
 from unspin.model import REUSE_RELATIONS, Article
 
 CORPORA = {
@@ -221,7 +222,9 @@ def run_unspin(arts: list[Article], workers: int) -> dict:
     counts: dict[str, int] = {}
     for r in res.relations:
         counts[r.relation] = counts.get(r.relation, 0) + 1
-    reuse = {(r.a, r.b): r.relation for r in res.relations if r.relation in REUSE_RELATIONS}
+    # duplicate groups are stars (docs/schema.md): pairs scored through their closure
+    closed = expand_duplicates(res.relations)
+    reuse = {(r.a, r.b): r.relation for r in closed if r.relation in REUSE_RELATIONS}
     return {
         "stages": stages,
         "cpu": cpu,

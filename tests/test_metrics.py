@@ -164,3 +164,28 @@ def test_accuracy_f1() -> None:
     assert accuracy_f1(gold, pred) == (approx(0.6), approx(2 / 3))
     with pytest.raises(ValueError):
         accuracy_f1([True], [])
+
+
+def test_expand_duplicates_scores_a_star_as_every_pair() -> None:
+    """A duplicate group output as a star (members to the representative) is scored
+    as all its pairs, and a member inherits its representative's relations."""
+    from unspin.evaluate.metrics import expand_duplicates
+    from unspin.model import Relation
+
+    rels = [
+        Relation(a="m1", b="r", relation="duplicate", confidence=0.99),
+        Relation(a="m2", b="r", relation="duplicate", confidence=0.99),
+        Relation(a="r", b="x", relation="copy", confidence=0.9, source="r", derivative="x"),
+        Relation(a="q", b="x", relation="related", confidence=0.6),
+    ]
+    got = {(r.a, r.b): r for r in expand_duplicates(rels)}
+    assert {p for p, r in got.items() if r.relation == "duplicate"} == {
+        ("m1", "r"),
+        ("m2", "r"),
+        ("m1", "m2"),
+    }
+    assert got[("m1", "x")].relation == "copy"
+    assert (got[("m1", "x")].source, got[("m1", "x")].derivative) == ("m1", "x")
+    assert got[("m2", "x")].source == "m2" and got[("r", "x")].source == "r"
+    assert got[("q", "x")].relation == "related" and len(got) == 7
+    assert expand_duplicates(rels[2:]) == rels[2:]

@@ -747,3 +747,221 @@ def test_store_errors_say_retry_not_delete_for_busy_or_disk(tmp_path: Path) -> N
     for e in (busy, disk, perm):
         assert "delete" not in str(e) and "try again" in str(e)
     assert "delete the folder" in str(bad)
+
+
+# --- row: a pile of identical texts ------------------------------------------------------
+
+PILE_TEXT = (
+    "Council approves harbour bridge\n\n"
+    "The county council approved the new harbour bridge on Tuesday after a vote of 31 to 12, "
+    "the chair said. Work starts in the spring and will cost 40 million pounds.\n"
+)
+
+
+def _pile(k: int, day0: int = 10) -> list[dict]:
+    """``k`` records of one text; ids in reverse of their dates, so the rule (earliest
+    published, then smallest id) and plain id order disagree."""
+    out = []
+    for n in range(k):
+        rec = {"id": f"pile-{n:03d}", "text": PILE_TEXT}
+        if n % 5:  # every fifth undated: after every dated member
+            rec["published_at"] = f"2024-03-{day0 + (k - n) % 15:02d}T09:00:00Z"
+        out.append(rec)
+    return out
+
+
+def _others() -> list[dict]:
+    edited = PILE_TEXT.replace("Tuesday", "Wednesday").replace("31 to 12", "thirty-one to 12")
+    return [
+        {"id": "x-edited", "text": edited, "published_at": "2024-03-30T09:00:00Z"},
+        {"id": "x-ferry", "text": STORY, "published_at": "2024-03-12T09:00:00Z"},
+        {"id": "x-school", "text": OTHER, "published_at": "2024-03-13T09:00:00Z"},
+    ]
+
+
+def _write(path: Path, records: list[dict]) -> Path:
+    path.write_bytes(jsonl(*records))
+    return path
+
+
+def _expected_rep(records: list[dict]) -> str:
+    from unspin.normalise import parse_time
+
+    def key(r):
+        t = parse_time(r.get("published_at"))
+        return (t is None, t.isoformat() if t else "", r["id"])
+
+    return min((r for r in records if r["text"] == PILE_TEXT), key=key)["id"]
+
+
+def test_identical_pile_costs_pairs_per_member_not_per_pair(tmp_path: Path, monkeypatch) -> None:
+    """Each member of a group of k identical texts is aligned with the group's
+    representative only (k - 1 pairs, not k(k - 1)/2), and the group's relations to
+    other articles are the representative's."""
+    import unspin.pipeline as pl
+
+    calls = {"n": 0}
+    real = pl.pair_work
+
+    def counting(ctx, pair):
+        calls["n"] += 1
+        return real(ctx, pair)
+
+    monkeypatch.setattr(pl, "pair_work", counting)
+    k = 40
+    recs = _pile(k) + _others()
+    res = unspin.scan(
+        [_write(tmp_path / "in.jsonl", recs)],
+        out=tmp_path / "out",
+        config=Config(embedder="hashing", workers=1),
+        store=False,
+    )
+    assert len(res.docs) == k + 3
+    rep = _expected_rep(recs)
+    # old behaviour: 780 pairs inside the pile alone, and 40 x 3 with the others
+    assert calls["n"] <= (k - 1) + 6, calls["n"]
+    dup = [r for r in res.relations if r.relation == "duplicate"]
+    assert len(dup) == k - 1
+    assert all(rep in (r.a, r.b) for r in dup)
+    members = {r["id"] for r in _pile(k)} - {rep}
+    touching = [r for r in res.relations if {r.a, r.b} & members]
+    assert sorted(touching, key=lambda r: (r.a, r.b)) == sorted(dup, key=lambda r: (r.a, r.b))
+    # the edited copy is related to the group through its representative
+    edited = [r for r in res.relations if {r.a, r.b} == {rep, "x-edited"}]
+    assert edited and edited[0].relation in ("copy", "spun")
+    story = [s for s in res.stories if rep in s.articles]
+    assert len(story) == 1 and members <= set(story[0].articles)
+    assert "x-edited" in story[0].articles
+
+
+def test_duplicate_group_add_and_remove_equal_full_rescans(tmp_path: Path) -> None:
+    """An added copy (later, then earlier than the representative) and the removal of
+    the representative give what a full rescan of the same articles gives; the removal
+    re-picks the representative."""
+    from unspin.pipeline import Config as Cfg
+
+    cfg = Cfg(embedder="hashing")
+    out = tmp_path / "res"
+    recs = _pile(5) + _others()
+    unspin.scan([_write(tmp_path / "base.jsonl", recs)], out=out, config=cfg)
+
+    def same_as_fresh(now: list[dict], tag: str) -> dict:
+        fresh = tmp_path / f"fresh-{tag}"
+        unspin.scan([_write(tmp_path / f"{tag}.jsonl", now)], out=fresh, config=cfg, store=False)
+        a, b = read_tables(out), read_tables(fresh)
+        for t in ("relations", "stories", "changes", "quotes", "lineage"):
+            assert a[t] == b[t], (tag, t)
+        return a
+
+    later = {"id": "pile-late", "text": PILE_TEXT, "published_at": "2024-04-20T09:00:00Z"}
+    unspin.add([_write(tmp_path / "late.jsonl", [later])], out=out, config=cfg)
+    recs.append(later)
+    same_as_fresh(recs, "late")
+    first = {"id": "zz-first", "text": PILE_TEXT, "published_at": "2024-01-02T09:00:00Z"}
+    unspin.add([_write(tmp_path / "first.jsonl", [first])], out=out, config=cfg)
+    recs.append(first)
+    t = same_as_fresh(recs, "first")
+    assert _expected_rep(recs) == "zz-first"
+    dup = [r for r in t["relations"] if r["relation"] == "duplicate"]
+    assert len(dup) == 6 and all("zz-first" in (r["a"], r["b"]) for r in dup)
+    unspin.remove(["zz-first"], out=out, config=cfg)
+    recs = [r for r in recs if r["id"] != "zz-first"]
+    t = same_as_fresh(recs, "removed")
+    rep = _expected_rep(recs)
+    dup = [r for r in t["relations"] if r["relation"] == "duplicate"]
+    assert len(dup) == 5 and all(rep in (r["a"], r["b"]) for r in dup)
+
+
+# --- row: two near-copies of 2,000 lines (typing) ---------------------------------------
+
+
+def test_banded_edit_distance_decides_as_the_full_one() -> None:
+    """``edit_distance_within`` (banded, stops early) answers exactly as the full
+    distance compared with k, and the allowed edits match the share rule."""
+    import random
+
+    from unspin.evidence import _edits_allowed
+    from unspin.normalise import edit_distance, edit_distance_within
+
+    rng = random.Random(5)
+    for _ in range(3000):
+        a = [rng.choice("abcd") for _ in range(rng.randint(0, 12))]
+        b = [rng.choice("abcd") for _ in range(rng.randint(0, 12))]
+        d = edit_distance(a, b)
+        for k in range(-1, 8):
+            assert edit_distance_within(a, b, k) == (d <= k), (a, b, k)
+    for n in range(1, 200):
+        for bar in (0.0, 0.05, 0.1, 0.1 + 1e-12, 0.25, 1 / 3, 0.5, 1.0):
+            k = _edits_allowed(n, bar)
+            assert all((d <= k) == (d / n <= bar) for d in range(0, n + 2))
+
+
+def test_kept_share_of_long_passages_is_not_n_times_m_distances(monkeypatch) -> None:
+    """Typing two near-copies of 600 lines (one passage of 600 sentences a side) does
+    not compute a full edit distance per sentence pair (360,000 before): exact
+    matches by hash, the rest banded among sentences of a near length."""
+    import random
+
+    import unspin.evidence as ev
+    from unspin.align import align
+    from unspin.classify import ClassifyParams
+    from unspin.embed import get_embedder
+    from unspin.evidence import PairCtx, kept_share
+    from unspin.fingerprint import prepare, set_vectors
+
+    calls = {"full": 0, "banded": 0}
+    real = ev.edit_distance_within
+
+    def counting(a, b, k):
+        calls["banded"] += 1
+        return real(a, b, k)
+
+    def full(a, b):  # the old way: one full distance per pair
+        calls["full"] += 1
+        return 0
+
+    monkeypatch.setattr(ev, "edit_distance_within", counting)
+    monkeypatch.setattr(ev, "edit_distance", full, raising=False)
+    rng = random.Random(7)
+    vocab = [f"w{n}" for n in range(400)]
+    lines = [
+        " ".join(rng.choice(vocab) for _ in range(rng.randint(10, 14))).capitalize() + "."
+        for _ in range(600)
+    ]
+    b = [x.replace(" ", " new old odd ", 1) if i % 9 == 0 else x for i, x in enumerate(lines)]
+    emb = get_embedder("hashing")
+    docs = []
+    for n, t in (("a", lines), ("b", b)):
+        d = prepare(Article(id=n, text="\n".join(t)))
+        set_vectors(d, emb.encode([s.text for s in d.sentences]), emb.dim)
+        docs.append(d)
+    al = align(docs[0], docs[1])
+    share = kept_share(PairCtx(docs[0], docs[1], al, ClassifyParams()))
+    assert 0.8 < share < 0.95  # the unedited 8 of 9 lines are kept
+    assert calls["full"] == 0
+    assert calls["banded"] < 600 * 600 // 10, calls["banded"]
+
+
+def test_top_neighbours_cut_at_the_kth_value_equals_a_full_sort() -> None:
+    """The exact k-NN keeps only values at or above each row's k-th largest before
+    sorting (rows of templated text are similar to every other row); the answer equals
+    a sort of every similarity above the cut-off, ties by the larger id."""
+    from unspin.candidates import top_neighbours
+
+    rng = np.random.default_rng(3)
+    for t in range(30):
+        n = int(rng.integers(2, 120))
+        v = rng.normal(size=(n, 6)).astype(np.float32)
+        if t % 2:
+            v[rng.integers(0, n, n // 2)] = v[0]  # exact ties
+        v /= np.linalg.norm(v, axis=1, keepdims=True)
+        ids = np.arange(n, dtype=np.int64)
+        for k in (1, 4, 12):
+            for cut in (0.0, 0.6):
+                q, b, s = top_neighbours(v, ids, v, ids, k, cut)
+                sim = v @ v.T
+                want = []
+                for i in range(n):
+                    row = [(-float(sim[i, j]), -j) for j in range(n) if sim[i, j] >= cut]
+                    want += [(i, -j) for _, j in sorted(row)[:k]]
+                assert list(zip(q.tolist(), b.tolist())) == want

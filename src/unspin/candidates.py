@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from unspin.model import Doc
-from unspin.normalise import normalise_text, words
+from unspin.normalise import normalise_text, parse_time, words
 
 Pair = tuple[int, int]
 
@@ -164,7 +164,14 @@ def top_neighbours(
     qs, bs, ss = [], [], []
     for lo in range(0, len(queries), KNN_BLOCK):
         sim = queries[lo : lo + KNN_BLOCK] @ base.T
-        r, c = np.nonzero(sim >= min_sim)
+        if sim.shape[1] > k:
+            # only values at or above each row's k-th largest can be in its top k: the
+            # sort below then sees about k per row, not every similar row (a text of
+            # templated lines is similar to itself everywhere: n^2 values sorted)
+            kth = -np.partition(-sim, k - 1, axis=1)[:, k - 1]
+            r, c = np.nonzero(sim >= np.maximum(kth, np.float32(min_sim))[:, None])
+        else:
+            r, c = np.nonzero(sim >= min_sim)
         v = sim[r, c]
         # per query: similarity descending, then base id descending (faiss's order of
         # ties, so the exact search keeps the neighbours faiss kept)
@@ -400,8 +407,8 @@ def sent_knn_pairs(
     mapper: Mapper | None = None,
 ) -> None:
     owner, rows = sentence_rows(docs, keys, cache)
-    if len(rows) < 2:
-        return
+    if len(rows) < 2 or len(set(owner)) < 2:
+        return  # a pair needs rows of two docs (one long text: no n^2 search for nothing)
     owner_a = np.array(owner)
     row_keys = None
     if keys is not None:
@@ -458,4 +465,59 @@ def candidate_pairs(
     doc_knn_pairs(docs, p.doc_k, p.doc_min_sim, out, keys, cache, mapper)
     sent_knn_pairs(docs, p.sent_k, p.sent_min_sim, out, keys, cache, mapper)
     quote_pairs(docs, p, out)
+    return dict(out)
+
+
+def representative_key(d: Doc) -> tuple:
+    """Sort key of the representative rule of an exact-duplicate group: the earliest
+    published first (articles without a readable ``published_at`` after every dated
+    one), then the smallest id."""
+    t = parse_time(d.article.published_at)
+    return (t is None, t.isoformat() if t is not None else "", d.id)
+
+
+def representatives(docs: Sequence[Doc]) -> list[int]:
+    """Per doc, the index of the representative of its exact-duplicate group (docs with
+    one ``norm_hash``: the same text after normalising), chosen by
+    :func:`representative_key`; a doc without an exact duplicate is its own.
+
+    The pipeline aligns each other member with its representative only (a ``duplicate``
+    relation) and lets the representative alone stand for the group in the candidate
+    search and the stories: a pile of k identical texts costs k - 1 pairs, not
+    k(k - 1)/2."""
+    by_hash: dict[str, list[int]] = defaultdict(list)
+    for i, d in enumerate(docs):
+        by_hash[d.norm_hash].append(i)
+    rep = list(range(len(docs)))
+    for members in by_hash.values():
+        if len(members) > 1:
+            r = min(members, key=lambda i: representative_key(docs[i]))
+            for i in members:
+                rep[i] = r
+    return rep
+
+
+def grouped_candidate_pairs(
+    docs: Sequence[Doc],
+    params: CandidateParams | None = None,
+    keys: list[str] | None = None,
+    cache: Any = None,
+    mapper: Mapper | None = None,
+    rep: list[int] | None = None,
+) -> dict[Pair, set[str]]:
+    """:func:`candidate_pairs` over the representatives only (``rep``: see
+    :func:`representatives`), plus each other member of an exact-duplicate group paired
+    with its representative (``same_text``); indexes are into ``docs``."""
+    rep = representatives(docs) if rep is None else rep
+    keep = [i for i, r in enumerate(rep) if r == i]
+    if len(keep) == len(docs):
+        return candidate_pairs(docs, params, keys, cache, mapper)
+    sub = [docs[i] for i in keep]
+    sub_keys = [keys[i] for i in keep] if keys is not None else None
+    out: dict[Pair, set[str]] = defaultdict(set)
+    for (a, b), why in candidate_pairs(sub, params, sub_keys, cache, mapper).items():
+        out[(keep[a], keep[b])] = why  # keep is ascending: keep[a] < keep[b]
+    for i, r in enumerate(rep):
+        if r != i:
+            _add(out, i, r, "same_text")
     return dict(out)

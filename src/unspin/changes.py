@@ -14,10 +14,11 @@ import dataclasses
 import re
 import unicodedata
 from bisect import bisect_left
+from collections import OrderedDict
 from collections.abc import Mapping
 from difflib import SequenceMatcher
-from functools import cache, lru_cache
-from typing import NamedTuple
+from functools import cache
+from typing import Any, NamedTuple
 
 import numpy as np
 import regex
@@ -122,11 +123,17 @@ def _nlp():
     )
 
 
-@lru_cache(maxsize=512)
-def _ner(text: str) -> tuple[tuple[int, int, str], ...]:
-    """Names in an English text: from first to last capitalised word, split at possessives."""
+#: texts whose names are kept (most recently used), so a doc in several relations is
+#: read by NER once
+NER_CACHE = 512
+_NER_SEEN: OrderedDict[str, tuple[tuple[int, int, str], ...]] = OrderedDict()
+
+
+def _names_of(text: str, doc: Any) -> tuple[tuple[int, int, str], ...]:
+    """Names of a spaCy doc of ``text``: from first to last capitalised word, split at
+    possessives."""
     out = []
-    for e in _nlp()(text).ents:
+    for e in doc.ents:
         if e.label_ in _LABELS:
             for m in _PIECE.finditer(text, e.start_char, e.end_char):
                 toks = [t.span() for t in _NAME_TOKEN.finditer(text, *m.span())]
@@ -134,6 +141,59 @@ def _ner(text: str) -> tuple[tuple[int, int, str], ...]:
                 if toks:
                     out.append((toks[0][0], toks[-1][1], e.label_))
     return tuple(out)
+
+
+def _ner_batch(texts: list[str]) -> list[tuple[tuple[int, int, str], ...]]:
+    """:func:`_ner` of several texts, those not seen lately read in one ``nlp.pipe``
+    call (a call per text pays spaCy's set-up each time)."""
+    todo = [t for t in dict.fromkeys(texts) if t not in _NER_SEEN]
+    got = {t: _names_of(t, d) for t, d in zip(todo, _nlp().pipe(todo))} if todo else {}
+    out = []
+    for t in texts:
+        v = got[t] if t in got else _NER_SEEN[t]
+        _NER_SEEN[t] = v
+        _NER_SEEN.move_to_end(t)
+        out.append(v)
+    while len(_NER_SEEN) > NER_CACHE:
+        _NER_SEEN.popitem(last=False)
+    return out
+
+
+def _ner(text: str) -> tuple[tuple[int, int, str], ...]:
+    """Names in an English text: from first to last capitalised word, split at possessives."""
+    return _ner_batch([text])[0]
+
+
+#: a text longer than this (characters) is not run through NER whole: only the sentences
+#: change extraction reads names in (aligned units whose two sides differ), each with
+#: ``NER_CONTEXT`` sentences either side, so a long near-copy costs NER over what
+#: changed (an article of ordinary length is read whole, as before)
+NER_WHOLE_MAX = 30_000
+#: sentences of context either side of a unit's sentences when NER reads a long text
+#: in parts
+NER_CONTEXT = 1
+
+
+def _ner_region(doc: Doc, text: str, span: Span, sents: list[int]) -> tuple[int, str]:
+    """Where NER reads for the names inside ``span`` (sentences ``sents`` of ``doc``):
+    the whole text, or above ``NER_WHOLE_MAX`` those sentences with ``NER_CONTEXT``
+    around them; ``(offset, text)``."""
+    if len(text) <= NER_WHOLE_MAX or not sents:
+        return 0, text
+    ss = doc.sentences
+    lo = min(ss[max(0, min(sents) - NER_CONTEXT)].start, span[0])
+    hi = max(ss[min(len(ss) - 1, max(sents) + NER_CONTEXT)].end, span[1])
+    return lo, text[lo:hi]
+
+
+def _ner_within(doc: Doc, text: str, span: Span, sents: list[int]) -> list[tuple[int, int, str]]:
+    """:func:`_ner`'s names lying inside ``span``, read where :func:`_ner_region` says."""
+    lo, region = _ner_region(doc, text, span, sents)
+    return [
+        (a + lo, b + lo, label)
+        for a, b, label in _ner(region)
+        if span[0] <= a + lo and b + lo <= span[1]
+    ]
 
 
 def _caps(text: str, a: int, b: int) -> list[tuple[int, int, str]]:
@@ -444,13 +504,15 @@ class _Extractor:
         """Names of the source sentence that the derivative swapped for a look-alike."""
         st, dt = self.src.text, self.der.text
         s_text, d_text = st[slice(*u.s)], dt[slice(*u.d)]
+        if s_text == d_text:  # no name can differ (and no word: no substitution either)
+            return
         if self.src.doc.lang == "en":
-            s_ents = [e for e in _ner(st) if u.s[0] <= e[0] and e[1] <= u.s[1]]
+            s_ents = _ner_within(self.src.doc, st, u.s, u.si)
         else:
             s_ents = [e for e in _caps(st, *u.s) if " " in st[e[0] : e[1]]]
         d_ents = _caps(dt, *u.d)
         if self.der.doc.lang == "en":
-            d_ents += [e for e in _ner(dt) if u.d[0] <= e[0] and e[1] <= u.d[1]]
+            d_ents += _ner_within(self.der.doc, dt, u.d, u.dj)
         came = lambda n: _count(n, s_text) < _count(n, d_text)  # noqa: E731
         pairs = []
         for e in s_ents:
@@ -608,6 +670,7 @@ class _Extractor:
     def run(self) -> list[Change]:
         taken = []
         if self.rel != "translation":
+            self._read_names()
             self.quotes()
             taken = self.attributions()
         for u in self.units:
@@ -619,6 +682,18 @@ class _Extractor:
         if self.rel in ("copy", "spun") and self.vectors:
             self.sentences()
         return sorted(self.out, key=self._anchor)
+
+    def _read_names(self) -> None:
+        """NER of every part :meth:`entities` will read, in one batch."""
+        regions = []
+        for u in self.units:
+            if self.src.text[slice(*u.s)] == self.der.text[slice(*u.d)]:
+                continue
+            for side, span, sents in ((self.src, u.s, u.si), (self.der, u.d, u.dj)):
+                if side.doc.lang == "en":
+                    regions.append(_ner_region(side.doc, side.text, span, sents)[1])
+        if regions:
+            _ner_batch(regions[-NER_CACHE:])
 
     def _anchor(self, c: Change) -> tuple[int, int]:
         """Derivative offset; for a dropped sentence, where its neighbourhood went."""

@@ -555,5 +555,9 @@ class SupportView:
         for own in (a, b):
             loc = self._local.get(own)
             if loc is not None and len(loc.bigrams):
-                df -= np.isin(hashes, loc.bigrams).astype(np.int64)
+                # its bigrams are sorted and distinct (doc_bigrams): a binary search, not
+                # np.isin's sort of the article's every bigram on each call
+                b = loc.bigrams
+                at = np.minimum(np.searchsorted(b, hashes), len(b) - 1)
+                df -= (b[at] == hashes).astype(np.int64)
         return np.maximum(df, 0)

@@ -32,7 +32,14 @@ from typing import Any
 import numpy as np
 
 from unspin.model import Alignment, Doc
-from unspin.normalise import DATE_WORDS, edit_distance, figures, names, words, zipf
+from unspin.normalise import (
+    DATE_WORDS,
+    edit_distance_within,
+    figures,
+    names,
+    words,
+    zipf,
+)
 
 
 @dataclass(frozen=True)
@@ -346,14 +353,46 @@ def kept_share(c: PairCtx) -> float:
         if not x.is_evidence:
             continue
         others = [words(c.b.sentences[j].text) for j in x.b_sentences]
+        # a sentence is kept when some sentence of the passage is within
+        # ``_edits_allowed`` word edits: exact matches by hash, the rest only among
+        # sentences of a length that could be, with a banded distance (a passage of
+        # thousands of sentences on each side is not n * m full edit distances)
+        exact = {tuple(wb) for wb in others}
+        by_len: dict[int, list[list[str]]] = {}
+        for wb in others:
+            by_len.setdefault(len(wb), []).append(wb)
         for i in x.a_sentences:
             wa = words(c.a.sentences[i].text)
             if not wa:
                 continue
-            best = min((edit_distance(wa, wb) / len(wa) for wb in others), default=1.0)
             total += len(wa)
-            kept += len(wa) * (best <= bar)
+            if not others:
+                kept += len(wa) * (1.0 <= bar)
+                continue
+            k = _edits_allowed(len(wa), bar)
+            ok = k >= 0 and (
+                tuple(wa) in exact
+                or k > 0  # within 0 edits is equal: the hash said no
+                and any(
+                    edit_distance_within(wa, wb, k)
+                    for n, group in by_len.items()
+                    if abs(n - len(wa)) <= k
+                    for wb in group
+                )
+            )
+            kept += len(wa) * ok
     return kept / total if total else 0.0
+
+
+def _edits_allowed(n: int, bar: float) -> int:
+    """The most word edits ``d`` with ``d / n <= bar`` (-1: none), so that "some
+    sentence within ``d`` edits" is exactly "best edit share <= bar"."""
+    k = max(-1, math.floor(bar * n))
+    while (k + 1) / n <= bar:
+        k += 1
+    while k >= 0 and k / n > bar:
+        k -= 1
+    return k
 
 
 # ---------------------------------------------------------------- direction evidence

@@ -135,6 +135,29 @@ def edit_distance(a: Sequence[str], b: Sequence[str]) -> int:
     return prev[-1]
 
 
+def edit_distance_within(a: Sequence[str], b: Sequence[str], k: int) -> bool:
+    """Whether ``edit_distance(a, b) <= k``, in O(k * len) time: only the diagonal band
+    of width ``2k + 1`` is computed, and it stops as soon as every cell of a row is past
+    ``k`` (a row's minimum never falls)."""
+    n, m = len(a), len(b)
+    if k < 0 or abs(n - m) > k:
+        return False
+    far = k + 1  # any cost past k: what it is exactly does not matter
+    prev = [j if j <= k else far for j in range(m + 1)]
+    for i in range(1, n + 1):
+        lo, hi = max(1, i - k), min(m, i + k)
+        cur = [far] * (m + 1)
+        cur[0] = i if i <= k else far
+        x = a[i - 1]
+        for j in range(lo, hi + 1):
+            v = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != b[j - 1]))
+            cur[j] = v if v <= k else far
+        if min(cur[lo - 1 : hi + 1]) > k:
+            return False
+        prev = cur
+    return prev[m] <= k
+
+
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 

@@ -36,7 +36,12 @@ from typing import Any, Protocol
 import numpy as np
 
 from unspin.align import AlignParams, Forms, align, stock_lines
-from unspin.candidates import CandidateParams, candidate_pairs, quote_keys
+from unspin.candidates import (
+    CandidateParams,
+    grouped_candidate_pairs,
+    quote_keys,
+    representatives,
+)
 from unspin.classify import ClassifyParams, classify
 from unspin.corpus import CorpusStats, SupportLocal, SupportView, form_lines_of
 from unspin.embed import get_embedder
@@ -536,6 +541,46 @@ class PairStage:
     #: stored under (everything the pair's features are computed from)
     article_keys: list[str] = field(default_factory=list)
     pair_keys: dict[tuple[int, int], str] = field(default_factory=dict)
+    #: per doc, its exact-duplicate group's representative (see
+    #: :func:`unspin.candidates.representatives`); None: every doc its own
+    rep: list[int] | None = None
+
+    def without_members(self) -> PairStage:
+        """The stage as the stories see it: the pairs of the docs that are not
+        representatives of their duplicate group left out (those docs join their
+        representative's story afterwards: :func:`add_members`)."""
+        rep = self.rep
+        if rep is None or all(r == i for i, r in enumerate(rep)):
+            return self
+        own = [r == i for i, r in enumerate(rep)]
+        return dataclasses.replace(
+            self,
+            pairs=[p for p in self.pairs if own[p[0]] and own[p[1]]],
+            reuse={p: r for p, r in self.reuse.items() if own[p[0]] and own[p[1]]},
+            features={p: f for p, f in self.features.items() if own[p[0]] and own[p[1]]},
+        )
+
+
+def add_members(groups: list[list[int]], members: dict[int, int]) -> list[list[int]]:
+    """Story groups with every duplicate-group member (``members``: member -> its
+    representative) put in its representative's group; members are left out of the
+    story stage."""
+    if not members:
+        return groups
+    extra: dict[int, list[int]] = {}
+    for m, r in members.items():
+        extra.setdefault(r, []).append(m)
+    out = []
+    for g in groups:
+        g = [i for i in g if i not in members]
+        if g:
+            out.append(sorted(g + [m for i in g for m in extra.get(i, [])]))
+    return out
+
+
+def duplicate_members(rep: list[int] | None) -> dict[int, int]:
+    """Member -> representative, for the docs that are not their group's representative."""
+    return {i: r for i, r in enumerate(rep or []) if r != i}
 
 
 @dataclass
@@ -688,9 +733,10 @@ def pair_stage(
         def mapper(fn, items, ctx):  # the k-NN query blocks, one BLAS thread per worker
             return engine.map_pairs(fn, items, ctx, stage="k-NN blocks", min_parallel=2)
 
+    rep = representatives(docs)
     pairs = timed(
         "candidates",
-        lambda: sorted(candidate_pairs(docs, config.candidates, akeys, memo, mapper)),
+        lambda: sorted(grouped_candidate_pairs(docs, config.candidates, akeys, memo, mapper, rep)),
     )
     results: list[Any] = [None] * len(pairs)
     todo = list(range(len(pairs)))
@@ -731,6 +777,7 @@ def pair_stage(
         feature_fn=_FeatureFn(docs, ctx.qkeys, config.stories, ctx.forms),
         article_keys=ak,
         pair_keys=dict(zip(pairs, keys)),
+        rep=rep,
     )
 
 
@@ -942,18 +989,23 @@ def analyse(
     errors = [*errors, *language_warnings(docs, langs)]
     engine = _engine(engine, config, progress)
     timed = getattr(engine, "timed", lambda stage, fn: fn())
-    ps = pair_stage(docs, config, engine, progress, memo=memo)
+    full = pair_stage(docs, config, engine, progress, memo=memo)
+    # an exact-duplicate group is one article to the stories: its representative
+    ps = full.without_members()
     sp = config.stories
     comps = timed("components", lambda: story_components(docs, ps, config))
+    if ps is not full:
+        comps = [c for c in comps if full.rep is None or full.rep[c[0]] == c[0]]
     done = _map_components(docs, comps, ps, config, engine, memo)
     groups: list[list[int]] = []
     scored: dict[tuple[int, int], tuple[float, dict[str, float]]] = {}
     for gs, sc in done:
         groups.extend(gs)
         scored.update(sc)
+    groups = add_members(groups, duplicate_members(full.rep))
     groups.sort(key=lambda g: g[0])
     story_of = {i: g for g in range(len(groups)) for i in groups[g]}
-    relations: list[Relation] = list(ps.reuse.values())
+    relations: list[Relation] = list(full.reuse.values())
     relations += story_relations(docs, ps.pairs, ps.reuse, scored, story_of, sp)
     relations.sort(key=lambda r: (r.a, r.b))
     stories = make_stories(docs, groups, relations, scored)

@@ -517,6 +517,28 @@ def _component(key: Any, docs_pdf: Any, pairs_pdf: Any, config: Any) -> Any:
 # ---------------------------------------------------------------- the scan
 
 
+def _group_key(r: Any) -> tuple[int, str, tuple]:
+    """A doc row's index, normalised-text hash and representative sort key."""
+    from unspin.candidates import representative_key
+
+    d = pickle.loads(r["doc"])
+    return r["idx"], d.norm_hash, representative_key(d)
+
+
+def _duplicate_members(rows: list[tuple[int, str, tuple]]) -> dict[int, int]:
+    """Member -> representative index of each exact-duplicate group, by the rule of
+    :func:`unspin.candidates.representatives`."""
+    groups: dict[str, list[tuple[tuple, int]]] = {}
+    for idx, h, key in rows:
+        groups.setdefault(h, []).append((key, idx))
+    out: dict[int, int] = {}
+    for g in groups.values():
+        if len(g) > 1:
+            rep = min(g)[1]
+            out.update({idx: rep for _, idx in g if idx != rep})
+    return out
+
+
 #: sentences a driver-side doc keeps for its headline (a text led by a dateline alone or
 #: by boilerplate takes its headline from a later sentence: unspin.stories.headline)
 LIGHT_SENTENCES = 4
@@ -539,7 +561,7 @@ def scan(
     from pyspark.sql import functions as F
 
     from unspin.embed import get_embedder
-    from unspin.pipeline import Config, config_record, story_relations
+    from unspin.pipeline import Config, add_members, config_record, story_relations
     from unspin.stories import make_stories
 
     config = config or Config()
@@ -590,7 +612,15 @@ def scan(
         )
         locs = locs.cache()
         stats_b = sc.broadcast(corpus_stats(locs))
-        pairs = candidate_frame(spark, docs, config)
+        # exact-duplicate groups: the representative alone in the candidate search and
+        # the stories, each other member paired with it (unspin.candidates.representatives)
+        members = _duplicate_members(docs.rdd.map(_group_key).collect())
+        mem = spark.createDataFrame([(m,) for m in members], "idx long")
+        reps = docs.join(mem, "idx", "left_anti") if members else docs
+        pairs = candidate_frame(spark, reps, config)
+        if members:
+            star = [(min(m, r), max(m, r)) for m, r in sorted(members.items())]
+            pairs = pairs.unionByName(spark.createDataFrame(star, "i long, j long")).distinct()
         qk = (
             docs.rdd.mapPartitions(
                 lambda it: _doc_columns(
@@ -649,7 +679,11 @@ def scan(
             fcol["doc_sim"].alias("doc_sim"),
             fcol["quotes"].alias("quotes"),
         )
-        comps = story_components_frame(spark, docs.select("idx"), flat, config).cache()
+        if members:
+            flat = flat.join(mem.withColumnRenamed("idx", "i"), "i", "left_anti").join(
+                mem.withColumnRenamed("idx", "j"), "j", "left_anti"
+            )
+        comps = story_components_frame(spark, reps.select("idx"), flat, config).cache()
         cdocs = side.select("idx", "doc", "qkeys", "forms").join(
             comps.select(F.col("node").alias("idx"), "comp"), "idx"
         )
@@ -675,6 +709,7 @@ def scan(
             groups.extend(json.loads(r["groups"]))
             for i, j, p, f in json.loads(r["scored"]):
                 story_scores[(i, j)] = (p, f)
+        groups = add_members(groups, members)
         groups.sort(key=lambda g: g[0])
         story_of = {i: g for g in range(len(groups)) for i in groups[g]}
         reuse: dict[tuple[int, int], Relation] = {}

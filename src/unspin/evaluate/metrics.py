@@ -7,6 +7,7 @@ scikit-learn's ``zero_division=0``); the counts kept on :class:`PRF` show when t
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
@@ -16,7 +17,7 @@ from typing import Any, TypeVar
 from scipy import stats
 from sklearn.metrics import adjusted_rand_score
 
-from unspin.model import RELATIONS, REUSE_RELATIONS
+from unspin.model import RELATIONS, REUSE_RELATIONS, Relation
 
 Pair = tuple[str, str]
 #: a half-open character range ``(start, end)``
@@ -54,6 +55,69 @@ def _f1(p: float, r: float) -> float:
 def pair_key(a: str, b: str) -> Pair:
     """The order-free key of a pair."""
     return (a, b) if a <= b else (b, a)
+
+
+def expand_duplicates(relations: Sequence[Relation]) -> list[Relation]:
+    """The relations as if every pair had been scored on its own: a scan gives each
+    member of an exact-duplicate group one ``duplicate`` relation to the group's
+    representative and lets the representative's relations to other articles stand
+    for the group (docs/schema.md). Here the groups are the transitive closure of the
+    ``duplicate`` relations: every pair inside a group is a ``duplicate`` (the first
+    stored record of the group's, ids put in), and every relation of a group member
+    with another article holds for each member (ids, ``source`` and ``derivative`` put
+    in; the evidence offsets stay the representative's). So pair-level scores measure
+    what they measured when every pair was a record."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.get(x, x) != x:
+            parent[x] = parent.get(parent[x], parent[x])
+            x = parent[x]
+        return x
+
+    dups = [r for r in relations if r.relation == "duplicate"]
+    for r in dups:
+        ra, rb = find(r.a), find(r.b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    if not dups:
+        return list(relations)
+    group: dict[str, list[str]] = defaultdict(list)
+    for x in sorted({i for r in dups for i in (r.a, r.b)}):
+        group[find(x)].append(x)
+    ids_of = {x: ids for ids in group.values() for x in ids}
+
+    def members(x: str) -> list[str]:
+        return ids_of.get(x, [x])
+
+    out: dict[Pair, Relation] = {pair_key(r.a, r.b): r for r in dups}
+    first: dict[str, Relation] = {}
+    for r in dups:
+        first.setdefault(find(r.a), r)
+    for root, ids in group.items():
+        for i, x in enumerate(ids):
+            for y in ids[i + 1 :]:
+                if (x, y) not in out:
+                    out[(x, y)] = dataclasses.replace(
+                        first[root], a=x, b=y, source=None, derivative=None
+                    )
+    for r in relations:
+        if r.relation == "duplicate":
+            continue
+        for x in members(r.a):
+            for y in members(r.b):
+                key = pair_key(x, y)
+                if key in out:
+                    continue
+                side = {r.a: x, r.b: y}
+                out[key] = dataclasses.replace(
+                    r,
+                    a=key[0],
+                    b=key[1],
+                    source=side.get(r.source) if r.source else None,
+                    derivative=side.get(r.derivative) if r.derivative else None,
+                )
+    return [out[k] for k in sorted(out)]
 
 
 def _pair_map(m: Mapping[Pair, V]) -> dict[Pair, V]:

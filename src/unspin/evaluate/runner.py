@@ -21,6 +21,7 @@ from unspin.evaluate.metrics import (
     adjusted_rand,
     bcubed,
     direction_accuracy,
+    expand_duplicates,
     pair_key,
     pair_prf,
     pearson_spearman,
@@ -78,8 +79,14 @@ def _half(key: str) -> int:
 
 
 def _run(articles: Sequence[Article], config: Config | None) -> Result:
+    """Scan ``articles``; the relations as every pair was scored before exact-duplicate
+    groups were collapsed to a star (:func:`~unspin.evaluate.metrics.expand_duplicates`),
+    so a gold pair with a group member is judged by the member's representative's
+    relation."""
     cfg = config or Config()
-    return analyse(fingerprint(articles, cfg), cfg)
+    result = analyse(fingerprint(articles, cfg), cfg)
+    result.relations = expand_duplicates(result.relations)
+    return result
 
 
 WHOLE_TEXT = ("duplicate", "copy", "spun", "translation")
