@@ -700,8 +700,10 @@ def _order(pairs: list[tuple[int, int]]) -> float:
     return len(tails) / len(seq)
 
 
-def _body(d: Doc) -> str:
-    """The doc's content, one sentence a line (boilerplate left out)."""
+def content_lines(d: Doc) -> str:
+    """The doc's content, one sentence a line (boilerplate left out): a sentence without
+    a full stop (a title) still ends there, so the next one's opening word is not taken
+    for a name."""
     return "\n".join(x.text for x in d.sentences if not x.boilerplate)
 
 
@@ -761,7 +763,7 @@ def form_split(
         return groups, flags, 0
     diff = sum(ga[f] != gb[f] for f in shared)
     if not diff or diff < p.form_diff_share * len(shared):
-        s = slot_mismatch(_body(a), _body(b), casing)
+        s = slot_mismatch(content_lines(a), content_lines(b), casing)
         if min(s.name_a, s.name_b) < 1:  # no name swapped for another
             return groups, flags, 1
     out: list[list[_Item]] = []

@@ -18,7 +18,14 @@ from functools import lru_cache
 import numpy as np
 import regex
 
-from unspin.align import AlignParams, figure_slots, frame_agreement, is_template, slot_mismatch
+from unspin.align import (
+    AlignParams,
+    content_lines,
+    figure_slots,
+    frame_agreement,
+    is_template,
+    slot_mismatch,
+)
 from unspin.corpus import bigram_hashes, body_sentences, mid_capitals
 from unspin.evidence import (
     Contribution,
@@ -733,11 +740,8 @@ def _template_texts(
     corpus (``support`` with ``casing``), the words of an all-caps title are names or not
     as the other articles write them (:func:`unspin.align.slot_mismatch`)."""
 
-    def body(d: Doc) -> str:
-        return "\n".join(x.text for x in d.sentences if not x.boilerplate)  # as align's
-
     p = p or AlignParams()
-    ta, tb = body(a), body(b)
+    ta, tb = content_lines(a), content_lines(b)
     if cross_language(a, b):  # figures by their digits; names are written another way
         return is_template(figure_slots(ta, tb), p, 0.0)
     corpus = getattr(support, "casing", None)
