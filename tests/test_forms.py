@@ -204,3 +204,20 @@ def test_an_add_that_makes_a_frame_a_form_equals_a_full_rescan(tmp_path) -> None
     assert any(r.relation in reuse for r in before.relations)
     assert not any(r.relation in reuse for r in after.relations)
     assert not any(r.relation in reuse for r in fresh.relations)
+
+
+def test_corpus_statistics_stored_by_other_code_are_not_updated(tmp_path, monkeypatch) -> None:
+    """A store keeps the last run's corpus statistics; another code version's (whose
+    article shares may hold other things) is rebuilt, never updated in place."""
+    import unspin.pipeline as pl
+
+    cfg = Config(embedder="hashing")
+    arts = [Article(id=f"n{k}", text=notice(k, n, t)) for k, (n, t) in enumerate(COMPANIES)]
+    unspin.scan(arts[:6], out=tmp_path / "res", config=cfg)
+    # the stored statistics become unusable (as a pickle of an older class would be)
+    monkeypatch.setattr(pl.CorpusStats, "add", lambda *a: (_ for _ in ()).throw(AssertionError))
+    monkeypatch.setattr(pl.CorpusStats, "remove", lambda *a: (_ for _ in ()).throw(AssertionError))
+    real = pl.code_version()
+    monkeypatch.setattr(pl, "code_version", lambda: "another" + real[7:])
+    res = unspin.add(arts[6:], out=tmp_path / "res", config=cfg)
+    assert len(res.docs) == len(arts)

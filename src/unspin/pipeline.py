@@ -683,7 +683,10 @@ def corpus_stats(
 
     if memo is None or len(set(keys)) != len(keys):
         return CorpusStats(shares(range(len(keys))))
-    old = memo.memo_get("stats", ["last"]).get("last")
+    # the last run's statistics of this code only: another version's counts (and its
+    # stored shares, which an update would subtract) may be of other things
+    last = f"last:{code_version()}"
+    old = memo.memo_get("stats", [last]).get(last)
     stats = None
     if old is not None:
         okeys, ostats = old
@@ -702,7 +705,7 @@ def corpus_stats(
                 stats = ostats
     if stats is None:
         stats = CorpusStats(shares(range(len(keys))))
-    memo.memo_put("stats", {"last": (list(keys), stats)})
+    memo.memo_put("stats", {last: (list(keys), stats)})
     return stats
 
 
