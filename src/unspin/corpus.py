@@ -221,10 +221,8 @@ class CorpusSupport:
     def form_lines(self, doc_id: str, min_fills: int, share: float) -> dict[int, int]:
         """As :meth:`SupportView.form_lines` (the pile's frame counts built on first use)."""
         if self._view is None:
-            self._view = SupportView(
-                CorpusStats(SupportLocal(d) for d in self._docs),
-                [SupportLocal(d) for d in self._docs],
-            )
+            locs = [SupportLocal(d) for d in self._docs]
+            self._view = SupportView(CorpusStats(locs), locs)
         return self._view.form_lines(doc_id, min_fills, share)
 
     def line_docs(self, hashes: np.ndarray) -> np.ndarray:
@@ -375,6 +373,10 @@ class CorpusStats:
         """Per frame, the distinct fills the pile holds (from the fill keys)."""
         self.frame_keys, self.frame_nfill = np.unique(self.fill_frames, return_counts=True)
 
+    def line_docs(self, hashes: np.ndarray) -> np.ndarray:
+        """How many articles of the pile hold each line (:func:`line_key` hashes)."""
+        return _df(self.line_keys, self.line_df, hashes)
+
     def frame_fills(self, frames: np.ndarray) -> np.ndarray:
         """In how many different ways the pile fills each frame in (distinct lines with
         that frame, :func:`frame_key`)."""
@@ -472,13 +474,8 @@ def form_lines_of(loc: SupportLocal, stats: CorpusStats, min_fills: int, share: 
     """:func:`form_sentences` of one article's share of the statistics. A line the pile
     holds word for word in at least ``min_fills`` articles ("Pay March 31") counts as a
     frame filled in that often: the wire's stock, whatever its fill."""
-    fills = np.maximum(stats.frame_fills(loc.frame_seq), stats_line_docs(stats, loc.line_seq))
+    fills = np.maximum(stats.frame_fills(loc.frame_seq), stats.line_docs(loc.line_seq))
     return form_sentences(loc.chars, loc.frame_seq, fills, min_fills, share)
-
-
-def stats_line_docs(stats: CorpusStats, hashes: np.ndarray) -> np.ndarray:
-    """How many articles of the pile hold each line (:func:`line_key` hashes)."""
-    return _df(stats.line_keys, stats.line_df, hashes)
 
 
 class SupportView:
@@ -526,7 +523,7 @@ class SupportView:
 
     def line_docs(self, hashes: np.ndarray) -> np.ndarray:
         """As :meth:`CorpusSupport.line_docs`."""
-        return _df(self.stats.line_keys, self.stats.line_df, hashes)
+        return self.stats.line_docs(hashes)
 
     def lines_in_at_least(self, hashes: np.ndarray, n: int) -> np.ndarray:
         """As :meth:`CorpusSupport.lines_in_at_least`."""

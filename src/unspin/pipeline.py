@@ -470,11 +470,18 @@ def same_answers(log: Sequence[tuple], view: SupportView) -> bool:
 # ---------------------------------------------------------------- per pair
 
 
-def pair_result(a: Doc, b: Doc, support: Any, config: Config) -> Relation | None:
-    """The reuse relation of two docs (aligned and classified in id order), or None."""
+def pair_result(
+    a: Doc, b: Doc, support: Any, config: Config, forms: Forms | None = None
+) -> Relation | None:
+    """The reuse relation of two docs (aligned and classified in id order), or None.
+
+    ``forms``: the two docs' form lines (:func:`pair_forms`, in the order given), when
+    the caller has them; else asked of ``support``."""
+    if forms is None:
+        forms = pair_forms(a, b, support, config)
     if a.id > b.id:
         a, b = b, a
-    forms = pair_forms(a, b, support, config)
+        forms = (forms[1], forms[0]) if forms is not None else None
     corpus = getattr(support, "casing", None)
     casing = (lambda w: corpus(w, a.id, b.id)) if corpus is not None and forms else None
     # lines repeated across the pile are boilerplate for the pair's evidence
@@ -522,9 +529,9 @@ def pair_work(ctx: PairContext, pair: tuple[int, int]) -> tuple[Relation | None,
     the corpus questions the rules asked (see :class:`RecordingSupport`)."""
     i, j = pair
     support = RecordingSupport(SupportView(ctx.stats, (ctx.locals[i], ctx.locals[j])))
-    rel = pair_result(ctx.docs[i], ctx.docs[j], support, ctx.config)
-    shared = len(ctx.qkeys[i] & ctx.qkeys[j])
     forms = pair_forms(ctx.docs[i], ctx.docs[j], support, ctx.config)
+    rel = pair_result(ctx.docs[i], ctx.docs[j], support, ctx.config, forms)
+    shared = len(ctx.qkeys[i] & ctx.qkeys[j])
     feats = pair_features(ctx.docs[i], ctx.docs[j], shared, ctx.config.stories, forms)
     return rel, feats, support.log
 

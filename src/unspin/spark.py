@@ -397,9 +397,10 @@ def _pair_rows(it: Iterator[Any], stats_b: Any, config: Any) -> Iterator[tuple]:
         da, db = pickle.loads(r["da"]), pickle.loads(r["db"])
         la, lb = pickle.loads(r["la"]), pickle.loads(r["lb"])
         view = SupportView(stats, (la, lb))
-        rel = pair_result(da, db, view, config)
+        forms = pair_forms(da, db, view, config)
+        rel = pair_result(da, db, view, config, forms)
         shared = len(set(r["qa"]) & set(r["qb"]))
-        f = pair_features(da, db, shared, config.stories, pair_forms(da, db, view, config))
+        f = pair_features(da, db, shared, config.stories, forms)
         yield (r["i"], r["j"], _dumps(rel) if rel is not None else None, json.dumps(f))
 
 
