@@ -34,3 +34,17 @@ def embed_line_by_line(a: Doc, b: Doc, cos: float) -> None:
     n = len(a.sentences)
     assert n == len(b.sentences)
     embed(a, b, {(k, k): cos for k in range(n)})
+
+
+def count_calls(monkeypatch, module, name: str) -> dict[str, int]:
+    """Replace ``module.name`` by a wrapper that counts its calls (``["n"]``, which a
+    test may reset) and calls the original."""
+    real = getattr(module, name)
+    calls = {"n": 0}
+
+    def counting(*args, **kwargs):
+        calls["n"] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counting)
+    return calls

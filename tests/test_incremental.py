@@ -56,16 +56,11 @@ def test_incremental_add_and_remove_equal_full_rescans(shared, tmp_path, monkeyp
     cfg = Config(embedder="hashing")
     out = tmp_path / "res"
     unspin.scan(arts_folder(tmp_path, base), out=out, config=cfg)
-    calls = {"n": 0}
+    from helpers import count_calls
+
     import unspin.pipeline as pl
 
-    real = pl.pair_work
-
-    def counting(ctx, pair):
-        calls["n"] += 1
-        return real(ctx, pair)
-
-    monkeypatch.setattr(pl, "pair_work", counting)
+    calls = count_calls(monkeypatch, pl, "pair_work")
     now = list(base)
     for extra in [copy, *users]:
         calls["n"] = 0

@@ -798,16 +798,11 @@ def test_identical_pile_costs_pairs_per_member_not_per_pair(tmp_path: Path, monk
     """Each member of a group of k identical texts is aligned with the group's
     representative only (k - 1 pairs, not k(k - 1)/2), and the group's relations to
     other articles are the representative's."""
+    from helpers import count_calls
+
     import unspin.pipeline as pl
 
-    calls = {"n": 0}
-    real = pl.pair_work
-
-    def counting(ctx, pair):
-        calls["n"] += 1
-        return real(ctx, pair)
-
-    monkeypatch.setattr(pl, "pair_work", counting)
+    calls = count_calls(monkeypatch, pl, "pair_work")
     k = 40
     recs = _pile(k) + _others()
     res = unspin.scan(
