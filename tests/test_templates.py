@@ -111,7 +111,8 @@ def test_copies_and_spins_that_keep_names_and_figures_stay_reuse(
 
 def test_the_rule_can_be_switched_off_and_is_validated() -> None:
     a, b = _aligned(NOTICE_A, NOTICE_B)
-    off = AlignParams(template_min_slots=10_000)
+    # (the series rule flags these lines too, one frame with other figures: off as well)
+    off = AlignParams(template_min_slots=10_000, series_min_lines=10_000)
     assert not any(x.template for x in align(a, b, off).passages)
     with pytest.raises(ValueError):
         AlignParams(template_share=1.5)
@@ -129,9 +130,13 @@ def test_a_whole_copy_candidate_whose_texts_swap_name_and_figure_is_not_a_copy()
     a, b = _aligned([head_a, body.format(70, 70)], [head_b, body.format(48, 44)], cos=0.95)
     a.sentence_vectors[0] = b.sentence_vectors[0] = 0  # headlines: nothing in common
     a.sentence_vectors[0, 3], b.sentence_vectors[0, 2] = 1.0, 1.0
-    al = align(a, b)
+    # the series rule (tests/test_series.py) flags the body line, one frame with other
+    # figures: off here, to show the template rule over the whole texts on its own
+    no_series = AlignParams(series_min_lines=10_000)
+    assert reuse_type(a, b, align(a, b), ClassifyParams())[0] is None
+    al = align(a, b, no_series)
     assert al.passages and not any(x.template for x in al.passages)  # the body alone: 1 a side
-    assert reuse_type(a, b, al, ClassifyParams())[0] is None
+    assert reuse_type(a, b, al, ClassifyParams(), no_series)[0] is None
     # even where the whole-derivative model would call the pair whole, the template rule
     # over the whole texts says no
     whole = dataclasses.replace(ClassifyParams(), whole_bias=100.0)
@@ -141,7 +146,7 @@ def test_a_whole_copy_candidate_whose_texts_swap_name_and_figure_is_not_a_copy()
     a2, c = _aligned([head_a, body.format(70, 70)], [head_a, body.format(70, 75)], cos=0.97)
     assert reuse_type(a2, c, align(a2, c), ClassifyParams())[0] in ("copy", "spun")
     # and the rule follows the aligner's settings
-    off = AlignParams(template_min_slots=10_000)
+    off = AlignParams(template_min_slots=10_000, series_min_lines=10_000)
     assert reuse_type(a, b, al, whole, off)[0] is not None
 
 

@@ -95,6 +95,18 @@ class AlignParams:
     form_min_fills: int = 5
     form_share: float = 0.5
     form_diff_share: float = 0.33
+    # series (a daily market report, a rate table, a price notice on another day or at
+    # another hour): the same lines written again with other figures. Of the aligned
+    # sentence pairs whose two sentences have one frame with figures in it
+    # (corpus.frame_key: words equal once figures, dates and names are blanked), at least
+    # series_share (and at least series_min_lines) carry other figures (by value): the
+    # pair is two items of one series: never a whole copy, and its passages of such
+    # lines (more of them than lines keeping their figures) are template. A copy, a spin
+    # or a corrected re-issue keeps the figures of lines it writes the same way (an
+    # edited copy changes one here and there). The share was set reading Reuters
+    # articles 12,001-15,500 (docs/benchmarks.md).
+    series_share: float = 0.5
+    series_min_lines: int = 1
 
     def __post_init__(self) -> None:
         for name in (
@@ -108,6 +120,7 @@ class AlignParams:
             "template_frame",
             "form_share",
             "form_diff_share",
+            "series_share",
         ):
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
@@ -121,6 +134,8 @@ class AlignParams:
             raise ValueError("AlignParams.bridge_gap must not be below max_gap")
         if self.template_min_slots < 1:
             raise ValueError("AlignParams.template_min_slots must be >= 1")
+        if self.series_min_lines < 1:
+            raise ValueError("AlignParams.series_min_lines must be >= 1")
         if self.max_cells < 1 or self.long_top_k < 1:
             raise ValueError("AlignParams.max_cells and long_top_k must be >= 1")
         if self.stock_min_docs < 2:
@@ -785,6 +800,43 @@ def form_split(
     return out, flags, 2
 
 
+def series_lines(a: Doc, b: Doc, groups: list[list[_Item]]) -> tuple[int, int, list[bool]]:
+    """Aligned sentence pairs of one frame with figures (:func:`unspin.corpus.frame_key`):
+    how many carry the same figures (by value), how many other figures; and per group
+    whether its lines that differ so outnumber its lines with figures kept (in any
+    wording): a series' line, not a copied passage with one figure edited. Quotation-only
+    matches and neighbours taken in at a passage's ends are not counted. Pure: reads the
+    two texts only."""
+    from unspin.corpus import frame_key
+
+    agree = differ = 0
+    flags = []
+    for g in groups:
+        kept = changed = 0
+        for x in g:
+            if x[5] or not x[6]:
+                continue
+            ta, tb = a.sentences[x[0]].text, b.sentences[x[1]].text
+            fa, fb = figures(ta), figures(tb)
+            fk = frame_key(ta)
+            same_frame = "#" in fk.split() and fk == frame_key(tb)
+            if fa == fb:  # the same figures (or none: a date word's frame, "Reuter")
+                kept += bool(fa)
+                agree += same_frame
+            elif same_frame and 2 * len(fa & fb) < len(fa | fb):
+                # most of the line's figures are others (a corrected figure among kept
+                # ones, "70 cts vs 70" -> "70 cts vs 75", is an edit, not another item)
+                changed += 1
+                differ += 1
+        flags.append(changed > kept)
+    return agree, differ, flags
+
+
+def is_series(agree: int, differ: int, p: AlignParams) -> bool:
+    """Whether two texts are two items of one series (``AlignParams.series_share``)."""
+    return differ >= p.series_min_lines and differ >= p.series_share * (agree + differ)
+
+
 def align(
     a: Doc,
     b: Doc,
@@ -808,6 +860,13 @@ def align(
     else:
         matches = []
     groups, form_flags, form_pair = form_split(a, b, groups, forms, p, casing)
+    # two items of one series: not a whole copy (classify); its passages of lines with
+    # other figures are template, but a passage that also keeps figures of the source
+    # stays evidence (an edited figure in a copied passage is a change, not a series)
+    agree, differ, series_flags = series_lines(a, b, groups)
+    series = is_series(agree, differ, p)
+    if series:
+        form_flags = [f or s for f, s in zip(form_flags, series_flags)]
     passages = [_passage(a, b, g) for g in groups]
     for x, f in zip(passages, form_flags):
         x.template = f
@@ -853,6 +912,8 @@ def align(
         # two form items of one wire form (form_split), and whether their fills differ
         "form_items": float(form_pair >= 1),
         "form_pair": float(form_pair == 2),
+        # two items of one series: lines of one frame carrying other figures
+        "series": float(series),
         "n_sent_a": float(len(ia)),
         "n_sent_b": float(len(jb)),
         "longest_run": float(longest),

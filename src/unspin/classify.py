@@ -822,6 +822,14 @@ def reuse_type(
             "not a whole copy: both are one wire form (lines the pile fills in with other "
             "figures and names) filled in for two items"
         )
+    elif whole and f.get("series"):
+        # the same lines written again with other figures: a report of another day or
+        # hour, a price or rate notice changed since (a copy keeps its figures)
+        whole = False
+        reasons.append(
+            "not a whole copy: lines written the same way carry other figures (two items "
+            "of one series: another day's or hour's report)"
+        )
     elif whole and _template_texts(a, b, align_params, support):
         # the aligned wording is one pattern, but over the whole texts the names and
         # figures are swapped: two items written to one template (two companies'

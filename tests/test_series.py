@@ -1,0 +1,97 @@
+"""Series: the same lines written again with other figures (another day's market report,
+a rate notice changed since) are two items, not a copy; copies, spins and a corrected
+re-issue, which keep the figures of the lines they write the same way, stay reuse.
+
+Sentence vectors are set by hand (every sentence pair aligned at cosine 0.97), so the
+tests are about the rule, not the embedder. Texts written for the test.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from helpers import doc_of, embed_line_by_line
+
+from unspin.align import AlignParams, align, is_series, series_lines
+from unspin.classify import ClassifyParams, reuse_type
+from unspin.model import Doc
+
+MONDAY = [
+    "Harbour Board said it lent the money market 310 mln stg in the morning session.",
+    "This compares with its forecast of a shortage of around 650 mln stg today.",
+    "Bills were bought at an unchanged rate of 9-7/8 pct, the board said.",
+    "Dealers said the market was quiet ahead of the trade figures due later this week.",
+]
+# a short market report and the next day's: one figure a side differs (too few for the
+# template rule, which needs two a side), one line keeps its figure, one has none
+OPEN_MON = [
+    "Hog prices at Northfield opened steady to higher on a light run, private sources said.",
+    "Top 51.00 dlrs per cwt.",
+    "Receipts were estimated at 3,000 head.",
+]
+OPEN_TUE = [OPEN_MON[0], "Top 51.50 dlrs per cwt.", OPEN_MON[2]]
+# a corrected re-issue: one figure of four lines changed
+CORRECTED = [MONDAY[0].replace("310", "330"), *MONDAY[1:]]
+SPUN = [
+    "In the morning session the Harbour Board lent 310 mln stg to the money market, it said.",
+    "The board had forecast a shortage of about 650 mln stg for the day.",
+    "It bought bills at 9-7/8 pct, a rate it left unchanged.",
+    "According to dealers the market was calm before this week's trade figures.",
+]
+
+
+def _aligned(sa: list[str], sb: list[str], cos: float = 0.97) -> tuple[Doc, Doc]:
+    a, b = doc_of("a", sa), doc_of("b", sb)
+    embed_line_by_line(a, b, cos)
+    return a, b
+
+
+def test_lines_of_one_frame_with_other_figures_make_a_series() -> None:
+    a, b = _aligned(OPEN_MON, OPEN_TUE)
+    al = align(a, b)
+    groups = [[(k, k, 1.0, 0.97, 1.0, False, True)] for k in range(3)]
+    # the first line has no figure (cannot tell), one keeps its figure, one does not
+    assert series_lines(a, b, groups)[:2] == (1, 1)
+    assert al.features["series"] == 1.0
+    # without the rule the pair is a whole copy (the template rule needs two a side)
+    off = align(a, b, AlignParams(series_min_lines=10_000))
+    assert reuse_type(a, b, off, ClassifyParams())[0] in ("copy", "spun", "duplicate")
+    rel, _, reasons, _ = reuse_type(a, b, al, ClassifyParams())
+    assert rel not in ("copy", "spun", "duplicate")
+    # a passage of a line with other figures is template; one that also keeps a figure
+    # of the other text (an edited figure inside a copied passage) stays evidence
+    line = (1, 1, 1.0, 0.97, 1.0, False, True)
+    kept = (2, 2, 1.0, 0.97, 1.0, False, True)
+    assert series_lines(a, b, [[line], [kept]])[2] == [True, False]
+    assert series_lines(a, b, [[line, kept]])[2] == [False]
+    # even where the whole-derivative model would call the pair whole
+    whole = dataclasses.replace(ClassifyParams(), whole_bias=100.0)
+    rel, _, reasons, _ = reuse_type(a, b, al, whole)
+    assert rel not in ("copy", "spun", "duplicate")
+    assert any("series" in r for r in reasons)
+
+
+@pytest.mark.parametrize(("other", "expected"), [(CORRECTED, "copy"), (SPUN, "spun")])
+def test_a_corrected_reissue_and_a_spin_keep_their_figures_and_stay_reuse(
+    other: list[str], expected: str
+) -> None:
+    a, b = _aligned(MONDAY, other)
+    al = align(a, b)
+    assert al.features["series"] == 0.0
+    assert not any(x.template for x in al.passages)
+    assert reuse_type(a, b, al, ClassifyParams())[0] == expected
+
+
+def test_the_share_decides_and_is_validated() -> None:
+    p = AlignParams()
+    assert is_series(0, 1, p) and is_series(1, 1, p)
+    assert not is_series(3, 1, p) and not is_series(5, 0, p)
+    # switched off: no count of differing lines reaches the bar
+    off = AlignParams(series_min_lines=10_000)
+    a, b = _aligned(OPEN_MON, OPEN_TUE)
+    assert align(a, b, off).features["series"] == 0.0
+    with pytest.raises(ValueError):
+        AlignParams(series_share=1.5)
+    with pytest.raises(ValueError):
+        AlignParams(series_min_lines=0)
