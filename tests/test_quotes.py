@@ -123,3 +123,26 @@ def test_seed_quotation_shared_by_independent_writeups(shared: Path) -> None:
     hits = [g for g in quote_groups(result.docs) if "The mayor has emergency order power" in g.text]
     assert len(hits) == 1
     assert set(ids.values()) <= set(hits[0].articles)
+
+
+def test_speakers_and_credits_named_in_other_scripts(tmp_path: Path) -> None:
+    """A name opening with a capital outside A-Z (Turkish, Greek, Cyrillic, Nordic) is a
+    name too: for speakers, for outlets an article credits, for changed attributions."""
+    from unspin.changes import _ATTRIBUTION
+    from unspin.evidence import credited_outlets
+    from unspin.lineage import outlet_mentions
+
+    text = (
+        "Harbour strike ends\n\n"
+        '"The cranes will move again on Monday," said Ömer Çelik, the harbour master.\n\n'
+        '"Nobody wants a second strike," said Ιωάννα Παππά.\n\n'
+        '"Wages were the only question," Ирина Петрова told reporters.\n\n'
+        "The deal was first reported by Ærø Avis, and Øresund News reported it later."
+    )
+    result = _scan(tmp_path, {"strike": text})
+    speakers = [v.speaker for v in index_quotes(result.docs)]
+    assert speakers == ["Ömer Çelik", "Ιωάννα Παππά", "Ирина Петрова"]
+    assert credited_outlets(text) == {"ærø avis"}
+    assert [n for _, n in outlet_mentions(result.docs[0])] == ["Øresund News"]
+    told = _ATTRIBUTION.finditer("as the mayor told Österreich Heute on Monday")
+    assert [m[1] for m in told] == ["Österreich Heute"]

@@ -92,9 +92,9 @@ _CREDIT = [
         r"©|\(c\)\s?\d{4}|\bcopyright\s+\d{4}",
     )
 ]
-_ATTRIBUTION = re.compile(
+_ATTRIBUTION = regex.compile(
     r"\b(?:told|according to|reported by|citing|via|cited by)\s+"
-    r"((?:the\s+)?[A-Z][\w'’&.-]*(?:\s+[A-Z][\w'’&.-]*)*)"
+    r"((?:the\s+)?\p{Lu}[\w'’&.-]*(?:\s+\p{Lu}[\w'’&.-]*)*)"
 )
 _SEVERITY = {"quote_altered": "high", "quote_added": "high", "number_changed": "high"}
 _SEVERITY |= {"negation_flipped": "high", "sentence_dropped": "low"}

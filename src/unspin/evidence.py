@@ -23,13 +23,13 @@ statistics (:class:`unspin.corpus.CorpusSupport`, a view that leaves the pair ou
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 import numpy as np
+import regex
 
 from unspin.model import Alignment, Doc
 from unspin.normalise import (
@@ -399,8 +399,8 @@ def _edits_allowed(n: int, bar: float) -> int:
 
 #: a credit to an outlet: "first reported by the X", "according to a report in X",
 #: "(Source: X)", "as X reported" (X: a run of capitalised words)
-_OUTLET = r"((?:[Tt]he\s+)?(?-i:[A-Z][\w&'’.-]*)(?:\s+(?:&\s+)?(?-i:[A-Z][\w&'’.-]*)){0,5})"
-_CREDIT = re.compile(
+_OUTLET = r"((?:[Tt]he\s+)?(?-i:\p{Lu}[\w&'’.-]*)(?:\s+(?:&\s+)?(?-i:\p{Lu}[\w&'’.-]*)){0,5})"
+_CREDIT = regex.compile(
     r"(?:(?:first|originally|initially)\s+)?(?:reported|published|revealed|broken)\s+"
     r"(?:first\s+)?(?:by|in)\s+"
     + _OUTLET
@@ -415,7 +415,7 @@ _CREDIT = re.compile(
     + r"|,\s*"
     + _OUTLET
     + r"\s+(?:first\s+)?reported\b",
-    re.IGNORECASE,
+    regex.IGNORECASE,
 )
 
 

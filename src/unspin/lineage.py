@@ -15,6 +15,7 @@ from collections import Counter, defaultdict, deque
 from dataclasses import asdict, dataclass
 
 import networkx as nx
+import regex
 from rich.text import Text
 from rich.tree import Tree
 
@@ -29,13 +30,14 @@ _MEDIA = frozenset(
     inquirer globe mirror bulletin dispatch reporter monitor review today agency cnn bbc
     nbc abc cbs msnbc fox npr pbs ap afp upi dpa efe""".split()
 )
-_ONAME = r"(?:[Tt]he\s+)?(?P<o>[A-Z][\w&'’.-]*(?:\s+(?:[A-Z][\w&'’.-]*|of))*)"
+#: an outlet: a run of words opening with a capital of any script (``regex``: \p{Lu})
+_ONAME = r"(?:[Tt]he\s+)?(?P<o>\p{Lu}[\w&'’.-]*(?:\s+(?:\p{Lu}[\w&'’.-]*|of))*)"
 #: "told The New York Post", "according to NewsNation", "reported by Reuters"
-_CREDIT_TO = re.compile(
+_CREDIT_TO = regex.compile(
     rf"\b(?:told|to|according to|reported by|by|via|citing|with|in|on)\s+{_ONAME}"
 )
 #: "the New York Post reported", "Axios first reported"
-_CREDIT_BY = re.compile(rf"{_ONAME}\s+(?:first\s+|has\s+|had\s+|also\s+)?(?:reported|reports)\b")
+_CREDIT_BY = regex.compile(rf"{_ONAME}\s+(?:first\s+|has\s+|had\s+|also\s+)?(?:reported|reports)\b")
 
 
 def _outlet_name(name: str) -> str:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 import networkx as nx
+import regex
 from rich.table import Table
 from rich.text import Text
 
@@ -49,7 +50,9 @@ _NOT_NAME = (
     r"For|However|When|While|After|Before|As|If|Then|There|Here|Meanwhile|Still|Yet|"
     r"According)\b)"
 )
-_NAME = _NOT_NAME + r"[A-Z][\w'’.-]*(?:\s+(?:[A-Z][\w'’.-]*|de|van|von|da|del|al|bin))*"
+#: a name: a run of words each opening with a capital of any script (\p{Lu}: "Ömer
+#: Çelik", "Σάκης", "Иван") (the ``regex`` module, which knows Unicode properties)
+_NAME = _NOT_NAME + r"\p{Lu}[\w'’.-]*(?:\s+(?:\p{Lu}[\w'’.-]*|de|van|von|da|del|al|bin))*"
 _SOURCE = (
     r"(?:[Aa]n?|[Tt]he|[Oo]ne|[Tt]wo|[Ss]everal|[Aa]nother)\s+(?:[\w-]+\s+){0,3}?"
     r"(?:sources?|officials?|spokes(?:man|woman|person)|aides?|insiders?|advis[eo]rs?|"
@@ -66,14 +69,14 @@ _ADV = (
     r"(?:\s+(?:\w+ly|also|then|later))?,?"
 )
 #: ``Q, Homan said`` / ``Q the unnamed source told the paper``
-_AFTER = re.compile(rf"^\W{{0,4}}{_SPK}{_ADV}\s+{_SAY}")
+_AFTER = regex.compile(rf"^\W{{0,4}}{_SPK}{_ADV}\s+{_SAY}")
 #: ``Q, said Adams``
-_AFTER_INV = re.compile(rf"^\W{{0,4}}{_SAY}\s+(?:(?P<s>{_SOURCE})|{_ROLE}(?P<n>{_NAME}))")
+_AFTER_INV = regex.compile(rf"^\W{{0,4}}{_SAY}\s+(?:(?P<s>{_SOURCE})|{_ROLE}(?P<n>{_NAME}))")
 #: ``Homan said in a radio interview: Q``
-_BEFORE = re.compile(rf"{_SPK}{_ADV}\s+{_SAY}[^\x00\x01]{{0,60}}?[:,]?\W{{0,4}}$")
+_BEFORE = regex.compile(rf"{_SPK}{_ADV}\s+{_SAY}[^\x00\x01]{{0,60}}?[:,]?\W{{0,4}}$")
 #: anywhere in the sentence: ``according to X`` or ``X said in a statement``
-_ACCORDING = re.compile(rf"\baccording to (?:(?P<s>{_SOURCE})|{_ROLE}(?P<n>{_NAME}))")
-_ANYWHERE = re.compile(rf"{_SPK}{_ADV}\s+{_SAY}")
+_ACCORDING = regex.compile(rf"\baccording to (?:(?P<s>{_SOURCE})|{_ROLE}(?P<n>{_NAME}))")
+_ANYWHERE = regex.compile(rf"{_SPK}{_ADV}\s+{_SAY}")
 _MARKS = "\"“”„‟«»‘’‚‛`'"
 _MASKED = re.compile(rf"[{_MARKS}]*([\x00\x01])[,.;:!?]?[{_MARKS}]*")
 
@@ -125,7 +128,7 @@ def _named(who: str | None) -> str | None:
 
 def _last_full_name(text: str) -> str | None:
     """The last name of two or more capitalised words ("Gerald Fenwick") in a text."""
-    names = [m.group(0) for m in re.finditer(_NAME, text) if len(m.group(0).split()) > 1]
+    names = [m.group(0) for m in regex.finditer(_NAME, text) if len(m.group(0).split()) > 1]
     return names[-1] if names else None
 
 
