@@ -52,7 +52,7 @@ def test_lines_of_one_frame_with_other_figures_make_a_series() -> None:
     al = align(a, b)
     groups = [[(k, k, 1.0, 0.97, 1.0, False, True)] for k in range(3)]
     # the first line has no figure (cannot tell), one keeps its figure, one does not
-    assert series_lines(a, b, groups)[:2] == (1, 1)
+    assert series_lines(a, b, groups, AlignParams())[:2] == (1, 1)
     assert al.features["series"] == 1.0
     # without the rule the pair is a whole copy (the template rule needs two a side)
     off = align(a, b, AlignParams(series_min_lines=10_000))
@@ -63,8 +63,8 @@ def test_lines_of_one_frame_with_other_figures_make_a_series() -> None:
     # of the other text (an edited figure inside a copied passage) stays evidence
     line = (1, 1, 1.0, 0.97, 1.0, False, True)
     kept = (2, 2, 1.0, 0.97, 1.0, False, True)
-    assert series_lines(a, b, [[line], [kept]])[2] == [True, False]
-    assert series_lines(a, b, [[line, kept]])[2] == [False]
+    assert series_lines(a, b, [[line], [kept]], AlignParams())[2] == [True, False]
+    assert series_lines(a, b, [[line, kept]], AlignParams())[2] == [False]
     # even where the whole-derivative model would call the pair whole
     whole = dataclasses.replace(ClassifyParams(), whole_bias=100.0)
     rel, _, reasons, _ = reuse_type(a, b, al, whole)

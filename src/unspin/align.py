@@ -800,17 +800,29 @@ def form_split(
     return out, flags, 2
 
 
-def series_lines(a: Doc, b: Doc, groups: list[list[_Item]]) -> tuple[int, int, list[bool]]:
+def series_lines(
+    a: Doc, b: Doc, groups: list[list[_Item]], p: AlignParams
+) -> tuple[int, int, list[bool]]:
     """Aligned sentence pairs of one frame with figures (:func:`unspin.corpus.frame_key`):
-    how many carry the same figures (by value), how many other figures; and per group
-    whether its lines that differ so outnumber its lines with figures kept (in any
+    how many carry the same figures (by value), how many mostly other figures; and per
+    group whether its lines that differ so outnumber its lines with figures kept (in any
     wording): a series' line, not a copied passage with one figure edited. Quotation-only
     matches and neighbours taken in at a passage's ends are not counted. Pure: reads the
-    two texts only."""
+    two texts only.
+
+    Frames are built only where they can matter (a line's frame is the costly part: it
+    finds the names): for lines whose figures differ, and then for lines that keep their
+    figures only as far as :func:`is_series` needs them (the same-frame ones are counted
+    until the pair can no longer be a series). A copy with no figure changed builds none."""
     from unspin.corpus import frame_key
 
-    agree = differ = 0
+    def same_frame(ta: str, tb: str) -> bool:
+        fk = frame_key(ta)
+        return "#" in fk.split() and fk == frame_key(tb)
+
+    differ = 0
     flags = []
+    keep: list[tuple[str, str]] = []  # lines that keep their figures, for the agree count
     for g in groups:
         kept = changed = 0
         for x in g:
@@ -818,17 +830,22 @@ def series_lines(a: Doc, b: Doc, groups: list[list[_Item]]) -> tuple[int, int, l
                 continue
             ta, tb = a.sentences[x[0]].text, b.sentences[x[1]].text
             fa, fb = figures(ta), figures(tb)
-            fk = frame_key(ta)
-            same_frame = "#" in fk.split() and fk == frame_key(tb)
-            if fa == fb:  # the same figures (or none: a date word's frame, "Reuter")
-                kept += bool(fa)
-                agree += same_frame
-            elif same_frame and 2 * len(fa & fb) < len(fa | fb):
+            if fa == fb:
+                if fa:  # the same figures; lines without any cannot tell
+                    kept += 1
+                    keep.append((ta, tb))
+            elif 2 * len(fa & fb) < len(fa | fb) and same_frame(ta, tb):
                 # most of the line's figures are others (a corrected figure among kept
                 # ones, "70 cts vs 70" -> "70 cts vs 75", is an edit, not another item)
                 changed += 1
                 differ += 1
         flags.append(changed > kept)
+    agree = 0
+    if differ >= p.series_min_lines:
+        for ta, tb in keep:
+            if not is_series(agree, differ, p):
+                break
+            agree += same_frame(ta, tb)
     return agree, differ, flags
 
 
@@ -863,7 +880,7 @@ def align(
     # two items of one series: not a whole copy (classify); its passages of lines with
     # other figures are template, but a passage that also keeps figures of the source
     # stays evidence (an edited figure in a copied passage is a change, not a series)
-    agree, differ, series_flags = series_lines(a, b, groups)
+    agree, differ, series_flags = series_lines(a, b, groups, p)
     series = is_series(agree, differ, p)
     if series:
         form_flags = [f or s for f, s in zip(form_flags, series_flags)]
