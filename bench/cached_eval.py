@@ -20,6 +20,11 @@ from unspin.store import Store
 
 
 def main() -> int:
+    import logging
+
+    # the second encoder's cost (unspin.second: articles, texts encoded, seconds)
+    logging.basicConfig(format="%(name)s: %(message)s")
+    logging.getLogger("unspin.second").setLevel(logging.INFO)
     cache_dir, rest = sys.argv[1], sys.argv[2:]
     store = Store(cache_dir)
 

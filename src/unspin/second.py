@@ -27,6 +27,8 @@ them (translations median 0.52, unrelated sentences 95th percentile 0.16-0.26).
 from __future__ import annotations
 
 import dataclasses
+import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -37,6 +39,8 @@ import numpy as np
 
 from unspin.model import Doc
 from unspin.normalise import cross_language, crosslingual_matching
+
+log = logging.getLogger("unspin.second")
 
 
 @dataclass(frozen=True)
@@ -56,7 +60,7 @@ class SecondParams:
     min_score_cross: float = 0.30
     #: (the lexical check's cosine floor; at most ``extend_score``, as align requires)
     prefilter: float = 0.25
-    strong_cross: float = 0.50
+    strong_cross: float = 0.60
     bridge_cos: float = 0.30
     extend_score: float = 0.40
 
@@ -183,8 +187,11 @@ def active(docs: Sequence[Doc], config: Any, rep: Sequence[int] | None = None) -
 ENCODE_CHUNK = 256
 
 
-def _encode(texts: list[str], name: str, cache: Any) -> np.ndarray:
-    """Raw e5 vectors of ``texts`` (each distinct text once; cached by model name)."""
+def _encode(
+    texts: list[str], name: str, cache: Any, cost: dict[str, int] | None = None
+) -> np.ndarray:
+    """Raw e5 vectors of ``texts`` (each distinct text once; cached by model name);
+    ``cost["encoded"]`` counts the texts run through the model (cache misses)."""
     from unspin.embed import get_embedder
     from unspin.fingerprint import sentence_key
 
@@ -195,6 +202,8 @@ def _encode(texts: list[str], name: str, cache: Any) -> np.ndarray:
     emb = get_embedder(name)
     found = cache.get_sentence_vectors(list(uniq), emb.name) if cache is not None else {}
     todo = [k for k in uniq if k not in found]
+    if cost is not None:
+        cost["encoded"] = cost.get("encoded", 0) + len(todo)
     for c in range(0, len(todo), ENCODE_CHUNK):  # cached chunk by chunk: a stopped
         part = todo[c : c + ENCODE_CHUNK]  # scan keeps what it paid for
         new = dict(zip(part, emb.encode([uniq[k] for k in part])))
@@ -213,6 +222,9 @@ class Plan:
     dropped: int = 0
     leads: int = 0
     sentences: int = 0
+    #: texts the second encoder actually ran on (the rest came from the cache)
+    encoded: int = 0
+    seconds: float = 0.0
 
 
 def plan(
@@ -232,12 +244,16 @@ def plan(
     act = active(docs, config, rep)
     if not act:
         return Plan(list(pairs))
+    t0 = time.perf_counter()
+    cost: dict[str, int] = {}
     from unspin.embed import SECOND_BACKENDS
 
     p = config.second
     langs = SECOND_BACKENDS[p.embedder].languages
     reach = [i for i, d in enumerate(docs) if rep[i] == i and d.lang in langs]
-    leads = centred(_encode([lead_text(docs[i], p.lead_chars) for i in reach], p.embedder, cache))
+    leads = centred(
+        _encode([lead_text(docs[i], p.lead_chars) for i in reach], p.embedder, cache, cost)
+    )
     for i, v in zip(reach, leads):
         docs[i].second_lead = v
     row = {i: r for r, i in enumerate(reach)}
@@ -265,7 +281,7 @@ def plan(
     out = sorted(set(kept) | found)
     need = sorted({i for q in found for i in q})
     texts = [s.text for i in need for s in docs[i].sentences]
-    vecs = centred(_encode(texts, p.embedder, cache)) if texts else np.zeros((0, 384))
+    vecs = centred(_encode(texts, p.embedder, cache, cost)) if texts else np.zeros((0, 384))
     pos = 0
     for i in need:
         d = docs[i]
@@ -277,13 +293,27 @@ def plan(
         w = np.array([len(s.text) for s, m in zip(d.sentences, mask) if m or not any(mask)])
         v = (rows * w[:, None]).sum(axis=0) if len(rows) else np.zeros(vecs.shape[1])
         d.second_doc_vector = (v / (np.linalg.norm(v) or 1.0)).astype(np.float32)
-    return Plan(
+    got = Plan(
         out,
         added=len(found - set(pairs)),
         dropped=len(pairs) - len(kept),
         leads=len(reach),
         sentences=len(texts),
+        encoded=cost.get("encoded", 0),
+        seconds=time.perf_counter() - t0,
     )
+    log.info(
+        "second encoder: %d articles outside the main encoder; %d leads and %d sentences "
+        "(%d texts encoded, the rest cached) in %.1f s; %d pairs added, %d dropped",
+        len(act),
+        got.leads,
+        got.sentences,
+        got.encoded,
+        got.seconds,
+        got.added,
+        got.dropped,
+    )
+    return got
 
 
 def story_features(a: Doc, b: Doc, fn: Any) -> dict[str, float]:
