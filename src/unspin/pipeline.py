@@ -626,25 +626,17 @@ class _FeatureFn:
         shared = len(self.qkeys[i] & self.qkeys[j])
         di, dj = self.docs[i], self.docs[j]
         if di.second_lead is not None and dj.second_lead is not None:
+            # a pile the second encoder runs on: a pair outside the main encoder is read
+            # in its space (unspin.second.story_features); the keys given are of the docs
             fi, fj = self.form(i), self.form(j)
-            return story_features(
-                di,
-                dj,
-                lambda x, y: (
-                    _story_pair_features(
-                        x, y, shared, self.sp.time_scale_days, StoryKeys(x, fi), StoryKeys(y, fj)
-                    )
-                    if x is not di
-                    else _story_pair_features(
-                        x,
-                        y,
-                        shared,
-                        self.sp.time_scale_days,
-                        ki or StoryKeys(x, fi),
-                        kj or StoryKeys(y, fj),
-                    )
-                ),
-            )
+
+            def feats(x: Doc, y: Doc) -> dict[str, float]:
+                own = x is di and y is dj
+                kx = (ki if own else None) or StoryKeys(x, fi)
+                ky = (kj if own else None) or StoryKeys(y, fj)
+                return _story_pair_features(x, y, shared, self.sp.time_scale_days, kx, ky)
+
+            return story_features(di, dj, feats)
         ki = ki or StoryKeys(self.docs[i], self.form(i))
         kj = kj or StoryKeys(self.docs[j], self.form(j))
         return _story_pair_features(
