@@ -3,7 +3,8 @@ to the pair stage (align, classify, stories) fingerprint each article once.
 
 Usage: .venv/bin/python bench/cached_eval.py CACHE_DIR TASK DATA... [eval options]
 The results equal a plain `unspin eval` run: a cached Doc is keyed by fingerprint version,
-embedder and the article's text, title and language (unspin.store.cache_key).
+embedder and the article's text, title and language (unspin.store.cache_key); the second
+encoder's vectors (unspin.second) are cached in the same store, by model.
 """
 
 from __future__ import annotations
@@ -19,6 +20,11 @@ from unspin.store import Store
 
 
 def main() -> int:
+    import logging
+
+    # the second encoder's cost (unspin.second: articles, texts encoded, seconds)
+    logging.basicConfig(format="%(name)s: %(message)s")
+    logging.getLogger("unspin.second").setLevel(logging.INFO)
     cache_dir, rest = sys.argv[1], sys.argv[2:]
     store = Store(cache_dir)
 
@@ -26,7 +32,7 @@ def main() -> int:
         cfg = config or Config()
         docs = fingerprint(articles, cfg, cache=store)
         store.commit()
-        return analyse(docs, cfg)
+        return analyse(docs, cfg, cache=store)
 
     runner._run = run
     try:

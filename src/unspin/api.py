@@ -237,9 +237,13 @@ def compare(a: Article | PathLike, b: Article | PathLike, config: Config | None 
         rel.changes = list(result.changes)  # a pile of two: all its changes are this pair's
         return rel
     from unspin.align import align
+    from unspin.second import pair_config, second_pair, view
 
     da, db = sorted(result.docs, key=lambda d: d.id)
-    al = align(da, db, config.align)  # as the scan aligned the pair (pipeline.pair_result)
+    cfg = config
+    if second_pair(da, db):  # as the scan aligned the pair (pipeline.pair_result)
+        da, db, cfg = view(da), view(db), pair_config(config)
+    al = align(da, db, cfg.align)
     if rel is None:
         rel = _unrelated(result.docs, config)
     rel.coverage = {da.id: al.features["cov_a"], db.id: al.features["cov_b"]}

