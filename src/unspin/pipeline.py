@@ -43,7 +43,7 @@ from unspin.candidates import (
     representatives,
 )
 from unspin.classify import ClassifyParams, classify
-from unspin.corpus import CorpusStats, SupportLocal, SupportView, form_lines_of
+from unspin.corpus import CorpusStats, SupportLocal, SupportView, form_lines_of, form_sentences
 from unspin.embed import get_embedder
 from unspin.fingerprint import (
     encoder_text,
@@ -654,13 +654,131 @@ def corpus_context(
     load(range(len(docs)) if need is None or memo is None else need)
     stats = corpus_stats(keys, locs, memo, load)
     qkeys = [quote_keys(d, config.candidates.quote_min_words) for d in docs]
-    # every article's form lines (a pile verdict that story features of any pair of a
-    # component read) need every article's share: loaded here even when ``need`` names fewer
+    # every article's form lines: a pile verdict that story features of any pair of a
+    # component read (kept from the last run and redone only where the pile's counts
+    # of an article's lines or frames moved: :func:`pile_forms`)
     p = config.align
-    forms = [
-        form_lines_of(loc, stats, p.form_min_fills, p.form_share) for loc in load(range(len(docs)))
-    ]
+    if memo is None or need is None:
+        forms = [
+            form_lines_of(loc, stats, p.form_min_fills, p.form_share)
+            for loc in load(range(len(docs)))
+        ]
+    else:
+        forms = pile_forms(keys, stats, memo, load, p.form_min_fills, p.form_share)
     return PairContext(docs, locs, stats, qkeys, config, forms)  # type: ignore[arg-type]
+
+
+class FormState:
+    """The last run's form lines of every article (by its share's key, in order) and what
+    they were decided from: per article its content characters, frame hashes and line
+    hashes (:class:`~unspin.corpus.SupportLocal`'s ``chars``, ``frame_seq``, ``line_seq``),
+    concatenated, with the offsets of each article's sentences."""
+
+    def __init__(
+        self,
+        keys: list[str],
+        forms: list[dict[int, int]],
+        chars: np.ndarray,
+        frames: np.ndarray,
+        lines: np.ndarray,
+        offsets: np.ndarray,
+    ) -> None:
+        self.keys, self.forms = keys, forms
+        self.chars, self.frames, self.lines, self.offsets = chars, frames, lines, offsets
+
+    @classmethod
+    def of(cls, keys: list[str], forms: list[dict[int, int]], parts: Sequence[tuple]) -> FormState:
+        """From per-article ``(chars, frames, lines)`` arrays."""
+        sizes = np.array([len(c) for c, _, _ in parts], dtype=np.int64)
+        offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+
+        def cat(x: int, dtype) -> np.ndarray:
+            arrs = [part[x] for part in parts]
+            return np.concatenate(arrs).astype(dtype) if arrs else np.zeros(0, dtype)
+
+        return cls(
+            list(keys), forms, cat(0, np.int64), cat(1, np.uint64), cat(2, np.uint64), offsets
+        )
+
+    def part(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        lo, hi = int(self.offsets[i]), int(self.offsets[i + 1])
+        return self.chars[lo:hi], self.frames[lo:hi], self.lines[lo:hi]
+
+
+#: above this share of the pile added or removed since the last run, every article's form
+#: lines are worked out again rather than updated (the update is then no cheaper)
+FORMS_UPDATE_MAX_SHARE = 0.5
+
+
+def pile_forms(
+    keys: list[str],
+    stats: CorpusStats,
+    memo: Any,
+    load: Callable[[Iterable[int]], list[SupportLocal]],
+    min_fills: int,
+    share: float,
+) -> list[dict[int, int]]:
+    """Every article's form lines in the pile (:func:`~unspin.corpus.form_lines_of`),
+    the same as working each out, without reading every article's share.
+
+    An article's verdict reads only its own sentences and the pile's counts of its
+    frames (distinct fills) and of its lines (articles holding it); adding or removing
+    an article moves only the counts of that article's frames and lines. So the last
+    run's verdicts (a :class:`FormState` in ``memo``) are kept for every article none of
+    whose frames and lines is one of an added or removed article's, and worked out again
+    for the others, from the state's arrays: the shares read are the added articles'
+    (which the caller has) and the removed ones' (stored)."""
+    slot = f"last:{code_version()}:{min_fills}:{share}"
+    old = memo.memo_get("forms", [slot]).get(slot)
+    n = len(keys)
+    state = None
+    if old is not None and old.keys == keys:
+        return old.forms
+    if old is not None and len(set(keys)) == n:
+        at = {k: x for x, k in enumerate(old.keys)}
+        now = set(keys)
+        new = [i for i, k in enumerate(keys) if k not in at]
+        gone = [k for k in old.keys if k not in now]
+        if len(new) + len(gone) <= FORMS_UPDATE_MAX_SHARE * max(n, 1):
+            lost = memo.memo_get("local", gone) if gone else {}
+            if len(lost) == len(gone):
+                state, redo = _forms_updated(keys, old, at, new, load, list(lost.values()))
+                state.forms = [old.forms[at[k]] if k in at else {} for k in keys]
+                for i in redo:
+                    chars, frames, lines = state.part(i)
+                    fills = np.maximum(stats.frame_fills(frames), stats.line_docs(lines))
+                    state.forms[i] = form_sentences(chars, frames, fills, min_fills, share)
+    if state is None:
+        locs = load(range(n))
+        forms = [form_lines_of(loc, stats, min_fills, share) for loc in locs]
+        state = FormState.of(keys, forms, [(x.chars, x.frame_seq, x.line_seq) for x in locs])
+    memo.memo_put("forms", {slot: state})
+    return state.forms
+
+
+def _forms_updated(
+    keys: list[str],
+    old: FormState,
+    at: dict[str, int],
+    new: list[int],
+    load: Callable[[Iterable[int]], list[SupportLocal]],
+    lost: list[SupportLocal],
+) -> tuple[FormState, list[int]]:
+    """The state's arrays for ``keys`` (old articles' rows kept, new ones' from their
+    shares), and the indexes whose verdicts must be worked out again: the
+    new articles and those holding a frame or line of an added or removed article."""
+    fresh = dict(zip(new, load(new)))
+    parts = [
+        (fresh[i].chars, fresh[i].frame_seq, fresh[i].line_seq) if i in fresh else old.part(at[k])
+        for i, k in enumerate(keys)
+    ]
+    state = FormState.of(keys, [{} for _ in keys], parts)
+    moved = [*fresh.values(), *lost]
+    frames = np.unique(np.concatenate([x.frame_seq for x in moved] or [np.zeros(0, np.uint64)]))
+    lines = np.unique(np.concatenate([x.line_seq for x in moved] or [np.zeros(0, np.uint64)]))
+    hit = np.isin(state.frames, frames) | np.isin(state.lines, lines)
+    owner = np.searchsorted(state.offsets, np.flatnonzero(hit), side="right") - 1
+    return state, sorted(set(owner.tolist()) | set(new))
 
 
 #: at most this many articles added or removed since the last run: its corpus statistics
