@@ -542,6 +542,9 @@ class PairStage:
 
     pairs: list[tuple[int, int]]
     reuse: dict[tuple[int, int], Relation]
+    #: story features by pair: every candidate pair's, or with a memo only those read
+    #: so far (the rest, ``stored``, are read from the memo when a story component
+    #: needs them: :meth:`fetch`)
     features: dict[tuple[int, int], dict[str, float]]
     feature_fn: Callable[[int, int], dict[str, float]]
     #: with a memo: each article's :func:`article_key`, and the key each pair's result is
@@ -551,6 +554,31 @@ class PairStage:
     #: per doc, its exact-duplicate group's representative (see
     #: :func:`unspin.candidates.representatives`); None: every doc its own
     rep: list[int] | None = None
+    #: every candidate pair's link strength in the story graph (:func:`link_strength`);
+    #: None: worked out from ``features``
+    links: dict[tuple[int, int], float] | None = None
+    #: pairs whose features are in ``memo`` only (not yet in ``features``)
+    stored: set[tuple[int, int]] = field(default_factory=set)
+    memo: Any = None
+
+    def link_strengths(self) -> dict[tuple[int, int], float]:
+        """Every candidate pair's link strength (:func:`link_strength`)."""
+        if self.links is None:
+            self.links = {
+                pair: link_strength(pair in self.reuse, f) for pair, f in self.features.items()
+            }
+        return self.links
+
+    def fetch(self, pairs: Iterable[tuple[int, int]]) -> None:
+        """Read the stored features of these pairs (those among ``stored``) into
+        ``features``."""
+        want = [p for p in pairs if p in self.stored]
+        if not want:
+            return
+        got = self.memo.memo_get("pair", [self.pair_keys[p] for p in want])
+        for p in want:
+            self.features[p] = got[self.pair_keys[p]][1]
+            self.stored.discard(p)
 
     def without_members(self) -> PairStage:
         """The stage as the stories see it: the pairs of the docs that are not
@@ -560,12 +588,34 @@ class PairStage:
         if rep is None or all(r == i for i, r in enumerate(rep)):
             return self
         own = [r == i for i, r in enumerate(rep)]
+        links = self.link_strengths()
         return dataclasses.replace(
             self,
             pairs=[p for p in self.pairs if own[p[0]] and own[p[1]]],
             reuse={p: r for p, r in self.reuse.items() if own[p[0]] and own[p[1]]},
             features={p: f for p, f in self.features.items() if own[p[0]] and own[p[1]]},
+            links={p: v for p, v in links.items() if own[p[0]] and own[p[1]]},
+            stored={p for p in self.stored if own[p[0]] and own[p[1]]},
         )
+
+
+def link_strength(reuse: bool, features: dict[str, float]) -> float:
+    """A candidate pair's link in the story graph: infinite for reuse and shared
+    quotations (always one component), else the document similarity."""
+    return np.inf if (reuse or features["quotes"] > 0) else features["doc_sim"]
+
+
+@dataclass
+class PairState:
+    """The last run's candidate pairs by the key each one's result is stored under, with
+    per pair its link strength, whether it is reuse, and whether its rules asked the
+    corpus anything (then its result is replayed, :func:`same_answers`): an ``add``
+    reads the stored results of the pairs that need them only."""
+
+    keys: list[str]
+    links: np.ndarray
+    reuse: np.ndarray
+    asked: np.ndarray
 
 
 def add_members(groups: list[list[int]], members: dict[int, int]) -> list[list[int]]:
@@ -871,19 +921,37 @@ def pair_stage(
     keys: list[str] = []
     got: dict[str, Any] = {}
     need: set[int] | None = None
+    quiet: list[int] = []  # stored results neither read nor replayed: their features wait
+    slot = ""
+    last = None
     if memo is not None:
         keys = [_key(ck, ak[i], ak[j]) for i, j in pairs]
-        got = memo.memo_get("pair", keys)
+        slot = f"last:{ck}"
+        last = memo.memo_get("pairs", [slot]).get(slot)
+        ask = list(range(len(pairs)))
+        if last is not None:
+            at = dict(zip(last.keys, range(len(last.keys))))
+            ask = []
+            for k, key in enumerate(keys):
+                x = at.get(key)
+                # a stored result that asked the corpus nothing and is no reuse: it holds
+                # whatever the corpus, and only its features are ever read
+                if x is None or last.asked[x] or last.reuse[x]:
+                    ask.append(k)
+                else:
+                    quiet.append(k)
+        got = memo.memo_get("pair", [keys[k] for k in ask])
         # shares are read for pairs to compute and stored results to replay, only
         need = set()
-        for k, pair in enumerate(pairs):
+        for k in ask:
             hit = got.get(keys[k])
             if hit is None or hit[2]:
-                need.update(pair)
+                need.update(pairs[k])
     ctx = context or corpus_context(docs, config, engine, memo, ak or None, need)
     if memo is not None:
         todo = []
-        for k, (i, j) in enumerate(pairs):
+        for k in ask:
+            i, j = pairs[k]
             hit = got.get(keys[k])
             # a result whose rules asked the corpus nothing holds whatever the corpus
             if hit is not None and (
@@ -898,14 +966,37 @@ def pair_stage(
         results[k] = r
     if memo is not None and todo:
         memo.memo_put("pair", {keys[k]: results[k] for k in todo})
+    links = None
+    stored: set[tuple[int, int]] = set()
+    if memo is not None:
+        assert last is not None or not quiet
+        at = dict(zip(last.keys, range(len(last.keys)))) if quiet else {}
+        link = np.empty(len(pairs), dtype=np.float64)
+        for k in quiet:
+            link[k] = last.links[at[keys[k]]]  # type: ignore[union-attr]
+        for k, r in enumerate(results):
+            if r is not None:
+                link[k] = link_strength(r[0] is not None, r[1])
+        links = dict(zip(pairs, link.tolist()))
+        stored = {pairs[k] for k in quiet}
+        state = PairState(
+            keys=keys,
+            links=link,
+            reuse=np.array([r is not None and r[0] is not None for r in results], dtype=bool),
+            asked=np.array([r is not None and bool(r[2]) for r in results], dtype=bool),
+        )
+        memo.memo_put("pairs", {slot: state})
     return PairStage(
         pairs=pairs,
-        reuse={pair: r[0] for pair, r in zip(pairs, results) if r[0] is not None},
-        features={pair: r[1] for pair, r in zip(pairs, results)},
+        reuse={pair: r[0] for pair, r in zip(pairs, results) if r is not None and r[0] is not None},
+        features={pair: r[1] for pair, r in zip(pairs, results) if r is not None},
         feature_fn=_FeatureFn(docs, ctx.qkeys, config.stories, ctx.forms),
         article_keys=ak,
         pair_keys=dict(zip(pairs, keys)),
         rep=rep,
+        links=links,
+        stored=stored,
+        memo=memo,
     )
 
 
@@ -921,17 +1012,11 @@ def story_components(docs: Sequence[Doc], ps: PairStage, config: Config) -> list
     quotations, else the document similarity) kept in arrays that every split filters.
     """
     sp = config.stories
-    n = len(ps.features)
-    ei = np.fromiter((p[0] for p in ps.features), dtype=np.int64, count=n)
-    ej = np.fromiter((p[1] for p in ps.features), dtype=np.int64, count=n)
-    strength = np.fromiter(
-        (
-            np.inf if (pair in ps.reuse or f["quotes"] > 0) else f["doc_sim"]
-            for pair, f in ps.features.items()
-        ),
-        dtype=np.float64,
-        count=n,
-    )
+    links = ps.link_strengths()
+    n = len(links)
+    ei = np.fromiter((p[0] for p in links), dtype=np.int64, count=n)
+    ej = np.fromiter((p[1] for p in links), dtype=np.int64, count=n)
+    strength = np.fromiter(links.values(), dtype=np.float64, count=n)
 
     def split(nodes: np.ndarray, link: float, ei, ej, es) -> list[list[int]]:
         keep = es >= link
@@ -1041,13 +1126,13 @@ def _component_keys(
     ak = ps.article_keys or [article_key(d.article, config.embedder) for d in docs]
     comp_of = {i: c for c, members in enumerate(comps) for i in members}
     inside: list[list[str]] = [[] for _ in comps]
-    for pair, f in ps.features.items():
+    for pair in ps.link_strengths():
         c = comp_of[pair[0]]
         if comp_of[pair[1]] == c:
             pk = ps.pair_keys.get(pair)
             # else repr of the sorted items: every value exactly (shortest round-trip
             # floats), several times faster than JSON
-            inside[c].append(f"{pair}{pair in ps.reuse}{pk or sorted(f.items())!r}")
+            inside[c].append(f"{pair}{pair in ps.reuse}{pk or sorted(ps.features[pair].items())!r}")
     out = []
     form = getattr(ps.feature_fn, "form", lambda i: None)
     for c, members in enumerate(comps):
@@ -1082,6 +1167,9 @@ def _map_components(docs, comps, ps, config, engine, memo) -> list[tuple]:
             )
     # largest first, so one big component does not finish last on its own
     todo.sort(key=lambda c: -len(comps[c]))
+    if ps.stored:  # the stored features of the candidate pairs inside them, read now
+        comp_of = {i: c for c in todo for i in comps[c]}
+        ps.fetch(p for p in ps.stored if comp_of.get(p[0], -1) == comp_of.get(p[1], -2))
     fresh = engine.map_components(
         component_work, [comps[c] for c in todo], ComponentContext(docs, ps, sp)
     )
