@@ -90,8 +90,10 @@ def test_frame_fills_are_exact_under_add_and_remove() -> None:
     grown.remove(locs[0])  # the last holder of that fill: one fill fewer
     assert grown.frame_fills(np.array([frame]))[0] == len(COMPANIES) - 1
     rebuilt = CorpusStats(locs[1:-1])
-    assert np.array_equal(grown.fill_keys, rebuilt.fill_keys)
-    assert np.array_equal(grown.frame_nfill, rebuilt.frame_nfill)
+    for name in ("fill_keys", "fill_df", "fill_frames", "frame_keys", "frame_nfill"):
+        assert np.array_equal(getattr(grown, name), getattr(rebuilt, name)), name
+    for name in ("keys", "df", "line_keys", "line_df"):
+        assert np.array_equal(getattr(grown, name), getattr(rebuilt, name)), name
 
 
 def test_a_form_item_is_an_article_made_mostly_of_form_lines() -> None:

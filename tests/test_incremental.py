@@ -163,8 +163,20 @@ def test_corpus_stats_updated_from_the_last_run_equal_a_rebuild(tmp_path) -> Non
             and x.capitals == y.capitals
             and x.lower == y.lower
             and x.words == y.words
-            and np.array_equal(x.keys, y.keys)
-            and np.array_equal(x.df, y.df)
+            and all(
+                np.array_equal(getattr(x, a), getattr(y, a))
+                for a in (
+                    "keys",
+                    "df",
+                    "line_keys",
+                    "line_df",
+                    "fill_keys",
+                    "fill_df",
+                    "fill_frames",
+                    "frame_keys",
+                    "frame_nfill",
+                )
+            )
         )
 
     with Store(tmp_path / "st") as st:
