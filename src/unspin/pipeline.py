@@ -403,6 +403,17 @@ def _key(*parts: str) -> str:
     return hashlib.sha1("|".join(parts).encode()).hexdigest()
 
 
+def pair_key(ck: str, ak: Sequence[str], forms: Sequence[dict[int, int]], i: int, j: int) -> str:
+    """The key a pair's result is stored under: the settings and code (``ck``), the two
+    articles (``ak``: :func:`article_key` per doc) and, where either has any, their form
+    lines in the pile (``forms``: a verdict of the pile that the pair's rules read)."""
+    fi = forms[i] if forms else {}
+    fj = forms[j] if forms else {}
+    if fi or fj:
+        return _key(ck, ak[i], ak[j], repr(sorted(fi.items())), repr(sorted(fj.items())))
+    return _key(ck, ak[i], ak[j])
+
+
 class RecordingSupport:
     """A :class:`~unspin.corpus.SupportView` that logs every question and its answer, so a
     stored pair result can be reused exactly when the corpus gives the same answers now
@@ -522,14 +533,22 @@ class PairContext:
     config: Config
     #: per doc, its form lines in the pile (corpus.form_sentences; {} for most articles)
     forms: Sequence[dict[int, int]] = ()
+    #: ``load(indexes)``: reads those docs' shares into ``locals`` (None where they are
+    #: not read yet; see :func:`corpus_context`), when only some were read
+    load: Callable[[Iterable[int]], list[SupportLocal]] | None = None
 
 
 def pair_work(ctx: PairContext, pair: tuple[int, int]) -> tuple[Relation | None, dict, list[tuple]]:
     """Reuse relation and story features of candidate pair ``(i, j)``, ``i < j``, and
-    the corpus questions the rules asked (see :class:`RecordingSupport`)."""
+    the corpus questions the rules asked (see :class:`RecordingSupport`). The two docs'
+    form lines are the context's (the pile's verdicts, which the pair's memo key holds:
+    :func:`pair_key`), not questions to log."""
     i, j = pair
     support = RecordingSupport(SupportView(ctx.stats, (ctx.locals[i], ctx.locals[j])))
-    forms = pair_forms(ctx.docs[i], ctx.docs[j], support, ctx.config)
+    if ctx.forms:
+        forms: Forms | None = (ctx.forms[i], ctx.forms[j])
+    else:
+        forms = pair_forms(ctx.docs[i], ctx.docs[j], support, ctx.config)
     rel = pair_result(ctx.docs[i], ctx.docs[j], support, ctx.config, forms)
     shared = len(ctx.qkeys[i] & ctx.qkeys[j])
     feats = pair_features(ctx.docs[i], ctx.docs[j], shared, ctx.config.stories, forms)
@@ -715,7 +734,7 @@ def corpus_context(
         ]
     else:
         forms = pile_forms(keys, stats, memo, load, p.form_min_fills, p.form_share)
-    return PairContext(docs, locs, stats, qkeys, config, forms)  # type: ignore[arg-type]
+    return PairContext(docs, locs, stats, qkeys, config, forms, load)  # type: ignore[arg-type]
 
 
 class FormState:
@@ -920,12 +939,17 @@ def pair_stage(
     todo = list(range(len(pairs)))
     keys: list[str] = []
     got: dict[str, Any] = {}
-    need: set[int] | None = None
+    need: set[int] = set()
     quiet: list[int] = []  # stored results neither read nor replayed: their features wait
     slot = ""
     last = None
+    # with a memo, the statistics and form lines first (the pair keys hold the form
+    # lines); the shares of the docs that pairs to compute or replay read, after
+    ctx = context or corpus_context(
+        docs, config, engine, memo, ak or None, need if memo is not None else None
+    )
     if memo is not None:
-        keys = [_key(ck, ak[i], ak[j]) for i, j in pairs]
+        keys = [pair_key(ck, ak, ctx.forms, i, j) for i, j in pairs]
         slot = f"last:{ck}"
         last = memo.memo_get("pairs", [slot]).get(slot)
         ask = list(range(len(pairs)))
@@ -942,13 +966,12 @@ def pair_stage(
                     quiet.append(k)
         got = memo.memo_get("pair", [keys[k] for k in ask])
         # shares are read for pairs to compute and stored results to replay, only
-        need = set()
         for k in ask:
             hit = got.get(keys[k])
             if hit is None or hit[2]:
                 need.update(pairs[k])
-    ctx = context or corpus_context(docs, config, engine, memo, ak or None, need)
-    if memo is not None:
+        if ctx.load is not None:
+            ctx.load(sorted(need))
         todo = []
         for k in ask:
             i, j = pairs[k]
