@@ -98,6 +98,8 @@ CRASH_POINTS = [
     ("os", "symlink"),
     ("os", "fsync"),
     ("unspin.output", "_write_file"),
+    ("unspin.output", "_write_bytes"),
+    ("os", "link"),
     ("unspin.output", "_write_parquet"),
     ("unspin.output", "_prune"),
     ("unspin.output", "_switch"),

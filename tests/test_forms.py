@@ -90,8 +90,10 @@ def test_frame_fills_are_exact_under_add_and_remove() -> None:
     grown.remove(locs[0])  # the last holder of that fill: one fill fewer
     assert grown.frame_fills(np.array([frame]))[0] == len(COMPANIES) - 1
     rebuilt = CorpusStats(locs[1:-1])
-    assert np.array_equal(grown.fill_keys, rebuilt.fill_keys)
-    assert np.array_equal(grown.frame_nfill, rebuilt.frame_nfill)
+    for name in ("fill_keys", "fill_df", "fill_frames", "frame_keys", "frame_nfill"):
+        assert np.array_equal(getattr(grown, name), getattr(rebuilt, name)), name
+    for name in ("keys", "df", "line_keys", "line_df"):
+        assert np.array_equal(getattr(grown, name), getattr(rebuilt, name)), name
 
 
 def test_a_form_item_is_an_article_made_mostly_of_form_lines() -> None:
@@ -221,3 +223,40 @@ def test_corpus_statistics_stored_by_other_code_are_not_updated(tmp_path, monkey
     monkeypatch.setattr(pl, "code_version", lambda: "another" + real[7:])
     res = unspin.add(arts[6:], out=tmp_path / "res", config=cfg)
     assert len(res.docs) == len(arts)
+
+
+def test_pile_forms_kept_from_the_last_run_equal_a_full_pass(tmp_path) -> None:
+    """``pipeline.pile_forms`` keeps the last run's verdicts and redoes only articles
+    sharing a frame or a line with an added or removed one: after each add and remove
+    (notices crossing the fills threshold both ways, an ordinary article beside them),
+    every article's form lines equal :func:`form_lines_of` over the whole pile."""
+    from unspin.corpus import form_lines_of
+    from unspin.pipeline import corpus_stats, pile_forms
+    from unspin.store import Store
+
+    texts = [notice(k, n, t) for k, (n, t) in enumerate(COMPANIES)]
+    texts.append("Mayor Ken Vordanek met the council on Monday. Pay March 31.")
+    locs = _locals(texts)
+    keys = [f"k{k}" for k in range(len(locs))]
+    p = AlignParams()
+    with Store(tmp_path / "st") as st:
+        st.memo_put("local", dict(zip(keys, locs)))
+        # 4 notices: below 5 fills; then the 5th and more; then back below; reordered ids
+        for pick in (
+            [0, 1, 2, 3, 8],
+            [0, 1, 2, 3, 8, 4],
+            [0, 1, 2, 3, 8, 4, 5, 6],
+            [0, 2, 8, 4],
+            [0, 2, 8, 4, 7, 1, 3],
+            [0, 2, 8, 4, 7, 1, 3],
+        ):
+            ks, ls = [keys[i] for i in pick], [locs[i] for i in pick]
+            stats = corpus_stats(ks, ls, st)
+
+            def load(idx, ls=ls):
+                return [ls[i] for i in idx]
+
+            got = pile_forms(ks, stats, st, load, p.form_min_fills, p.form_share)
+            want = [form_lines_of(x, stats, p.form_min_fills, p.form_share) for x in ls]
+            assert got == want, pick
+        assert any(got)  # the pile's notices are form items at the end

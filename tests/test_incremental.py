@@ -163,8 +163,20 @@ def test_corpus_stats_updated_from_the_last_run_equal_a_rebuild(tmp_path) -> Non
             and x.capitals == y.capitals
             and x.lower == y.lower
             and x.words == y.words
-            and np.array_equal(x.keys, y.keys)
-            and np.array_equal(x.df, y.df)
+            and all(
+                np.array_equal(getattr(x, a), getattr(y, a))
+                for a in (
+                    "keys",
+                    "df",
+                    "line_keys",
+                    "line_df",
+                    "fill_keys",
+                    "fill_df",
+                    "fill_frames",
+                    "frame_keys",
+                    "frame_nfill",
+                )
+            )
         )
 
     with Store(tmp_path / "st") as st:
@@ -218,3 +230,24 @@ def test_changes_depend_only_on_the_fields_their_memo_key_holds() -> None:
         "changes",
         "evidence",
     }
+
+
+def test_add_and_remove_that_make_and_unmake_form_items_equal_full_rescans(tmp_path) -> None:
+    """Form lines are the pile's verdict that a pair's memo key holds: adding the notice
+    that fills a frame in often enough turns the other notices into form items (their
+    pairs are recomputed), and removing it turns them back; each equal to a full rescan."""
+    from test_forms import COMPANIES, notice
+
+    cfg = Config(embedder="hashing")
+    arts = [Article(id=f"n{k}", text=notice(k, n, t)) for k, (n, t) in enumerate(COMPANIES)]
+    other = Article(id="x", text="Mayor Ken Vordanek met the council on Monday. Pay March 31.")
+    out = tmp_path / "res"
+    unspin.scan(arts_folder(tmp_path, [*arts[:4], other]), out=out, config=cfg)
+    now = [*arts[:4], other]
+    for a in arts[4:6]:
+        unspin.add([a], out=out, config=cfg)
+        now.append(a)
+        _same_as_fresh(out, now, cfg)
+    unspin.remove(["n4", "n5"], out=out, config=cfg)
+    now = [a for a in now if a.id not in ("n4", "n5")]
+    _same_as_fresh(out, now, cfg)

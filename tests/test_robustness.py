@@ -593,6 +593,37 @@ def test_results_are_one_generation_behind_one_pointer(tmp_path: Path) -> None:
     assert {r["id"] for r in read_tables(out)["articles"]} == {"a", "b"}
 
 
+def test_unchanged_tables_are_linked_from_the_last_generation(tmp_path: Path) -> None:
+    """A table whose lines are the previous generation's is the same file (a hard link,
+    with its Parquet copy); a changed one is written anew; either way each generation
+    reads whole, and pruning the older one leaves the linked files readable."""
+    from unspin.output import KEEP_GENERATIONS
+
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.txt").write_text(STORY)
+    out = tmp_path / "o"
+    unspin.scan([src], out=out, config=HASHING)
+    first = results_folder(out)
+    before = read_tables(out)
+    (src / "b.txt").write_text(OTHER)  # an unrelated article: articles and stories change
+    unspin.scan([src], out=out, config=HASHING)
+    second = results_folder(out)
+    after = read_tables(out)
+    for name in FILES:
+        same = before[name] == after[name]
+        for ext in ("jsonl", "parquet"):
+            a, b = first / f"{name}.{ext}", second / f"{name}.{ext}"
+            assert (a.stat().st_ino == b.stat().st_ino) == same, (name, ext, same)
+    assert before["articles"] != after["articles"]
+    assert before["errors"] == after["errors"]
+    # the older generations pruned: the linked files still read
+    for _ in range(KEEP_GENERATIONS + 1):
+        unspin.scan([src], out=out, config=HASHING)
+    assert not first.exists()
+    assert read_tables(out) == after
+
+
 def test_killed_writer_leftovers_are_pruned_and_never_read(tmp_path: Path) -> None:
     from unspin.output import GENERATIONS, KEEP_GENERATIONS
 

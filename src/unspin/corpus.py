@@ -383,17 +383,21 @@ class CorpusStats:
         return _df(self.frame_keys, self.frame_nfill, frames)
 
     def _fills_changed(self, loc: SupportLocal, sign: int) -> None:
-        keys = np.concatenate([self.fill_keys, loc.fills])
-        frames = np.concatenate([self.fill_frames, loc.fill_frames])
-        df = np.concatenate([self.fill_df, np.full(len(loc.fills), sign, dtype=self.fill_df.dtype)])
-        order = np.argsort(keys, kind="stable")
-        keys, frames, df = keys[order], frames[order], df[order]
-        uniq, start = np.unique(keys, return_index=True)
-        summed = np.add.reduceat(df, start) if len(df) else df
-        keep = summed > 0
-        self.fill_keys, self.fill_df = uniq[keep], summed[keep]
-        self.fill_frames = frames[start][keep]
-        self._frames_counted()
+        keys, df = self.fill_keys, self.fill_df
+        had = _held(keys, loc.fills)
+        self.fill_keys, self.fill_df, self.fill_frames = _merge(
+            keys, df, loc.fills, sign, (self.fill_frames, loc.fill_frames)
+        )
+        # a frame's distinct fills move by the fills that appeared or disappeared
+        if sign > 0:
+            moved = loc.fill_frames[~had]
+        else:
+            moved = loc.fill_frames[~_held(self.fill_keys, loc.fills)]
+        if len(moved):
+            frames, count = np.unique(moved, return_counts=True)
+            self.frame_keys, self.frame_nfill = _merge(
+                self.frame_keys, self.frame_nfill, frames, sign, counts=count
+            )
 
     def _count(self, loc: SupportLocal, sign: int) -> None:
         self.n += sign
@@ -457,17 +461,51 @@ class CorpusStats:
         return s
 
 
-def _merge(keys: np.ndarray, dfs: np.ndarray, items: np.ndarray, sign: int):
+def _held(keys: np.ndarray, items: np.ndarray) -> np.ndarray:
+    """Per item, whether sorted unique ``keys`` hold it."""
+    if not len(keys):
+        return np.zeros(len(items), dtype=bool)
+    pos = np.minimum(np.searchsorted(keys, items), len(keys) - 1)
+    return keys[pos] == items
+
+
+def _merge(
+    keys: np.ndarray,
+    dfs: np.ndarray,
+    items: np.ndarray,
+    sign: int,
+    extra: tuple[np.ndarray, np.ndarray] | None = None,
+    counts: np.ndarray | None = None,
+):
     """Sorted unique ``keys`` with document frequencies ``dfs``, after adding (``sign``
-    1) or removing (-1) one article's distinct ``items``."""
-    keys = np.concatenate([keys, items])
-    df = np.concatenate([dfs, np.full(len(items), sign, dtype=dfs.dtype)])
-    order = np.argsort(keys, kind="stable")
-    keys, df = keys[order], df[order]
-    uniq, start = np.unique(keys, return_index=True)
-    summed = np.add.reduceat(df, start) if len(df) else df
-    keep = summed > 0
-    return uniq[keep], summed[keep]
+    1) or removing (-1) one article's distinct ``items`` (sorted, unique), each counted
+    once or ``counts`` times; keys whose count falls to 0 are dropped.
+
+    ``extra``: a column aligned with ``keys`` and the items' values of it (kept for the
+    keys, inserted with new ones); returned as a third array. In place of a re-sort of
+    everything: a binary search of the few items, inserts of the new ones."""
+    items = np.asarray(items, dtype=keys.dtype)
+    step = np.full(len(items), sign, dtype=dfs.dtype) if counts is None else sign * counts
+    col = None if extra is None else extra[0]
+    if len(items):
+        pos = np.searchsorted(keys, items)
+        found = _held(keys, items)
+        dfs = dfs.copy()
+        dfs[pos[found]] += step[found].astype(dfs.dtype)
+        if sign > 0 and not found.all():
+            at = pos[~found]
+            keys = np.insert(keys, at, items[~found])
+            dfs = np.insert(dfs, at, step[~found].astype(dfs.dtype))
+            if col is not None and extra is not None:
+                col = np.insert(col, at, np.asarray(extra[1], dtype=col.dtype)[~found])
+        if sign < 0:
+            keep = dfs > 0
+            keys, dfs = keys[keep], dfs[keep]
+            if col is not None:
+                col = col[keep]
+    if extra is None:
+        return keys, dfs
+    return keys, dfs, col
 
 
 def form_lines_of(loc: SupportLocal, stats: CorpusStats, min_fills: int, share: float):

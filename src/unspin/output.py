@@ -14,6 +14,7 @@ Everything is created owner-only (0700 folders, 0600 files).
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 import shutil
@@ -133,10 +134,11 @@ def write_results(result: Result, out: str | os.PathLike, parquet: bool = True) 
     with writer_lock(out):
         gens = private_dir(out / GENERATIONS)
         _migrate(out, gens)
+        prev = _previous(out)
         gen = gens / f"{time.time_ns():020d}-{os.getpid()}"
         gen.mkdir(mode=DIR_MODE)
         try:
-            names = _write_generation(result, gen, parquet)
+            names = _write_generation(result, gen, parquet, prev)
             _write_file(gen / COMPLETE, [""])
             _fsync_dir(gen)
             _switch(out, gen, names)
@@ -147,12 +149,47 @@ def write_results(result: Result, out: str | os.PathLike, parquet: bool = True) 
     return [out / n for n in names]
 
 
-def _write_generation(result: Result, gen: Path, parquet: bool) -> list[str]:
+#: a file in each generation (not a table) with the SHA-1 and size of each ``.jsonl``
+DIGESTS = ".digests.json"
+
+
+def _previous(out: Path) -> Path | None:
+    """The current generation, when it is one written with digests."""
+    link = out / CURRENT
+    if not link.is_symlink():
+        return None
+    gen = out / os.readlink(link)
+    return gen if (gen / COMPLETE).is_file() and (gen / DIGESTS).is_file() else None
+
+
+def _write_generation(
+    result: Result, gen: Path, parquet: bool, prev: Path | None = None
+) -> list[str]:
+    """Every table, the manifest and the Parquet copies into ``gen``. A table whose
+    lines are byte for byte those of the previous generation ``prev`` (its SHA-1 and size
+    recorded there) is hard-linked from it with its Parquet copy, not written again:
+    files of a complete generation are never changed, so the link is the same file."""
     tables = records(result)
-    names = []
+    old: dict[str, list] = {}
+    if prev is not None:
+        try:
+            old = json.loads((prev / DIGESTS).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            old = {}
+    names, digests, to_parquet = [], {}, {}
     for name, rows in tables.items():
-        _write_file(gen / f"{name}.jsonl", (_json_line(row) for row in rows))
+        data = "".join(_json_line(row) for row in rows).encode("utf-8")
+        digest = [hashlib.sha1(data).hexdigest(), len(data)]
+        digests[name] = digest
         names.append(f"{name}.jsonl")
+        if (
+            prev is not None
+            and old.get(name) == digest
+            and _link_same(prev, gen, name, parquet, len(data))
+        ):
+            continue
+        _write_bytes(gen / f"{name}.jsonl", data)
+        to_parquet[name] = rows
     meta = {
         "schema_version": SCHEMA_VERSION,
         "counts": {k: len(v) for k, v in tables.items()},
@@ -163,8 +200,39 @@ def _write_generation(result: Result, gen: Path, parquet: bool) -> list[str]:
     _write_file(gen / "manifest.json", [json.dumps(meta, indent=2) + "\n"])
     names.append("manifest.json")
     if parquet:
-        names.extend(p.name for p in _write_parquet(tables, gen))
+        _write_parquet(to_parquet, gen)
+        names.extend(f"{n}.parquet" for n in tables if (gen / f"{n}.parquet").exists())
+    _write_file(gen / DIGESTS, [json.dumps(digests)])
     return names
+
+
+def _link_same(prev: Path, gen: Path, name: str, parquet: bool, size: int) -> bool:
+    """Hard-link table ``name`` (and its Parquet copy when ``parquet``) from ``prev``
+    into ``gen``; False (nothing linked) when a file is missing or the size differs
+    from the recorded one."""
+    files = [f"{name}.jsonl"] + ([f"{name}.parquet"] if parquet else [])
+    if not all((prev / f).is_file() and not (prev / f).is_symlink() for f in files):
+        return False
+    if (prev / files[0]).stat().st_size != size:
+        return False
+    done = []
+    try:
+        for f in files:
+            os.link(prev / f, gen / f)
+            done.append(f)
+    except OSError:
+        for f in done:
+            (gen / f).unlink(missing_ok=True)
+        return False
+    return True
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    """Write, flush and fsync a new owner-only file holding ``data``."""
+    with os.fdopen(_create(path), "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
 
 
 def _switch(out: Path, gen: Path, names: list[str]) -> None:

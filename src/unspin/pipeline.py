@@ -43,7 +43,7 @@ from unspin.candidates import (
     representatives,
 )
 from unspin.classify import ClassifyParams, classify
-from unspin.corpus import CorpusStats, SupportLocal, SupportView, form_lines_of
+from unspin.corpus import CorpusStats, SupportLocal, SupportView, form_lines_of, form_sentences
 from unspin.embed import get_embedder
 from unspin.fingerprint import (
     encoder_text,
@@ -406,6 +406,17 @@ def _key(*parts: str) -> str:
     return hashlib.sha1("|".join(parts).encode()).hexdigest()
 
 
+def pair_key(ck: str, ak: Sequence[str], forms: Sequence[dict[int, int]], i: int, j: int) -> str:
+    """The key a pair's result is stored under: the settings and code (``ck``), the two
+    articles (``ak``: :func:`article_key` per doc) and, where either has any, their form
+    lines in the pile (``forms``: a verdict of the pile that the pair's rules read)."""
+    fi = forms[i] if forms else {}
+    fj = forms[j] if forms else {}
+    if fi or fj:
+        return _key(ck, ak[i], ak[j], repr(sorted(fi.items())), repr(sorted(fj.items())))
+    return _key(ck, ak[i], ak[j])
+
+
 class RecordingSupport:
     """A :class:`~unspin.corpus.SupportView` that logs every question and its answer, so a
     stored pair result can be reused exactly when the corpus gives the same answers now
@@ -531,14 +542,22 @@ class PairContext:
     config: Config
     #: per doc, its form lines in the pile (corpus.form_sentences; {} for most articles)
     forms: Sequence[dict[int, int]] = ()
+    #: ``load(indexes)``: reads those docs' shares into ``locals`` (None where they are
+    #: not read yet; see :func:`corpus_context`), when only some were read
+    load: Callable[[Iterable[int]], list[SupportLocal]] | None = None
 
 
 def pair_work(ctx: PairContext, pair: tuple[int, int]) -> tuple[Relation | None, dict, list[tuple]]:
     """Reuse relation and story features of candidate pair ``(i, j)``, ``i < j``, and
-    the corpus questions the rules asked (see :class:`RecordingSupport`)."""
+    the corpus questions the rules asked (see :class:`RecordingSupport`). The two docs'
+    form lines are the context's (the pile's verdicts, which the pair's memo key holds:
+    :func:`pair_key`), not questions to log."""
     i, j = pair
     support = RecordingSupport(SupportView(ctx.stats, (ctx.locals[i], ctx.locals[j])))
-    forms = pair_forms(ctx.docs[i], ctx.docs[j], support, ctx.config)
+    if ctx.forms:
+        forms: Forms | None = (ctx.forms[i], ctx.forms[j])
+    else:
+        forms = pair_forms(ctx.docs[i], ctx.docs[j], support, ctx.config)
     rel = pair_result(ctx.docs[i], ctx.docs[j], support, ctx.config, forms)
     shared = len(ctx.qkeys[i] & ctx.qkeys[j])
     feats = pair_features(ctx.docs[i], ctx.docs[j], shared, ctx.config.stories, forms)
@@ -551,6 +570,9 @@ class PairStage:
 
     pairs: list[tuple[int, int]]
     reuse: dict[tuple[int, int], Relation]
+    #: story features by pair: every candidate pair's, or with a memo only those read
+    #: so far (the rest, ``stored``, are read from the memo when a story component
+    #: needs them: :meth:`fetch`)
     features: dict[tuple[int, int], dict[str, float]]
     feature_fn: Callable[[int, int], dict[str, float]]
     #: with a memo: each article's :func:`article_key`, and the key each pair's result is
@@ -562,6 +584,31 @@ class PairStage:
     rep: list[int] | None = None
     #: what the second encoder did (:class:`unspin.second.Plan`; None: not run)
     second: Any = None
+    #: every candidate pair's link strength in the story graph (:func:`link_strength`);
+    #: None: worked out from ``features``
+    links: dict[tuple[int, int], float] | None = None
+    #: pairs whose features are in ``memo`` only (not yet in ``features``)
+    stored: set[tuple[int, int]] = field(default_factory=set)
+    memo: Any = None
+
+    def link_strengths(self) -> dict[tuple[int, int], float]:
+        """Every candidate pair's link strength (:func:`link_strength`)."""
+        if self.links is None:
+            self.links = {
+                pair: link_strength(pair in self.reuse, f) for pair, f in self.features.items()
+            }
+        return self.links
+
+    def fetch(self, pairs: Iterable[tuple[int, int]]) -> None:
+        """Read the stored features of these pairs (those among ``stored``) into
+        ``features``."""
+        want = [p for p in pairs if p in self.stored]
+        if not want:
+            return
+        got = self.memo.memo_get("pair", [self.pair_keys[p] for p in want])
+        for p in want:
+            self.features[p] = got[self.pair_keys[p]][1]
+            self.stored.discard(p)
 
     def without_members(self) -> PairStage:
         """The stage as the stories see it: the pairs of the docs that are not
@@ -571,12 +618,34 @@ class PairStage:
         if rep is None or all(r == i for i, r in enumerate(rep)):
             return self
         own = [r == i for i, r in enumerate(rep)]
+        links = self.link_strengths()
         return dataclasses.replace(
             self,
             pairs=[p for p in self.pairs if own[p[0]] and own[p[1]]],
             reuse={p: r for p, r in self.reuse.items() if own[p[0]] and own[p[1]]},
             features={p: f for p, f in self.features.items() if own[p[0]] and own[p[1]]},
+            links={p: v for p, v in links.items() if own[p[0]] and own[p[1]]},
+            stored={p for p in self.stored if own[p[0]] and own[p[1]]},
         )
+
+
+def link_strength(reuse: bool, features: dict[str, float]) -> float:
+    """A candidate pair's link in the story graph: infinite for reuse and shared
+    quotations (always one component), else the document similarity."""
+    return np.inf if (reuse or features["quotes"] > 0) else features["doc_sim"]
+
+
+@dataclass
+class PairState:
+    """The last run's candidate pairs by the key each one's result is stored under, with
+    per pair its link strength, whether it is reuse, and whether its rules asked the
+    corpus anything (then its result is replayed, :func:`same_answers`): an ``add``
+    reads the stored results of the pairs that need them only."""
+
+    keys: list[str]
+    links: np.ndarray
+    reuse: np.ndarray
+    asked: np.ndarray
 
 
 def add_members(groups: list[list[int]], members: dict[int, int]) -> list[list[int]]:
@@ -678,13 +747,131 @@ def corpus_context(
     load(range(len(docs)) if need is None or memo is None else need)
     stats = corpus_stats(keys, locs, memo, load)
     qkeys = [quote_keys(d, config.candidates.quote_min_words) for d in docs]
-    # every article's form lines (a pile verdict that story features of any pair of a
-    # component read) need every article's share: loaded here even when ``need`` names fewer
+    # every article's form lines: a pile verdict that story features of any pair of a
+    # component read (kept from the last run and redone only where the pile's counts
+    # of an article's lines or frames moved: :func:`pile_forms`)
     p = config.align
-    forms = [
-        form_lines_of(loc, stats, p.form_min_fills, p.form_share) for loc in load(range(len(docs)))
+    if memo is None or need is None:
+        forms = [
+            form_lines_of(loc, stats, p.form_min_fills, p.form_share)
+            for loc in load(range(len(docs)))
+        ]
+    else:
+        forms = pile_forms(keys, stats, memo, load, p.form_min_fills, p.form_share)
+    return PairContext(docs, locs, stats, qkeys, config, forms, load)  # type: ignore[arg-type]
+
+
+class FormState:
+    """The last run's form lines of every article (by its share's key, in order) and what
+    they were decided from: per article its content characters, frame hashes and line
+    hashes (:class:`~unspin.corpus.SupportLocal`'s ``chars``, ``frame_seq``, ``line_seq``),
+    concatenated, with the offsets of each article's sentences."""
+
+    def __init__(
+        self,
+        keys: list[str],
+        forms: list[dict[int, int]],
+        chars: np.ndarray,
+        frames: np.ndarray,
+        lines: np.ndarray,
+        offsets: np.ndarray,
+    ) -> None:
+        self.keys, self.forms = keys, forms
+        self.chars, self.frames, self.lines, self.offsets = chars, frames, lines, offsets
+
+    @classmethod
+    def of(cls, keys: list[str], forms: list[dict[int, int]], parts: Sequence[tuple]) -> FormState:
+        """From per-article ``(chars, frames, lines)`` arrays."""
+        sizes = np.array([len(c) for c, _, _ in parts], dtype=np.int64)
+        offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+
+        def cat(x: int, dtype) -> np.ndarray:
+            arrs = [part[x] for part in parts]
+            return np.concatenate(arrs).astype(dtype) if arrs else np.zeros(0, dtype)
+
+        return cls(
+            list(keys), forms, cat(0, np.int64), cat(1, np.uint64), cat(2, np.uint64), offsets
+        )
+
+    def part(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        lo, hi = int(self.offsets[i]), int(self.offsets[i + 1])
+        return self.chars[lo:hi], self.frames[lo:hi], self.lines[lo:hi]
+
+
+#: above this share of the pile added or removed since the last run, every article's form
+#: lines are worked out again rather than updated (the update is then no cheaper)
+FORMS_UPDATE_MAX_SHARE = 0.5
+
+
+def pile_forms(
+    keys: list[str],
+    stats: CorpusStats,
+    memo: Any,
+    load: Callable[[Iterable[int]], list[SupportLocal]],
+    min_fills: int,
+    share: float,
+) -> list[dict[int, int]]:
+    """Every article's form lines in the pile (:func:`~unspin.corpus.form_lines_of`),
+    the same as working each out, without reading every article's share.
+
+    An article's verdict reads only its own sentences and the pile's counts of its
+    frames (distinct fills) and of its lines (articles holding it); adding or removing
+    an article moves only the counts of that article's frames and lines. So the last
+    run's verdicts (a :class:`FormState` in ``memo``) are kept for every article none of
+    whose frames and lines is one of an added or removed article's, and worked out again
+    for the others, from the state's arrays: the shares read are the added articles'
+    (which the caller has) and the removed ones' (stored)."""
+    slot = f"last:{code_version()}:{min_fills}:{share}"
+    old = memo.memo_get("forms", [slot]).get(slot)
+    n = len(keys)
+    state = None
+    if old is not None and old.keys == keys:
+        return old.forms
+    if old is not None and len(set(keys)) == n:
+        at = {k: x for x, k in enumerate(old.keys)}
+        now = set(keys)
+        new = [i for i, k in enumerate(keys) if k not in at]
+        gone = [k for k in old.keys if k not in now]
+        if len(new) + len(gone) <= FORMS_UPDATE_MAX_SHARE * max(n, 1):
+            lost = memo.memo_get("local", gone) if gone else {}
+            if len(lost) == len(gone):
+                state, redo = _forms_updated(keys, old, at, new, load, list(lost.values()))
+                state.forms = [old.forms[at[k]] if k in at else {} for k in keys]
+                for i in redo:
+                    chars, frames, lines = state.part(i)
+                    fills = np.maximum(stats.frame_fills(frames), stats.line_docs(lines))
+                    state.forms[i] = form_sentences(chars, frames, fills, min_fills, share)
+    if state is None:
+        locs = load(range(n))
+        forms = [form_lines_of(loc, stats, min_fills, share) for loc in locs]
+        state = FormState.of(keys, forms, [(x.chars, x.frame_seq, x.line_seq) for x in locs])
+    memo.memo_put("forms", {slot: state})
+    return state.forms
+
+
+def _forms_updated(
+    keys: list[str],
+    old: FormState,
+    at: dict[str, int],
+    new: list[int],
+    load: Callable[[Iterable[int]], list[SupportLocal]],
+    lost: list[SupportLocal],
+) -> tuple[FormState, list[int]]:
+    """The state's arrays for ``keys`` (old articles' rows kept, new ones' from their
+    shares), and the indexes whose verdicts must be worked out again: the
+    new articles and those holding a frame or line of an added or removed article."""
+    fresh = dict(zip(new, load(new)))
+    parts = [
+        (fresh[i].chars, fresh[i].frame_seq, fresh[i].line_seq) if i in fresh else old.part(at[k])
+        for i, k in enumerate(keys)
     ]
-    return PairContext(docs, locs, stats, qkeys, config, forms)  # type: ignore[arg-type]
+    state = FormState.of(keys, [{} for _ in keys], parts)
+    moved = [*fresh.values(), *lost]
+    frames = np.unique(np.concatenate([x.frame_seq for x in moved] or [np.zeros(0, np.uint64)]))
+    lines = np.unique(np.concatenate([x.line_seq for x in moved] or [np.zeros(0, np.uint64)]))
+    hit = np.isin(state.frames, frames) | np.isin(state.lines, lines)
+    owner = np.searchsorted(state.offsets, np.flatnonzero(hit), side="right") - 1
+    return state, sorted(set(owner.tolist()) | set(new))
 
 
 #: at most this many articles added or removed since the last run: its corpus statistics
@@ -783,20 +970,42 @@ def pair_stage(
     todo = list(range(len(pairs)))
     keys: list[str] = []
     got: dict[str, Any] = {}
-    need: set[int] | None = None
+    need: set[int] = set()
+    quiet: list[int] = []  # stored results neither read nor replayed: their features wait
+    slot = ""
+    last = None
+    # with a memo, the statistics and form lines first (the pair keys hold the form
+    # lines); the shares of the docs that pairs to compute or replay read, after
+    ctx = context or corpus_context(
+        docs, config, engine, memo, ak or None, need if memo is not None else None
+    )
     if memo is not None:
-        keys = [_key(ck, ak[i], ak[j]) for i, j in pairs]
-        got = memo.memo_get("pair", keys)
+        keys = [pair_key(ck, ak, ctx.forms, i, j) for i, j in pairs]
+        slot = f"last:{ck}"
+        last = memo.memo_get("pairs", [slot]).get(slot)
+        ask = list(range(len(pairs)))
+        if last is not None:
+            at = dict(zip(last.keys, range(len(last.keys))))
+            ask = []
+            for k, key in enumerate(keys):
+                x = at.get(key)
+                # a stored result that asked the corpus nothing and is no reuse: it holds
+                # whatever the corpus, and only its features are ever read
+                if x is None or last.asked[x] or last.reuse[x]:
+                    ask.append(k)
+                else:
+                    quiet.append(k)
+        got = memo.memo_get("pair", [keys[k] for k in ask])
         # shares are read for pairs to compute and stored results to replay, only
-        need = set()
-        for k, pair in enumerate(pairs):
+        for k in ask:
             hit = got.get(keys[k])
             if hit is None or hit[2]:
-                need.update(pair)
-    ctx = context or corpus_context(docs, config, engine, memo, ak or None, need)
-    if memo is not None:
+                need.update(pairs[k])
+        if ctx.load is not None:
+            ctx.load(sorted(need))
         todo = []
-        for k, (i, j) in enumerate(pairs):
+        for k in ask:
+            i, j = pairs[k]
             hit = got.get(keys[k])
             # a result whose rules asked the corpus nothing holds whatever the corpus
             if hit is not None and (
@@ -811,15 +1020,38 @@ def pair_stage(
         results[k] = r
     if memo is not None and todo:
         memo.memo_put("pair", {keys[k]: results[k] for k in todo})
+    links = None
+    stored: set[tuple[int, int]] = set()
+    if memo is not None:
+        assert last is not None or not quiet
+        at = dict(zip(last.keys, range(len(last.keys)))) if quiet else {}
+        link = np.empty(len(pairs), dtype=np.float64)
+        for k in quiet:
+            link[k] = last.links[at[keys[k]]]  # type: ignore[union-attr]
+        for k, r in enumerate(results):
+            if r is not None:
+                link[k] = link_strength(r[0] is not None, r[1])
+        links = dict(zip(pairs, link.tolist()))
+        stored = {pairs[k] for k in quiet}
+        state = PairState(
+            keys=keys,
+            links=link,
+            reuse=np.array([r is not None and r[0] is not None for r in results], dtype=bool),
+            asked=np.array([r is not None and bool(r[2]) for r in results], dtype=bool),
+        )
+        memo.memo_put("pairs", {slot: state})
     return PairStage(
         pairs=pairs,
-        reuse={pair: r[0] for pair, r in zip(pairs, results) if r[0] is not None},
-        features={pair: r[1] for pair, r in zip(pairs, results)},
+        reuse={pair: r[0] for pair, r in zip(pairs, results) if r is not None and r[0] is not None},
+        features={pair: r[1] for pair, r in zip(pairs, results) if r is not None},
         feature_fn=_FeatureFn(docs, ctx.qkeys, config.stories, ctx.forms),
         article_keys=ak,
         pair_keys=dict(zip(pairs, keys)),
         rep=rep,
         second=second,
+        links=links,
+        stored=stored,
+        memo=memo,
     )
 
 
@@ -835,17 +1067,11 @@ def story_components(docs: Sequence[Doc], ps: PairStage, config: Config) -> list
     quotations, else the document similarity) kept in arrays that every split filters.
     """
     sp = config.stories
-    n = len(ps.features)
-    ei = np.fromiter((p[0] for p in ps.features), dtype=np.int64, count=n)
-    ej = np.fromiter((p[1] for p in ps.features), dtype=np.int64, count=n)
-    strength = np.fromiter(
-        (
-            np.inf if (pair in ps.reuse or f["quotes"] > 0) else f["doc_sim"]
-            for pair, f in ps.features.items()
-        ),
-        dtype=np.float64,
-        count=n,
-    )
+    links = ps.link_strengths()
+    n = len(links)
+    ei = np.fromiter((p[0] for p in links), dtype=np.int64, count=n)
+    ej = np.fromiter((p[1] for p in links), dtype=np.int64, count=n)
+    strength = np.fromiter(links.values(), dtype=np.float64, count=n)
 
     def split(nodes: np.ndarray, link: float, ei, ej, es) -> list[list[int]]:
         keep = es >= link
@@ -955,13 +1181,13 @@ def _component_keys(
     ak = ps.article_keys or [article_key(d.article, config.embedder) for d in docs]
     comp_of = {i: c for c, members in enumerate(comps) for i in members}
     inside: list[list[str]] = [[] for _ in comps]
-    for pair, f in ps.features.items():
+    for pair in ps.link_strengths():
         c = comp_of[pair[0]]
         if comp_of[pair[1]] == c:
             pk = ps.pair_keys.get(pair)
             # else repr of the sorted items: every value exactly (shortest round-trip
             # floats), several times faster than JSON
-            inside[c].append(f"{pair}{pair in ps.reuse}{pk or sorted(f.items())!r}")
+            inside[c].append(f"{pair}{pair in ps.reuse}{pk or sorted(ps.features[pair].items())!r}")
     out = []
     form = getattr(ps.feature_fn, "form", lambda i: None)
     for c, members in enumerate(comps):
@@ -1004,6 +1230,9 @@ def _map_components(docs, comps, ps, config, engine, memo) -> list[tuple]:
             )
     # largest first, so one big component does not finish last on its own
     todo.sort(key=lambda c: -len(comps[c]))
+    if ps.stored:  # the stored features of the candidate pairs inside them, read now
+        comp_of = {i: c for c in todo for i in comps[c]}
+        ps.fetch(p for p in ps.stored if comp_of.get(p[0], -1) == comp_of.get(p[1], -2))
     fresh = engine.map_components(
         component_work, [comps[c] for c in todo], ComponentContext(docs, ps, sp)
     )

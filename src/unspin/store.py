@@ -214,8 +214,10 @@ def _doc_from_row(article: Article, row: tuple) -> Doc:
         lang_confidence=d["lang_confidence"],
         norm_hash=d["norm_hash"],
         quotes=[Quote(s, e, t) for s, e, t in d["quotes"]],
-        sentence_vectors=np.frombuffer(sv, np.float32).reshape(n, dim).copy(),
-        doc_vector=np.frombuffer(dv, np.float32).copy(),
+        # read-only views of the row's bytes (nothing writes a doc's vectors in place;
+        # a copy of every vector of the pile cost more than the rest of reading it)
+        sentence_vectors=np.frombuffer(sv, np.float32).reshape(n, dim),
+        doc_vector=np.frombuffer(dv, np.float32),
         minhash=None if minhash is None else np.frombuffer(minhash, np.uint64).tolist(),
         tokens=d["tokens"],
         keys=d["keys"],
