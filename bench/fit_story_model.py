@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import math
 import sys
 from dataclasses import dataclass, replace
 
@@ -152,14 +153,29 @@ class Prepared:
     comps: list[tuple[list[int], dict]]
 
 
-def prepare(docs: list[Doc], scale: float) -> Prepared:
-    cfg = Config(stories=replace(StoryParams(), time_scale_days=scale))
+def prepare(docs: list[Doc]) -> Prepared:
+    """The pair stage and the components' story features (at the default time scale)."""
+    cfg = Config()
     ps = pair_stage(docs, cfg)
     comps = [
         (m, component_features(docs, m, ps.features, ps.feature_fn))
         for m in story_components(docs, ps, cfg)
     ]
     return Prepared(docs, ps, comps)
+
+
+def rescale(prep: Prepared, scale: float) -> Prepared:
+    """``prep`` with ``time_near`` at another time scale (from the kept gap ``days``:
+    nothing else of the pair stage depends on the scale)."""
+
+    def at(f: dict[str, float]) -> dict[str, float]:
+        g = dict(f)
+        if f["days"] >= 0:
+            g["time_near"] = math.exp(-f["days"] / scale)
+        return g
+
+    comps = [(m, {pair: at(f) for pair, f in cf.items()}) for m, cf in prep.comps]
+    return Prepared(prep.docs, prep.ps, comps)
 
 
 def training_pairs(s: Set, prep: Prepared, rng) -> tuple[list[list[float]], list[int]]:
@@ -194,8 +210,9 @@ def fit(sets: list[Set], fold: str, drop: list[str]) -> StoryParams:
     keep = [k for k, f in enumerate(FEATURES) if f not in drop]
     best: tuple = ()
     print(f"\n== fit on fold {fold}'s training data")
+    prepared = {s.name: prepare(s.train(fold)) for s in sets}
     for scale in TIME_SCALES:
-        preps = {s.name: prepare(s.train(fold), scale) for s in sets}
+        preps = {name: rescale(prep, scale) for name, prep in prepared.items()}
         X, y = [], []
         for s in sets:
             xs, ys = training_pairs(s, preps[s.name], rng)
