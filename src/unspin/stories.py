@@ -39,9 +39,11 @@ FEATURES = (
 class StoryParams:
     """Logistic weights over FEATURES (fitted by bench/fit_story_model.py) and cut-offs."""
 
-    # fitted by `bench/fit_story_model.py --fold A --drop keys` (odd ECB+ topics and odd
-    # PAC event pairs); the global name overlap is left out: it merges different events of
-    # the same cast
+    # fitted by `bench/fit_story_model.py --fold A` (odd ECB+ topics and odd PAC event
+    # pairs); the global name overlap (``keys``) is left out: it merges different events
+    # of the same cast. The same procedure fitted on all of both sets (`--fold all`) is
+    # not shipped: it gains on PAC but loses on ECB+ and NTREX (docs/benchmarks.md,
+    # "Stories in time", session 8)
     weights: tuple[float, ...] = (1.439, 1.764, 0.0, 16.964, 4.88, 1.075, -4.355, 7.135)
     bias: float = -6.031
     #: scale of the time feature: ``time_near`` = exp(-days apart / time_scale_days)
