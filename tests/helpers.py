@@ -36,6 +36,14 @@ def embed_line_by_line(a: Doc, b: Doc, cos: float) -> None:
     embed(a, b, {(k, k): cos for k in range(n)})
 
 
+def aligned_docs(sa: list[str], sb: list[str], cos: float) -> tuple[Doc, Doc]:
+    """Two docs of these sentences whose k-th sentences face each other at ``cos`` (others
+    orthogonal): tests of the aligner's rules, not of the embedder."""
+    a, b = doc_of("a", sa), doc_of("b", sb)
+    embed_line_by_line(a, b, cos)
+    return a, b
+
+
 def count_calls(monkeypatch, module, name: str) -> dict[str, int]:
     """Replace ``module.name`` by a wrapper that counts its calls (``["n"]``, which a
     test may reset) and calls the original."""

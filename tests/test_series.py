@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from helpers import doc_of, embed_line_by_line
+from helpers import aligned_docs
 
 from unspin.align import AlignParams, align, is_series, series_lines
 from unspin.classify import ClassifyParams, reuse_type
@@ -42,9 +42,7 @@ SPUN = [
 
 
 def _aligned(sa: list[str], sb: list[str], cos: float = 0.97) -> tuple[Doc, Doc]:
-    a, b = doc_of("a", sa), doc_of("b", sb)
-    embed_line_by_line(a, b, cos)
-    return a, b
+    return aligned_docs(sa, sb, cos)
 
 
 def test_lines_of_one_frame_with_other_figures_make_a_series() -> None:

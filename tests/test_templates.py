@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from helpers import doc_of, embed_line_by_line
+from helpers import aligned_docs, embed_line_by_line
 
 from unspin.align import AlignParams, Slots, align, frame_agreement, is_template, slot_mismatch
 from unspin.classify import ClassifyParams, reuse_type
@@ -41,10 +41,7 @@ SPUN = [
 
 
 def _aligned(sa: list[str], sb: list[str], cos: float = 0.95) -> tuple[Doc, Doc]:
-    """Two docs whose k-th sentences face each other at cosine ``cos`` (others orthogonal)."""
-    a, b = doc_of("a", sa), doc_of("b", sb)
-    embed_line_by_line(a, b, cos)
-    return a, b
+    return aligned_docs(sa, sb, cos)
 
 
 def test_slot_mismatch_counts_names_and_figures_each_side_lacks() -> None:
