@@ -193,6 +193,9 @@ def test_figures_reads_spelled_out_figures_and_fractions_as_one_figure_each() ->
     assert figures("Qtly div five cts vs 5 cts, a two-for-one split") == {"5", "2", "1"}
     assert figures("Qtly div 12-1/2 cts vs 12.5 cts, 3/4 pct") == {"12.5", "0.75"}
     assert figures("sales of 1,200 mln") == {"1200"}
+    # a compound number in words is one figure ("thirty-one" is 31, not 30 and 1)
+    assert figures("a vote of thirty-one to 12") == figures("a vote of 31 to 12") == {"31", "12"}
+    assert figures("Forty five and twenty") == {"45", "20"}
     assert numbers("Qtly div five cts, 12-1/2 cts") == {"12", "1", "2"}  # unchanged
 
 

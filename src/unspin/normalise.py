@@ -214,12 +214,21 @@ NUMBER_WORDS = {
     for k, w in enumerate("thirty forty fifty sixty seventy eighty ninety".split(), 3)
 }
 _FRACTION = re.compile(r"(?<![\d/])(?:(\d+)-)?(\d+)/(\d+)(?![\d/])")
+# a compound number in words ("thirty-one", "forty five"): one figure, by its value
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_UNITS = "one two three four five six seven eight nine".split()
+_COMPOUND = re.compile(rf"\b({'|'.join(_TENS)})[- ]({'|'.join(_UNITS)})\b", re.IGNORECASE)
+
+
+def _compound_value(m: re.Match[str]) -> str:
+    return str(10 * (_TENS.index(m.group(1).lower()) + 2) + _UNITS.index(m.group(2).lower()) + 1)
 
 
 def figures(text: str) -> set[str]:
     """The figures of a text as one item filled into a template differs from another:
-    :func:`numbers`, plus figures written as words ("five" == ``5``, "two-for-one"), and a
-    fraction as one figure, by its value ("37-1/2" == ``37.5``, not 37, 1 and 2)."""
+    :func:`numbers`, plus figures written as words ("five" == ``5``, "two-for-one",
+    "thirty-one" == ``31``), and a fraction as one figure, by its value ("37-1/2" ==
+    ``37.5``, not 37, 1 and 2)."""
 
     def value(m: re.Match[str]) -> str:
         whole, num, den = int(m.group(1) or 0), int(m.group(2)), int(m.group(3))
@@ -227,6 +236,7 @@ def figures(text: str) -> set[str]:
             return m.group(0)
         return f"{whole + num / den:.6f}".rstrip("0").rstrip(".")
 
+    text = _COMPOUND.sub(_compound_value, text)
     fractions = {value(m) for m in _FRACTION.finditer(text)}
     out = numbers(_FRACTION.sub(" ", text)) | fractions
     out.update(NUMBER_WORDS[w] for w in words(text) if w in NUMBER_WORDS)
