@@ -574,12 +574,18 @@ def test_store_and_results_are_owner_only(tmp_path: Path) -> None:
 # --- row: kill -9 at a rename; leftovers of a killed writer ------------------------------------
 
 
-def test_results_are_one_generation_behind_one_pointer(tmp_path: Path) -> None:
+def _scanned(tmp_path: Path) -> tuple[Path, Path]:
+    """An input folder holding one story, scanned into a results folder (``hashing``)."""
     src = tmp_path / "in"
     src.mkdir()
     (src / "a.txt").write_text(STORY)
     out = tmp_path / "o"
     unspin.scan([src], out=out, config=HASHING)
+    return src, out
+
+
+def test_results_are_one_generation_behind_one_pointer(tmp_path: Path) -> None:
+    src, out = _scanned(tmp_path)
     first = results_folder(out)
     (src / "b.txt").write_text(OTHER)
     unspin.scan([src], out=out, config=HASHING)
@@ -599,11 +605,7 @@ def test_unchanged_tables_are_linked_from_the_last_generation(tmp_path: Path) ->
     reads whole, and pruning the older one leaves the linked files readable."""
     from unspin.output import KEEP_GENERATIONS
 
-    src = tmp_path / "in"
-    src.mkdir()
-    (src / "a.txt").write_text(STORY)
-    out = tmp_path / "o"
-    unspin.scan([src], out=out, config=HASHING)
+    src, out = _scanned(tmp_path)
     first = results_folder(out)
     before = read_tables(out)
     (src / "b.txt").write_text(OTHER)  # an unrelated article: articles and stories change
@@ -627,11 +629,7 @@ def test_unchanged_tables_are_linked_from_the_last_generation(tmp_path: Path) ->
 def test_killed_writer_leftovers_are_pruned_and_never_read(tmp_path: Path) -> None:
     from unspin.output import GENERATIONS, KEEP_GENERATIONS
 
-    src = tmp_path / "in"
-    src.mkdir()
-    (src / "a.txt").write_text(STORY)
-    out = tmp_path / "o"
-    unspin.scan([src], out=out, config=HASHING)
+    src, out = _scanned(tmp_path)
     orphan = out / GENERATIONS / f"{2 * 10**19:020d}-99999"  # newest, never completed
     orphan.mkdir()
     (orphan / "articles.jsonl").write_text('{"id": "half"}\n')
@@ -723,11 +721,7 @@ def test_lock_names_its_holder_and_changes_nothing(tmp_path: Path) -> None:
     """Was: a lock error that told the user to delete the store."""
     from unspin.store import LockError
 
-    src = tmp_path / "in"
-    src.mkdir()
-    (src / "a.txt").write_text(STORY)
-    out = tmp_path / "o"
-    unspin.scan([src], out=out, config=HASHING)
+    src, out = _scanned(tmp_path)
     before = read_tables(out)
     holder = _Holder(out)
     try:
