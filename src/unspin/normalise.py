@@ -215,13 +215,13 @@ NUMBER_WORDS = {
 }
 _FRACTION = re.compile(r"(?<![\d/])(?:(\d+)-)?(\d+)/(\d+)(?![\d/])")
 # a compound number in words ("thirty-one", "forty five"): one figure, by its value
-_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
-_UNITS = "one two three four five six seven eight nine".split()
+_TENS = [w for w, v in NUMBER_WORDS.items() if int(v) >= 20]
+_UNITS = [w for w, v in NUMBER_WORDS.items() if 1 <= int(v) <= 9]
 _COMPOUND = re.compile(rf"\b({'|'.join(_TENS)})[- ]({'|'.join(_UNITS)})\b", re.IGNORECASE)
 
 
 def _compound_value(m: re.Match[str]) -> str:
-    return str(10 * (_TENS.index(m.group(1).lower()) + 2) + _UNITS.index(m.group(2).lower()) + 1)
+    return str(int(NUMBER_WORDS[m.group(1).lower()]) + int(NUMBER_WORDS[m.group(2).lower()]))
 
 
 def figures(text: str) -> set[str]:
