@@ -142,8 +142,8 @@ def collect(args) -> tuple[list[dict], list[dict]]:
             flush=True,
         )
     store.close()
-    for s in load_sets("A", args.cache_stories):
-        train = [d for d in s.docs if s.train[d.id]]
+    for s in load_sets(args.cache_stories):
+        train = s.train("A")
         support = CorpusSupport(train)
         for x, y in itertools.combinations(train, 2):
             if s.gold[x.id] == s.gold[y.id]:
