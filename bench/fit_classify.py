@@ -2,6 +2,7 @@
 
 Usage: PYTHONPATH=src:bench .venv/bin/python bench/fit_classify.py [--cache DIR]
            [--routes /work/deriv/routes-tune] [--mixed /work/deriv/mixed-tune51]
+           [--ntrex ../shared/data/ntrex_dev/articles.jsonl --ntrex-cache DIR]
 
 Tuning data only (the held-out sets are never read here):
 
@@ -13,6 +14,11 @@ Tuning data only (the held-out sets are never read here):
 * independent coverage: same-event pairs of the ECB+ dev training topics (fold A: odd
   topics) and of the PAC dev training events (fold A), as ``bench/fit_story_model.py``
   splits them;
+* independent coverage across outlets (``--ntrex``): same-language candidate pairs of
+  *different* NTREX dev documents of half A (the half whose documents are even in file
+  order; ``unspin eval ntrex`` reports half B apart): several outlets' own reports of one
+  event (a short brief beside a long wire story among them), in every language of the
+  set, none a derivative of the other (kind ``independent_ntrex``);
 * natural pairs of the tune half (``bench/natural_pairs.py``): pairs of untouched BBC
   articles of the two derivative sets read by hand, verdicts in
   ``bench/natural_pairs_tune.tsv`` (``--natural``): the BBC's own updates of one story,
@@ -150,8 +156,32 @@ def collect(args) -> tuple[list[dict], list[dict]]:
                 a, b = sorted((x, y), key=lambda d: d.id)
                 al = align(a, b, cfg.align)
                 typing.append(dict(a=a, b=b, al=al, support=support, kind=f"independent_{s.name}"))
+    if args.ntrex:
+        typing += ntrex_rows(Path(args.ntrex), args.ntrex_cache, cfg)
     _ = p
     return typing, dirs
+
+
+def ntrex_rows(path: Path, cache: str | None, cfg: Config) -> list[dict]:
+    """Same-language candidate pairs of different NTREX documents of half A."""
+    from unspin.evaluate.loaders import load_ntrex
+
+    v = load_ntrex(path)
+    store = Store(cache) if cache else None
+    docs = fingerprint(v.articles, cfg, cache=store)
+    if store is not None:
+        store.close()
+    half = {d: "AB"[k % 2] for k, d in enumerate(v.order)}
+    train = [d for d in docs if half[v.doc[d.id]] == "A"]
+    support = CorpusSupport(train)
+    rows = []
+    for i, j in sorted(candidate_pairs(train, cfg.candidates)):
+        a, b = sorted((train[i], train[j]), key=lambda d: d.id)
+        if a.lang == b.lang and v.doc[a.id] != v.doc[b.id]:
+            al = align(a, b, cfg.align)
+            rows.append(dict(a=a, b=b, al=al, support=support, kind="independent_ntrex"))
+    print(f"{path}: {len(rows)} same-language pairs of different documents (half A)", flush=True)
+    return rows
 
 
 def fit_whole(typing: list[dict], params: ClassifyParams, neg_weight: float, c: float):
@@ -276,6 +306,12 @@ def main() -> int:
     ap.add_argument(
         "--natural", default=str(VERDICTS), help="hand verdicts on natural pairs (tune half)"
     )
+    ap.add_argument(
+        "--ntrex",
+        default="",
+        help="NTREX dev articles.jsonl (half A pairs of different documents: independent)",
+    )
+    ap.add_argument("--ntrex-cache", default="", help="store with the NTREX fingerprints")
     ap.add_argument("--unlabelled", type=int, default=400, help="unlabelled pairs per folder")
     ap.add_argument("--neg-weight", type=float, default=3.0)
     ap.add_argument("--C", type=float, default=1.0)
