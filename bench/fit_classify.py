@@ -11,6 +11,10 @@ Tuning data only (the held-out sets are never read here):
   rewrites of the tune split);
 * ``--mixed``: an ``unspin eval make-derivatives`` folder (partial reuse, partial round
   trips, edited copies, copies with injected edits, round trips);
+* ``--labelled-only`` (repeatable): further such folders of which only the labelled
+  pairs are read, e.g. one made from Reuters-21578 (short wire items: a corrected
+  re-issue of a four-line notice is a whole copy too); a wire corpus's own candidate
+  pairs are full of real re-issues, so none of them is taken as a negative;
 * independent coverage: same-event pairs of the ECB+ dev training topics (fold A: odd
   topics) and of the PAC dev training events (fold A), as ``bench/fit_story_model.py``
   splits them;
@@ -99,7 +103,8 @@ def collect(args) -> tuple[list[dict], list[dict]]:
     typing, dirs = [], []
     natural = load_verdicts(Path(args.natural))  # hand verdicts on natural pairs (tune half)
     nat_seen: set[tuple[str, str]] = set()
-    for folder in (Path(args.routes), Path(args.mixed)):
+    extra = [Path(x) for x in args.labelled_only]
+    for folder in (Path(args.routes), Path(args.mixed), *extra):
         arts, labels = load_folder(folder)
         docs = fingerprint(arts, cfg, cache=store)
         store.commit()
@@ -113,6 +118,11 @@ def collect(args) -> tuple[list[dict], list[dict]]:
             dirs.append(row)
             if a.lang == b.lang:
                 typing.append(row)
+        if folder in extra:
+            # a wire corpus's own candidates hold many real reissues and copies: its
+            # unlabelled pairs are no negatives, only its labelled pairs are read
+            print(f"{folder}: {len(labels)} labelled pairs (labelled only)", flush=True)
+            continue
         der = {x["derivative"] for x in labels}
         origin = {x["derivative"]: x["source"] for x in labels}
         cid = corpus_ids(folder)
@@ -312,6 +322,13 @@ def main() -> int:
         help="NTREX dev articles.jsonl (half A pairs of different documents: independent)",
     )
     ap.add_argument("--ntrex-cache", default="", help="store with the NTREX fingerprints")
+    ap.add_argument(
+        "--labelled-only",
+        action="append",
+        default=[],
+        help="a further make-derivatives folder whose labelled pairs only are read "
+        "(e.g. one made from Reuters: short wire items)",
+    )
     ap.add_argument("--unlabelled", type=int, default=400, help="unlabelled pairs per folder")
     ap.add_argument("--neg-weight", type=float, default=3.0)
     ap.add_argument("--C", type=float, default=1.0)
