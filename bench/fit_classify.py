@@ -3,6 +3,12 @@
 Usage: PYTHONPATH=src:bench .venv/bin/python bench/fit_classify.py [--cache DIR]
            [--routes /work/deriv/routes-tune] [--mixed /work/deriv/mixed-tune51]
            [--ntrex ../shared/data/ntrex_dev/articles.jsonl --ntrex-cache DIR]
+           [--labelled-only FOLDER]
+       PYTHONPATH=src:bench .venv/bin/python bench/fit_classify.py --cross-language SET...
+           [--refit untranslated,kept_words,number_format]
+
+(The second form refits only the cross-language direction evidence on translation pairs,
+the other weights held: see :func:`fit_cross_language`.)
 
 Tuning data only (the held-out sets are never read here):
 
@@ -307,6 +313,70 @@ def fit_direction(dirs: list[dict], params: ClassifyParams):
     return weights, float(margin)
 
 
+def fit_cross_language(specs: list[str], params: ClassifyParams, refit: list[str]):
+    """Refit the weights of the evidence named in ``refit`` on labelled translation pairs
+    (``bench/translation_direction.py`` sets, given the relation ``translation``), the
+    other direction weights held at their shipped values (an offset: on pairs across
+    languages most of them say nothing, so they keep what the full fit gave them). Same
+    loss as :func:`fit_direction` (logistic, no intercept, both orders of every pair, each
+    set weighing the same, L2 with C = 1); the margin is kept."""
+    from scipy.optimize import minimize
+    from translation_direction import load_set
+
+    from unspin.corpus import CorpusSupport as Support
+    from unspin.model import Alignment
+
+    names = params.direction_evidence
+    free = [names.index(n) for n in refit]
+    fixed = np.array([0.0 if k in free else w for k, w in enumerate(params.direction_weights)])
+    cfg = Config(embedder="hashing")  # cross-language evidence reads the texts only
+    X, y, groups = [], [], []
+    for spec in specs:
+        arts, pairs = load_set(spec)
+        docs = fingerprint(arts, cfg)
+        by_id, support = {d.id: d for d in docs}, Support(docs)
+        for src, tr, _ in pairs:
+            a, b = sorted((by_id[src], by_id[tr]), key=lambda d: d.id)
+            ctx = PairCtx(a, b, Alignment(a.id, b.id, [], {}), params, support)
+            ctx.relation = "translation"
+            row = []
+            for n in names:
+                got = DIRECTION_EVIDENCE[n](ctx)
+                cap = params.evidence_cap
+                row.append(0.0 if got is None else max(-cap, min(cap, float(got[0]))))
+            X.append(row)
+            y.append(1.0 if src == a.id else -1.0)
+            groups.append(spec)
+        print(f"{spec}: {len(pairs)} translation pairs", flush=True)
+    X, y = np.array(X), np.array(y)
+    count = Counter(groups)
+    sw = np.array([1.0 / count[g] for g in groups])
+    sw *= len(sw) / sw.sum()
+    off, Xf = X @ fixed, X[:, free]
+
+    def loss(beta: np.ndarray) -> float:
+        z = y * (off + Xf @ beta)  # both orders of a pair: the same margin, so counted twice
+        return float(2 * (sw * np.logaddexp(0.0, -z)).sum() + 0.5 * beta @ beta)
+
+    beta = minimize(loss, np.zeros(len(free)), method="L-BFGS-B").x
+    weights = fixed.copy()
+    weights[free] = beta
+    weights = tuple(round(float(v), 3) for v in weights)
+    z = X @ np.array(weights)
+    decided = (np.abs(z) >= params.direction_margin) & (z != 0)
+    ok = np.sign(z) == y
+    print(f"\nrefitted {dict(zip(refit, (weights[k] for k in free)))}")
+    for g in [*count, None]:
+        sel = np.array([g is None or x == g for x in groups])
+        r, d = int((decided & ok & sel).sum()), int((decided & sel).sum())
+        print(f"  {g or 'all':60s} right {r}, wrong {d - r}, undecided {int(sel.sum()) - d}")
+    for k in free:
+        spoke = X[:, k] != 0
+        right = int((np.sign(X[:, k]) == y)[spoke].sum())
+        print(f"  {names[k]:20s} spoke on {int(spoke.sum())}, pointing right on {right}")
+    return weights
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--routes", default="/work/deriv/routes-tune")
@@ -332,7 +402,19 @@ def main() -> int:
     ap.add_argument("--unlabelled", type=int, default=400, help="unlabelled pairs per folder")
     ap.add_argument("--neg-weight", type=float, default=3.0)
     ap.add_argument("--C", type=float, default=1.0)
+    ap.add_argument(
+        "--cross-language",
+        nargs="+",
+        metavar="SET",
+        help="only refit the weights of --refit on these translation sets "
+        "(bench/translation_direction.py SETs), the rest held at the shipped values",
+    )
+    ap.add_argument("--refit", default="untranslated,kept_words,number_format")
     args = ap.parse_args()
+    if args.cross_language:
+        dw = fit_cross_language(args.cross_language, ClassifyParams(), args.refit.split(","))
+        print(f"\nClassifyParams:\n    direction_weights: tuple[float, ...] = {dw}")
+        return 0
     typing, dirs = collect(args)
     params = ClassifyParams()
     ww, wb = fit_whole(typing, params, args.neg_weight, args.C)

@@ -297,6 +297,86 @@ def test_untranslated_words_point_to_the_translation() -> None:
     assert _ev("untranslated", ctx(en, _doc("b", en.article.text))) is None  # one language
 
 
+def test_kept_words_point_to_the_side_that_left_the_others_words() -> None:
+    en = _doc(
+        "a",
+        "The shoppers said the landline deal was sensational. The council said the "
+        "handset offer would end in March and the shoppers would pay less.",
+    )
+    es = _doc(
+        "b",
+        "Los shoppers dijeron que el acuerdo de landline era sensational. El consejo dijo "
+        "que la oferta de handset acabaría en marzo y que los shoppers pagarían menos.",
+    )
+    assert (en.lang, es.lang) == ("en", "es")
+    v = _ev("kept_words", ctx(en, es))
+    assert v is not None and v > 0
+    assert _ev("kept_words", ctx(es, en)) == -v
+    # a word only the translation has is not "kept": the other text must carry it
+    es_own = _doc("b", es.article.text.replace("shoppers", "clientes"))
+    w = _ev("kept_words", ctx(en, es_own))
+    assert w is not None and 0 < w < v
+    # the other way round: Spanish words left in an English translation of a Spanish text
+    es_src = _doc(
+        "a",
+        "El ayuntamiento aprobó el presupuesto el martes. Los vecinos dijeron que el "
+        "ayuntamiento no había escuchado a nadie durante el pleno de marzo.",
+    )
+    en_mt = _doc(
+        "b",
+        "The ayuntamiento approved the budget on Tuesday. The neighbours said that the "
+        "ayuntamiento had not listened to anyone during the pleno of March.",
+    )
+    v = _ev("kept_words", ctx(es_src, en_mt))
+    assert v is not None and v > 0
+    # names (capitalised) and words both languages write are not counted; one language: None
+    assert _ev("kept_words", ctx(en, _doc("b", en.article.text + " Ok."))) is None
+    both = _doc("b", "Era una era de cambios, dijo la gente del puerto el martes por la noche.")
+    eng = _doc("a", "It was an era of change, the people of the harbour said on Tuesday night.")
+    assert _ev("kept_words", ctx(eng, both)) is None
+
+
+def test_number_format_points_to_the_side_with_the_others_number_format() -> None:
+    en = _doc(
+        "a",
+        "Sales rose 3.5% to 12,500 units in March, the company said on Tuesday. Profits "
+        "were 1.25 million pounds, up from 0.9 million a year earlier.",
+    )
+    es_mt = _doc(
+        "b",
+        "Las ventas subieron un 3.5% hasta 12,500 unidades en marzo, dijo la empresa el "
+        "martes. Los beneficios fueron de 1.25 millones de libras, frente a 0.9 millones.",
+    )
+    es_pro = _doc(
+        "b",
+        "Las ventas subieron un 3,5% hasta 12.500 unidades en marzo, dijo la empresa el "
+        "martes. Los beneficios fueron de 1,25 millones de libras, frente a 0,9 millones.",
+    )
+    assert es_mt.lang == "es"
+    v = _ev("number_format", ctx(en, es_mt))
+    assert v is not None and v > 0
+    assert _ev("number_format", ctx(es_mt, en)) == -v
+    assert _ev("number_format", ctx(en, es_pro)) is None  # each in its own convention
+    # an English translation that kept the Spanish formats is the translation
+    en_mt = _doc("b", en.article.text.replace("3.5", "3,5").replace("12,500", "12.500"))
+    v = _ev("number_format", ctx(es_pro, en_mt))
+    assert v is not None and v > 0
+    # two languages of one convention say nothing
+    de = _doc("b", es_mt.article.text)
+    p = dataclasses.replace(P, decimal_comma_langs=(), decimal_point_langs=("en", "es"))
+    assert _ev("number_format", ctx(en, de, params=p)) is None
+
+
+def test_unknown_credit_says_nothing_across_languages() -> None:
+    en = _doc(
+        "a",
+        "The board approved the dredging plan on Tuesday, as first reported by the "
+        "Velmora Courier.",
+    )
+    es = _doc("b", "La junta aprobó el plan de dragado el martes, según el Correo de Velmora.")
+    assert _ev("unknown_credit", ctx(en, es, support=_support())) is None
+
+
 def test_artefacts_point_to_the_machine_translated_side() -> None:
     a = doc_of("a", ["The mayor met him on Thursday to discuss the $60 million plan."])
     b = doc_of("b", ["the mayor met him On thursday to discuss the $ 60 million plan ."])

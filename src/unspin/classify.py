@@ -79,6 +79,8 @@ DIRECTION_EVIDENCE_NAMES = (
     "details",
     "unknown_credit",
     "untranslated",
+    "kept_words",
+    "number_format",
 )
 
 
@@ -115,13 +117,26 @@ class ClassifyParams:
     min_time_gap_hours: float = 1.0  # publication times closer than this tell nothing
     direction_evidence: tuple[str, ...] = DIRECTION_EVIDENCE_NAMES
     direction_weights: tuple[float, ...] = (
-        1.598, 0.417, 0.048, 1.63, 1.861, 1.141, 4.188, 5.37, 0.84, 1.902, 3.902,
+        1.598, 0.417, 0.048, 1.63, 1.861, 1.141, 4.188, 5.37, 0.84, 1.902, 2.57, 5.103, 2.582,
     )  # fmt: skip
     direction_margin: float = 0.0  # |weighted sum| below this: undecided
     evidence_cap: float = 5.0  # each evidence value is clipped to [-cap, cap]
     min_fluency_pairs: int = 20  # word pairs a text must have of its own for ``fluency``
     foreign_zipf: float = 3.5  # ``untranslated``: common in the other language ...
     own_rare_zipf: float = 1.5  # ... and rare in one's own
+    kept_zipf_other: float = 2.5  # ``kept_words``: a word of the other language (zipf) ...
+    kept_own_rare: float = 2.5  # ... rare in one's own (not a word of both: "era") ...
+    kept_zipf_gap: float = 1.5  # ... and this much more frequent there than in one's own
+    # ``number_format``: languages that write decimals with a point ("3.5", "12,500") and
+    # with a comma ("3,5", "12.500") in news text (CLDR); other languages say nothing
+    decimal_point_langs: tuple[str, ...] = (
+        "en", "zh", "zh-Hant", "ja", "ko", "th", "hi", "he", "ms", "tl", "sw", "ga",
+    )  # fmt: skip
+    decimal_comma_langs: tuple[str, ...] = (
+        "es", "ca", "fr", "de", "it", "pt", "nl", "pl", "ru", "tr", "el", "ro", "cs", "sk",
+        "hu", "sv", "da", "no", "nb", "fi", "uk", "bg", "hr", "sl", "sr", "id", "vi", "gl",
+        "eu", "eo", "et", "lv", "lt", "af", "az",
+    )  # fmt: skip
 
     def __post_init__(self) -> None:
         from unspin.evidence import DIRECTION_EVIDENCE, TYPING_FEATURES

@@ -455,7 +455,11 @@ def _unknown_credits(d: Doc, other_lower: str, c: PairCtx) -> list[str]:
 def _unknown_credit(c: PairCtx) -> tuple[float, str] | None:
     """A credit to an outlet that the other text and no other article of the pile names
     ("first reported by the Harbour Post"): content farms credit invented or obscure
-    outlets; the side with such a credit is the derivative."""
+    outlets; the side with such a credit is the derivative. One language only: across
+    languages the other text names the outlet in its own words, or credits it in a
+    phrasing the credit pattern (English) does not read."""
+    if not c.same_language:
+        return None
     la, lb = c.lowered
     ua, ub = _unknown_credits(c.a, lb, c), _unknown_credits(c.b, la, c)
     if len(ua) == len(ub):
@@ -543,6 +547,100 @@ def _untranslated(c: PairCtx) -> tuple[float, str] | None:
     return rb - ra, (
         f"words of the other language per 100: {c.a.id} ({c.a.lang}) {ra:.1f}, "
         f"{c.b.id} ({c.b.lang}) {rb:.1f}"
+    )
+
+
+def _kept_rate(d: Doc, other: Doc, other_words: frozenset[str], p: Any) -> tuple[float, list[str]]:
+    """Words of ``d`` (per 100) written in lower case (a word, not a name) that the other
+    text has too and that belong to the other text's language, not ``d``'s: common there
+    (``kept_zipf_other``), rare in ``d``'s own (``kept_own_rare``: not a word both
+    languages write, "era", "per", "met") and at least ``kept_zipf_gap`` more frequent
+    there. A few shown."""
+    toks = [t for t in regex.findall(r"\b\p{Ll}[\p{Ll}'’]+\b", d.article.text) if len(t) > 2]
+    if not toks:
+        return 0.0, []
+    kept = []
+    for t in toks:
+        w = t.replace("’", "'")
+        if w not in other_words:
+            continue
+        zo, zd = zipf(w, other.lang), zipf(w, d.lang)
+        if zo is None or zd is None or zd >= p.kept_own_rare:
+            continue
+        if zo >= p.kept_zipf_other and zo - zd >= p.kept_zipf_gap:
+            kept.append(w)
+    return 100.0 * len(kept) / len(toks), kept
+
+
+@direction_evidence("kept_words")
+def _kept_words(c: PairCtx) -> tuple[float, str] | None:
+    """Words a translation left in its source's language: lower-case words (not names)
+    that both texts carry verbatim and that are words of one text's language, not the
+    other's ("los shoppers", "the ayuntamiento"). Per 100 words, the other side's rate
+    minus one's own; across languages only. Unlike ``untranslated`` a word counts only
+    when the other text has it, so the frequency bars can be lower: whatever a machine
+    translator did not know, it passed through."""
+    if c.same_language or "und" in (c.a.lang, c.b.lang):
+        return None
+    ra, ka = _kept_rate(c.a, c.b, c.fb.words, c.params)
+    rb, kb = _kept_rate(c.b, c.a, c.fa.words, c.params)
+    if ra == rb:
+        return None
+    side, shown = (c.b, kb) if rb > ra else (c.a, ka)
+    return rb - ra, (
+        f"words of the other language kept per 100: {c.a.id} {ra:.1f}, {c.b.id} {rb:.1f} "
+        f"({side.id}: {', '.join(dict.fromkeys(shown[:4]))})"
+    )
+
+
+#: a decimal written with a point ("3.5", "0.25"; not "1.250", a group of thousands)
+_POINT_DECIMAL = regex.compile(r"(?<![\d.,])\d+\.\d{1,2}(?![\d]|[.,]\d)")
+#: thousands grouped with commas ("12,500", "2,345,000")
+_COMMA_GROUPS = regex.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d]|[.,]\d)")
+#: a decimal written with a comma ("3,5")
+_COMMA_DECIMAL = regex.compile(r"(?<![\d.,])\d+,\d{1,2}(?![\d]|[.,]\d)")
+#: thousands grouped with points ("1.200", "40.000")
+_POINT_GROUPS = regex.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?![\d]|[.,]\d)")
+
+
+def _number_style(lang: str, p: Any) -> str | None:
+    if lang in p.decimal_point_langs:
+        return "point"
+    if lang in p.decimal_comma_langs:
+        return "comma"
+    return None
+
+
+def number_formats(text: str) -> tuple[int, int]:
+    """Numbers written the decimal-point way ("3.5", "12,500") and the decimal-comma way
+    ("3,5", "12.500") in a text. A number that reads either way ("1,250" as a group of
+    thousands or a decimal with three places) is counted by its grouping."""
+    point = len(_POINT_DECIMAL.findall(text)) + len(_COMMA_GROUPS.findall(text))
+    comma = len(_COMMA_DECIMAL.findall(text)) + len(_POINT_GROUPS.findall(text))
+    return point, comma
+
+
+@direction_evidence("number_format")
+def _number_format(c: PairCtx) -> tuple[float, str] | None:
+    """Figures written in the other language's convention: a text in a decimal-comma
+    language (Spanish "3,5", "12.500") with decimal points and comma-grouped thousands
+    ("3.5", "12,500"), or the other way round, keeps its source's number format, as
+    machine translation does. The log ratio of such figures on each side; only for two
+    languages of different conventions (``decimal_point_langs``, ``decimal_comma_langs``)."""
+    if c.same_language:
+        return None
+    sa, sb = _number_style(c.a.lang, c.params), _number_style(c.b.lang, c.params)
+    if sa is None or sb is None or sa == sb:
+        return None
+    pa, ca = number_formats(c.a.article.text)
+    pb, cb = number_formats(c.b.article.text)
+    fa = ca if sa == "point" else pa  # figures in a's text written the other way
+    fb = cb if sb == "point" else pb
+    if fa == fb:
+        return None
+    return math.log((1 + fb) / (1 + fa)), (
+        f"figures in the other language's number format: {c.a.id} ({c.a.lang}) {fa}, "
+        f"{c.b.id} ({c.b.lang}) {fb}"
     )
 
 
