@@ -25,8 +25,9 @@ def embed(a: Doc, b: Doc, pairs: dict[tuple[int, int], float]) -> None:
     for (i, j), c in pairs.items():
         vb[j] = c * va[i] + np.sqrt(1 - c * c) * vb[j]
     a.sentence_vectors, b.sentence_vectors = va, vb
-    a.doc_vector = va.mean(axis=0)
-    b.doc_vector = vb.mean(axis=0)
+    # unit length, as the pipeline's document vectors are
+    a.doc_vector = va.mean(axis=0) / np.linalg.norm(va.mean(axis=0))
+    b.doc_vector = vb.mean(axis=0) / np.linalg.norm(vb.mean(axis=0))
 
 
 def embed_line_by_line(a: Doc, b: Doc, cos: float) -> None:

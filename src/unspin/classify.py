@@ -93,10 +93,10 @@ class ClassifyParams:
     # whole-text derivative (copy, spin, rewrite) vs passage reuse or independent coverage
     whole_features: tuple[str, ...] = WHOLE_FEATURES
     whole_weights: tuple[float, ...] = (
-        1.746, 0.989, 2.416, 2.881, 2.979, 1.014, 2.608, 2.231, 1.224, 2.591, -3.843, 0.605,
-        2.682, 0.205, -3.578,
+        0.871, 0.054, 2.233, 1.613, 2.933, 0.537, 4.219, 3.739, 2.801, 3.523, -5.739, 1.318,
+        4.379, 0.216, -2.439,
     )  # fmt: skip
-    whole_bias: float = -11.927
+    whole_bias: float = -14.446
     whole_cut: float = 0.5  # probability from which the pair is one text and its derivative
     soft_match: float = 0.7  # sentence cosine from which a sentence has a counterpart
     # copy vs spun: share of aligned words in sentences kept nearly verbatim (at most
