@@ -13,7 +13,8 @@ folder): ``fresh``, an article of the other corpus that is not in the store (BBC
 and ``copy``, an edited copy of a stored article (a reuse pair and a story component
 change). Then removes the added article again (timed). ``--check`` compares the folder
 after each add with a fresh scan of the same articles (every table; slow for large N).
-``--profile`` writes a cProfile of each add beside the copy. ``--warm`` first loads
+``--profile`` writes a cProfile of each add beside the copy (kept as
+``BASE/add-TRIAL.prof``). ``--warm`` first loads
 what a running service has loaded (the models, by the service's own warm-up compare, and
 the Parquet writer), so the adds are timed as ``POST /articles`` runs them; without it,
 the first add that needs them pays the loading, as a fresh ``unspin add`` process does.
@@ -171,6 +172,7 @@ def main() -> int:
         if prof:
             path = work / "add.prof"
             prof.dump_stats(path)
+            shutil.copy(path, base / f"add-{trial}.prof")  # kept for a closer look
             pstats.Stats(str(path)).sort_stats("cumulative").print_stats(40)
         if args.check:
             write_jsonl(work / "all.jsonl", [*arts, a])
