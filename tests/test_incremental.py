@@ -8,6 +8,7 @@ import gzip
 import json
 
 import pytest
+from helpers import count_calls
 
 import unspin
 from unspin.model import Article
@@ -56,7 +57,6 @@ def test_incremental_add_and_remove_equal_full_rescans(shared, tmp_path, monkeyp
     cfg = Config(embedder="hashing")
     out = tmp_path / "res"
     unspin.scan(arts_folder(tmp_path, base), out=out, config=cfg)
-    from helpers import count_calls
 
     import unspin.pipeline as pl
 
@@ -343,3 +343,26 @@ def test_an_add_computes_only_the_new_articles_pairs(tmp_path, monkeypatch) -> N
     unspin.add([new], out=out, config=cfg)
     assert seen and all("zz-new" in p for p in seen), seen
     _same_as_fresh(out, [*arts, new], cfg)
+
+
+def test_quote_speakers_kept_in_the_store_equal_working_them_out(tmp_path, monkeypatch) -> None:
+    import unspin.quotes as uq
+    from unspin.fingerprint import prepare
+    from unspin.pipeline import quote_speakers
+
+    docs = [
+        prepare(Article(id="a", text='"We will rebuild the bridge," Mayor Ken Vordanek said.')),
+        prepare(Article(id="b", text='Ken Vordanek said: "We will rebuild it." He left.')),
+        prepare(Article(id="c", text="No quotation here at all.")),
+    ]
+    cfg = Config(embedder="hashing")
+    calls = count_calls(monkeypatch, uq, "doc_speakers")
+    with Store(tmp_path / "s") as st:
+        first = quote_speakers(docs, cfg, st)
+        assert calls["n"] == 2  # the two quoting docs
+        calls["n"] = 0
+        again = quote_speakers(docs, cfg, st)
+        assert calls["n"] == 0
+    want = {d.id: uq.doc_speakers(d) for d in docs[:2]}
+    assert {d.id: first(d) for d in docs[:2]} == want == {d.id: again(d) for d in docs[:2]}
+    assert want["a"] == ["Mayor Ken Vordanek"]

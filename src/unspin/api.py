@@ -23,6 +23,7 @@ from unspin.pipeline import (
     analyse,
     fingerprint,
     provenance,
+    quote_speakers,
     result_changes,
 )
 
@@ -186,7 +187,8 @@ def _run(
     try:
         docs = fingerprint(articles, config, cache=st, progress=progress, engine=engine)
         result = analyse(docs, config, errors, engine=engine, memo=st)
-        provenance(result, lambda r: result_changes(r, config, engine, st))
+        speakers = quote_speakers(docs, config, st) if st is not None else None
+        provenance(result, lambda r: result_changes(r, config, engine, st), speakers)
         if st is not None:
             if drop:
                 st.delete_articles(drop)

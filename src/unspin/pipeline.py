@@ -1421,14 +1421,42 @@ def story_lineage(result: Result, groups: list) -> list:
     return out
 
 
-def provenance(result: Result, changes_fn: Callable[[Result], list] | None = None) -> Result:
+def quote_speakers(
+    docs: Sequence[Doc], config: Config, memo: Any
+) -> Callable[[Doc], list[str | None]]:
+    """Each quoting doc's speakers (:func:`unspin.quotes.doc_speakers`, a function of the
+    article alone), kept in ``memo`` (a Store) by article and code: a run works out only
+    the articles it has not seen, not every quotation of the pile again."""
+    from unspin.quotes import doc_speakers
+
+    prefix = f"{code_version()}:"
+    keys = {d.id: prefix + article_key(d.article, config.embedder) for d in docs if d.quotes}
+    got = memo.memo_get("speakers", list(keys.values()))
+    new = {}
+    for d in docs:
+        k = keys.get(d.id)
+        if k is not None and k not in got:
+            new[k] = got[k] = doc_speakers(d)
+    if new:
+        memo.memo_put("speakers", new)
+    return lambda d: got[keys[d.id]]
+
+
+def provenance(
+    result: Result,
+    changes_fn: Callable[[Result], list] | None = None,
+    speakers: Callable[[Doc], list[str | None]] | None = None,
+) -> Result:
     """:func:`unspin.provenance.add_provenance` (quotation groups, lineage, changes),
-    with the lineage built story by story (:func:`story_lineage`): the same tables."""
+    with the lineage built story by story (:func:`story_lineage`): the same tables.
+    ``speakers``: each doc's quotation speakers when kept (:func:`quote_speakers`)."""
     from unspin.changes import changes_for_result
-    from unspin.quotes import quote_groups
+    from unspin.quotes import doc_speakers, quote_groups
 
     derived = frozenset(r.derivative for r in result.relations if r.derivative)
-    result.quotes = quote_groups([d for d in result.docs if d.quotes], derived=derived)
+    result.quotes = quote_groups(
+        [d for d in result.docs if d.quotes], derived=derived, speakers=speakers or doc_speakers
+    )
     result.lineage = story_lineage(result, result.quotes)
     result.changes = (changes_fn or changes_for_result)(result)
     return result
