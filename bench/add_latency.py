@@ -29,6 +29,7 @@ import argparse
 import cProfile
 import json
 import pstats
+import resource
 import shutil
 import sys
 import tempfile
@@ -162,9 +163,11 @@ def main() -> int:
         kinds: dict[str, int] = {}
         for r in mine:
             kinds[r.relation] = kinds.get(r.relation, 0) + 1
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(
             f"{trial}: add of {a.id!r} to {len(arts)} articles ({args.embedder}): "
-            f"{t1 - t0:.2f} s; its relations {kinds}"
+            f"{t1 - t0:.2f} s; its relations {kinds}; peak RSS of the process so far "
+            f"{rss:.0f} MB"
         )
         for e in engines:
             stages = ", ".join(f"{k} {v:.2f}" for k, v in e.timings.items())

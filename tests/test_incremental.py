@@ -366,3 +366,31 @@ def test_quote_speakers_kept_in_the_store_equal_working_them_out(tmp_path, monke
     want = {d.id: uq.doc_speakers(d) for d in docs[:2]}
     assert {d.id: first(d) for d in docs[:2]} == want == {d.id: again(d) for d in docs[:2]}
     assert want["a"] == ["Mayor Ken Vordanek"]
+
+
+def test_add_and_remove_pause_the_collector_and_a_scan_does_not(tmp_path, monkeypatch) -> None:
+    import gc
+
+    import unspin.api as api
+
+    seen: list[bool] = []
+    real = api.analyse
+
+    def recording(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(api, "analyse", recording)
+    cfg = Config(embedder="hashing")
+    arts = [
+        Article(id=f"a{k}", text=f"Mayor Ken Vordanek opened school {k} on Monday.")
+        for k in range(3)
+    ]
+    out = tmp_path / "res"
+    assert gc.isenabled()
+    unspin.scan(arts_folder(tmp_path, arts[:2]), out=out, config=cfg)
+    unspin.add([arts[2]], out=out, config=cfg)
+    assert gc.isenabled()
+    unspin.remove(["a0"], out=out, config=cfg)
+    assert seen == [True, False, False] and gc.isenabled()
+    _same_as_fresh(out, arts[1:], cfg)
