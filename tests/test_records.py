@@ -22,3 +22,32 @@ def test_lineage_records_equal_asdict() -> None:
     # copies: a change to the record leaves the node alone
     node.to_record()["articles"].append("x")
     assert node.articles == ["a1", "a2"]
+
+
+def test_json_lines_equal_json_dumps() -> None:
+    import json
+
+    from unspin.output import _flat, _json_line
+
+    rows = [
+        {"a": "Zürich", "b": [1, 2.5, None], "c": {"x": True, "y": "naïve \u201cq\u201d"}},
+        {"a": "lone \ud800 surrogate", "b": []},
+        {"f": float("nan"), "g": 1e-7},
+    ]
+    for row in rows:
+        try:
+            want = json.dumps(row, ensure_ascii=False)
+            want.encode("utf-8")
+        except UnicodeEncodeError:
+            want = json.dumps(row)
+        assert _json_line(row) == want + "\n"
+    assert _flat({"y": "naïve"}) == json.dumps({"y": "naïve"}, ensure_ascii=False)
+
+
+def test_parquet_cells_keep_text_and_replace_lone_surrogates() -> None:
+    from unspin.output import _flat
+
+    assert _flat("plain ascii") == "plain ascii"
+    assert _flat("Zürich") == "Zürich"
+    assert _flat("lone \ud800 x") == "lone ? x"
+    assert _flat(3) == 3 and _flat(None) is None
