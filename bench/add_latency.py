@@ -13,7 +13,8 @@ folder): ``fresh``, an article of the other corpus that is not in the store (BBC
 and ``copy``, an edited copy of a stored article (a reuse pair and a story component
 change). Then removes the added article again (timed). ``--check`` compares the folder
 after each add with a fresh scan of the same articles (every table; slow for large N).
-``--profile`` writes a cProfile of each add beside the copy. ``--warm`` first loads
+``--profile`` writes a cProfile of each add beside the copy (kept as
+``BASE/add-TRIAL.prof``). ``--warm`` first loads
 what a running service has loaded (the models, by the service's own warm-up compare, and
 the Parquet writer), so the adds are timed as ``POST /articles`` runs them; without it,
 the first add that needs them pays the loading, as a fresh ``unspin add`` process does.
@@ -28,6 +29,7 @@ import argparse
 import cProfile
 import json
 import pstats
+import resource
 import shutil
 import sys
 import tempfile
@@ -161,9 +163,11 @@ def main() -> int:
         kinds: dict[str, int] = {}
         for r in mine:
             kinds[r.relation] = kinds.get(r.relation, 0) + 1
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(
             f"{trial}: add of {a.id!r} to {len(arts)} articles ({args.embedder}): "
-            f"{t1 - t0:.2f} s; its relations {kinds}"
+            f"{t1 - t0:.2f} s; its relations {kinds}; peak RSS of the process so far "
+            f"{rss:.0f} MB"
         )
         for e in engines:
             stages = ", ".join(f"{k} {v:.2f}" for k, v in e.timings.items())
@@ -171,6 +175,7 @@ def main() -> int:
         if prof:
             path = work / "add.prof"
             prof.dump_stats(path)
+            shutil.copy(path, base / f"add-{trial}.prof")  # kept for a closer look
             pstats.Stats(str(path)).sort_stats("cumulative").print_stats(40)
         if args.check:
             write_jsonl(work / "all.jsonl", [*arts, a])

@@ -8,6 +8,7 @@ import gzip
 import json
 
 import pytest
+from helpers import count_calls
 
 import unspin
 from unspin.model import Article
@@ -56,7 +57,6 @@ def test_incremental_add_and_remove_equal_full_rescans(shared, tmp_path, monkeyp
     cfg = Config(embedder="hashing")
     out = tmp_path / "res"
     unspin.scan(arts_folder(tmp_path, base), out=out, config=cfg)
-    from helpers import count_calls
 
     import unspin.pipeline as pl
 
@@ -251,3 +251,146 @@ def test_add_and_remove_that_make_and_unmake_form_items_equal_full_rescans(tmp_p
     unspin.remove(["n4", "n5"], out=out, config=cfg)
     now = [a for a in now if a.id not in ("n4", "n5")]
     _same_as_fresh(out, now, cfg)
+
+
+def test_support_cap_covers_every_count_a_rule_reads() -> None:
+    """Pair rules read pile counts only against 0 and ``wording_votes``' ``min_support``:
+    counts capped at ``SUPPORT_CAP`` give the same decisions only while the cap is at
+    least that threshold."""
+    import inspect
+
+    from unspin.classify import wording_votes
+    from unspin.pipeline import SUPPORT_CAP
+
+    assert SUPPORT_CAP >= inspect.signature(wording_votes).parameters["min_support"].default
+
+
+def test_counts_moving_above_the_cap_replay_and_below_it_do_not() -> None:
+    import numpy as np
+
+    from unspin.corpus import CorpusStats, SupportLocal, SupportView, bigram_hashes
+    from unspin.fingerprint import prepare
+    from unspin.pipeline import SUPPORT_CAP, RecordingSupport
+
+    line = "Ken Vordanek said the bridge would open in June."
+    docs = [prepare(Article(id=f"d{k}", text=f"{line} Item {k}.")) for k in range(6)]
+    locs = [SupportLocal(d) for d in docs]
+    grams = bigram_hashes(["ken", "vordanek"])
+
+    def asked(n: int) -> RecordingSupport:
+        rec = RecordingSupport(SupportView(CorpusStats(locs[:n]), locs[:2]))
+        rec("vordanek", "d0", "d1")
+        rec.phrase_support(grams, "d0", "d1")
+        return rec
+
+    rec = asked(2 + SUPPORT_CAP)  # SUPPORT_CAP other articles: read as the cap
+    assert rec.log[0][2] == SUPPORT_CAP and set(rec.log[1][2]) == {SUPPORT_CAP}
+    more = SupportView(CorpusStats(locs[: 3 + SUPPORT_CAP]), locs[:2])
+    assert more("vordanek", "d0", "d1") == SUPPORT_CAP + 1  # the pile's own count moves
+    assert same_answers(rec.log, more)  # but not what the rules read
+    fewer = SupportView(CorpusStats(locs[: 1 + SUPPORT_CAP]), locs[:2])
+    assert not same_answers(rec.log, fewer)
+    assert np.all(asked(2).log[1][2] == np.zeros(len(grams)))
+
+
+def test_an_add_computes_only_the_new_articles_pairs(tmp_path, monkeypatch) -> None:
+    """Stored pairs that read pile counts of phrases the new article also uses are
+    replayed, not computed again (their counts move only above what the rules read),
+    and the result equals a full rescan."""
+    import unspin.pipeline as pl
+
+    # word pairs every article uses, in sentences of their own (no line shared by two
+    # stories, so no stock line or form item moves)
+    said = "said in a statement on Monday that"
+    stories = [
+        ("Mayor Ken Vordanek", "the Harbour Bridge in Eastport would open in June"),
+        ("Grenfield Mining", "output at its Tarrow pit rose by a third"),
+        ("The Lisk Valley railway", "its line would close for repairs until March"),
+        ("Oberline Foods", "it bought the Pellmar dairy for 40 million dollars"),
+    ]
+    views = ("a fine day", "good news", "a relief", "overdue")
+    arts = []
+    for k, (who, what) in enumerate(stories):
+        text = (
+            f"{who} {said} {what}. Officials welcomed the news, {who} added. "
+            f"Mayor Ken Vordanek called it {views[k]}."
+        )
+        arts.append(Article(id=f"s{k}", text=text))
+        # one copy puts another name for the mayor (the pile decides which is known:
+        # a count of articles naming him), the others change words
+        edited = (
+            text.replace("Vordanek", "Vordanik")
+            if k == 0
+            else text.replace("welcomed", "cheered").replace("news", "decision")
+        )
+        arts.append(Article(id=f"s{k}-copy", text=edited))
+    new = Article(
+        id="zz-new",
+        text=f"Vantor Shipping {said} its fleet grew to 30 vessels. "
+        "Mayor Ken Vordanek praised the crews.",
+    )
+    cfg = Config(embedder="hashing", workers=1)
+    out = tmp_path / "res"
+    unspin.scan(arts_folder(tmp_path, arts), out=out, config=cfg)
+    seen: list[tuple[str, str]] = []
+    real = pl.pair_work
+
+    def recording(ctx, pair):
+        seen.append((ctx.docs[pair[0]].id, ctx.docs[pair[1]].id))
+        return real(ctx, pair)
+
+    monkeypatch.setattr(pl, "pair_work", recording)
+    unspin.add([new], out=out, config=cfg)
+    assert seen and all("zz-new" in p for p in seen), seen
+    _same_as_fresh(out, [*arts, new], cfg)
+
+
+def test_quote_speakers_kept_in_the_store_equal_working_them_out(tmp_path, monkeypatch) -> None:
+    import unspin.quotes as uq
+    from unspin.fingerprint import prepare
+    from unspin.pipeline import quote_speakers
+
+    docs = [
+        prepare(Article(id="a", text='"We will rebuild the bridge," Mayor Ken Vordanek said.')),
+        prepare(Article(id="b", text='Ken Vordanek said: "We will rebuild it." He left.')),
+        prepare(Article(id="c", text="No quotation here at all.")),
+    ]
+    cfg = Config(embedder="hashing")
+    calls = count_calls(monkeypatch, uq, "doc_speakers")
+    with Store(tmp_path / "s") as st:
+        first = quote_speakers(docs, cfg, st)
+        assert calls["n"] == 2  # the two quoting docs
+        calls["n"] = 0
+        again = quote_speakers(docs, cfg, st)
+        assert calls["n"] == 0
+    want = {d.id: uq.doc_speakers(d) for d in docs[:2]}
+    assert {d.id: first(d) for d in docs[:2]} == want == {d.id: again(d) for d in docs[:2]}
+    assert want["a"] == ["Mayor Ken Vordanek"]
+
+
+def test_add_and_remove_pause_the_collector_and_a_scan_does_not(tmp_path, monkeypatch) -> None:
+    import gc
+
+    import unspin.api as api
+
+    seen: list[bool] = []
+    real = api.analyse
+
+    def recording(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(api, "analyse", recording)
+    cfg = Config(embedder="hashing")
+    arts = [
+        Article(id=f"a{k}", text=f"Mayor Ken Vordanek opened school {k} on Monday.")
+        for k in range(3)
+    ]
+    out = tmp_path / "res"
+    assert gc.isenabled()
+    unspin.scan(arts_folder(tmp_path, arts[:2]), out=out, config=cfg)
+    unspin.add([arts[2]], out=out, config=cfg)
+    assert gc.isenabled()
+    unspin.remove(["a0"], out=out, config=cfg)
+    assert seen == [True, False, False] and gc.isenabled()
+    _same_as_fresh(out, arts[1:], cfg)

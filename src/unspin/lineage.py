@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict, deque
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import networkx as nx
 import regex
@@ -92,7 +92,16 @@ class LineageNode:
     articles: list[str]
 
     def to_record(self) -> dict:
-        return asdict(self)
+        # the fields in order, lists copied: what ``asdict`` gives, without its deep copy
+        # of every string (the lineage table is rebuilt on every add)
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "title": self.title,
+            "outlet": self.outlet,
+            "passages": list(self.passages),
+            "articles": list(self.articles),
+        }
 
 
 @dataclass
@@ -107,7 +116,14 @@ class LineageEdge:
     reasons: list[str]
 
     def to_record(self) -> dict:
-        return {**asdict(self), "confidence": round(self.confidence, 4)}
+        return {
+            "source": self.source,
+            "derivative": self.derivative,
+            "relation": self.relation,
+            "confidence": round(self.confidence, 4),
+            "directed": self.directed,
+            "reasons": list(self.reasons),
+        }
 
 
 @dataclass

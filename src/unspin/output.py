@@ -52,14 +52,21 @@ def records(result: Result) -> dict[str, list[dict[str, Any]]]:
     }
 
 
+#: ``json.dumps(x, ensure_ascii=False)`` and ``json.dumps(x)`` as encoders made once:
+#: ``json.dumps`` with any option builds a new encoder per call (tens of thousands of
+#: rows and cells per write)
+_UNICODE = json.JSONEncoder(ensure_ascii=False)
+_ASCII = json.JSONEncoder()
+
+
 def _json_line(row: dict[str, Any]) -> str:
     """One JSON line; all-ASCII escapes for a row holding text that is not valid Unicode
     (lone surrogates cannot be written as UTF-8 but are valid JSON escaped)."""
-    line = json.dumps(row, ensure_ascii=False)
+    line = _UNICODE.encode(row)
     try:
         line.encode("utf-8")
     except UnicodeEncodeError:
-        line = json.dumps(row)
+        line = _ASCII.encode(row)
     return line + "\n"
 
 
@@ -307,7 +314,7 @@ def _flat(v: Any) -> Any:
     with its lone surrogates replaced (Parquet strings are UTF-8)."""
     if isinstance(v, (dict, list)):
         return _json_line(v)[:-1]
-    if isinstance(v, str):
+    if isinstance(v, str) and not v.isascii():  # ASCII text is valid UTF-8 as it stands
         return v.encode("utf-8", "replace").decode("utf-8")
     return v
 

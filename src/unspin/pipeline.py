@@ -417,18 +417,29 @@ def pair_key(ck: str, ak: Sequence[str], forms: Sequence[dict[int, int]], i: int
     return _key(ck, ak[i], ak[j])
 
 
+#: the highest count of other articles a pair rule reads from the pile (``support`` of a
+#: name, ``phrase_support`` of word pairs): the rules compare these counts with 0 or with
+#: :func:`unspin.classify.wording_votes`' ``min_support`` (2), so a pair is computed from
+#: the counts capped here (a count above it reads as it: the same decisions). A stored
+#: pair result then replays when a count it read moves above the cap (a phrase 748
+#: articles use, then 749), which an add of almost any article does: without the cap
+#: every pair that read a common phrase was computed again. A rule that reads a higher
+#: count needs this raised (tests/test_incremental.py checks it against ``min_support``).
+SUPPORT_CAP = 2
+
+
 class RecordingSupport:
     """A :class:`~unspin.corpus.SupportView` that logs every question and its answer, so a
     stored pair result can be reused exactly when the corpus gives the same answers now
     (:func:`same_answers`): the rules are deterministic, so same docs and same answers
-    replay the same decisions."""
+    replay the same decisions. Counts are answered capped at :data:`SUPPORT_CAP`."""
 
     def __init__(self, view: SupportView) -> None:
         self.view = view
         self.log: list[tuple] = []
 
     def __call__(self, word: str, a: str, b: str) -> int:
-        v = self.view(word, a, b)
+        v = min(self.view(word, a, b), SUPPORT_CAP)
         self.log.append(("__call__", (word, a, b), v))
         return v
 
@@ -459,7 +470,7 @@ class RecordingSupport:
         return v
 
     def phrase_support(self, hashes: np.ndarray, a: str, b: str) -> np.ndarray:
-        v = self.view.phrase_support(hashes, a, b)
+        v = np.minimum(self.view.phrase_support(hashes, a, b), SUPPORT_CAP)
         raw = np.asarray(hashes, dtype=np.uint64).tobytes()
         self.log.append(("phrase_support", (raw, a, b), v.tolist()))
         return v
@@ -470,7 +481,10 @@ def same_answers(log: Sequence[tuple], view: SupportView) -> bool:
     for name, args, v in log:
         if name == "phrase_support":
             got = view.phrase_support(np.frombuffer(args[0], np.uint64), args[1], args[2])
-            if got.tolist() != v:
+            if np.minimum(got, SUPPORT_CAP).tolist() != v:
+                return False
+        elif name == "__call__":
+            if min(view(*args), SUPPORT_CAP) != v:
                 return False
         elif name == "lines_in_at_least":
             got = view.lines_in_at_least(np.frombuffer(args[0], np.uint64), args[1])
@@ -1407,14 +1421,42 @@ def story_lineage(result: Result, groups: list) -> list:
     return out
 
 
-def provenance(result: Result, changes_fn: Callable[[Result], list] | None = None) -> Result:
+def quote_speakers(
+    docs: Sequence[Doc], config: Config, memo: Any
+) -> Callable[[Doc], list[str | None]]:
+    """Each quoting doc's speakers (:func:`unspin.quotes.doc_speakers`, a function of the
+    article alone), kept in ``memo`` (a Store) by article and code: a run works out only
+    the articles it has not seen, not every quotation of the pile again."""
+    from unspin.quotes import doc_speakers
+
+    prefix = f"{code_version()}:"
+    keys = {d.id: prefix + article_key(d.article, config.embedder) for d in docs if d.quotes}
+    got = memo.memo_get("speakers", list(keys.values()))
+    new = {}
+    for d in docs:
+        k = keys.get(d.id)
+        if k is not None and k not in got:
+            new[k] = got[k] = doc_speakers(d)
+    if new:
+        memo.memo_put("speakers", new)
+    return lambda d: got[keys[d.id]]
+
+
+def provenance(
+    result: Result,
+    changes_fn: Callable[[Result], list] | None = None,
+    speakers: Callable[[Doc], list[str | None]] | None = None,
+) -> Result:
     """:func:`unspin.provenance.add_provenance` (quotation groups, lineage, changes),
-    with the lineage built story by story (:func:`story_lineage`): the same tables."""
+    with the lineage built story by story (:func:`story_lineage`): the same tables.
+    ``speakers``: each doc's quotation speakers when kept (:func:`quote_speakers`)."""
     from unspin.changes import changes_for_result
-    from unspin.quotes import quote_groups
+    from unspin.quotes import doc_speakers, quote_groups
 
     derived = frozenset(r.derivative for r in result.relations if r.derivative)
-    result.quotes = quote_groups([d for d in result.docs if d.quotes], derived=derived)
+    result.quotes = quote_groups(
+        [d for d in result.docs if d.quotes], derived=derived, speakers=speakers or doc_speakers
+    )
     result.lineage = story_lineage(result, result.quotes)
     result.changes = (changes_fn or changes_for_result)(result)
     return result

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
 import networkx as nx
@@ -247,27 +247,34 @@ def are_variants(a: Words, b: Words) -> bool:
     return edit_distance(a, b) <= limit
 
 
-def index_quotes(docs: Sequence[Doc]) -> list[QuoteVariant]:
-    """Every quotation of every doc, with its speaker."""
+def index_quotes(
+    docs: Sequence[Doc], speakers: Callable[[Doc], list[str | None]] = doc_speakers
+) -> list[QuoteVariant]:
+    """Every quotation of every doc, with its speaker (``speakers(doc)``: each quotation's,
+    as :func:`doc_speakers` gives them; a caller may pass them kept from an earlier run)."""
     return [
         QuoteVariant(d.id, q.start, q.end, q.text, spk)
         for d in docs
-        for q, spk in zip(d.quotes, doc_speakers(d))
+        for q, spk in zip(d.quotes, speakers(d))
     ]
 
 
 def quote_groups(
-    docs: Sequence[Doc], min_articles: int = 2, derived: frozenset[str] = frozenset()
+    docs: Sequence[Doc],
+    min_articles: int = 2,
+    derived: frozenset[str] = frozenset(),
+    speakers: Callable[[Doc], list[str | None]] = doc_speakers,
 ) -> list[QuoteGroup]:
     """Variants of one quotation grouped across articles, most widely carried first.
 
     Only groups carried by at least ``min_articles`` articles are returned. Articles in
     ``derived`` (known derivatives of another article) count for the canonical wording
     only after every article that is not derived, so a spun copy never sets it.
+    ``speakers`` as for :func:`index_quotes`.
     """
     order = {d.id: (d.article.published_at or "~", i) for i, d in enumerate(docs)}
     by_words: dict[Words, list[QuoteVariant]] = defaultdict(list)
-    for v in index_quotes(docs):
+    for v in index_quotes(docs, speakers):
         if w := quote_words(v.text):
             by_words[w].append(v)
     texts = list(by_words)
