@@ -30,7 +30,7 @@ def main() -> int:
     leads = centred(
         _encode([lead_text(prepare(a), p.lead_chars) for a in v.articles], p.embedder, store)
     )
-    half = {d: k % 2 for k, d in enumerate(v.order)}
+    half = v.halves()
     h = np.array([half[v.doc[i]] for i in ids])
     doc = np.array([v.doc[i] for i in ids])
     sim = leads @ leads.T

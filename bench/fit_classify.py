@@ -187,7 +187,7 @@ def ntrex_rows(path: Path, cache: str | None, cfg: Config) -> list[dict]:
     docs = fingerprint(v.articles, cfg, cache=store)
     if store is not None:
         store.close()
-    half = {d: "AB"[k % 2] for k, d in enumerate(v.order)}
+    half = {d: "AB"[h] for d, h in v.halves().items()}
     train = [d for d in docs if half[v.doc[d.id]] == "A"]
     support = CorpusSupport(train)
     rows = []

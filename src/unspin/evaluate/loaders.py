@@ -284,6 +284,11 @@ class Versions:
     lang: dict[str, str]  # article id -> language label as given ("eng", "zho-TW")
     order: list[str]  # document ids in order of first appearance
 
+    def halves(self) -> dict[str, int]:
+        """Document id -> 0 (half A: even in file order) or 1 (half B: odd), the split
+        every NTREX figure is reported by (A tunes, B is held out)."""
+        return {d: k % 2 for k, d in enumerate(self.order)}
+
 
 def load_ntrex(path: PathLike, declare_lang: bool = False) -> Versions:
     """NTREX-style versions of documents. The language label stays in ``meta["lang"]``

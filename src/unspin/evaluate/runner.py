@@ -600,7 +600,7 @@ def ntrex_table(v: loaders.Versions, result: Result, data: list[str]) -> EvalTab
     """The table of :func:`eval_ntrex` for a result over the versions ``v``."""
     import numpy as np
 
-    half = {d: k % 2 for k, d in enumerate(v.order)}
+    half = v.halves()
     names = ("A", "B")
     rel = {(r.a, r.b): r for r in result.relations}
     ids = [a.id for a in v.articles]
