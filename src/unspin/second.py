@@ -8,8 +8,10 @@ in where it is needed, and only there:
 
 * a pile with no article outside the main encoder (that the second one covers) pays
   nothing: no model load, no call, the same outputs;
-* otherwise every representative article in the second encoder's languages gets one
-  *lead* vector (its first ``lead_chars`` characters of content) in the e5 space, and
+* otherwise the representative articles in the second encoder's languages that share
+  most figures and names with an article outside the main encoder (``lead_reach`` per
+  such article) get one *lead* vector (its first ``lead_chars`` characters of content)
+  in the e5 space, and
   each article outside the main encoder is paired with its ``k`` nearest articles in
   other languages by lead cosine (at least ``min_lead_sim``): the candidate pairs;
 * the two sides of every such pair get e5 sentence vectors (each distinct sentence
@@ -55,6 +57,12 @@ class SecondParams:
     k: int = 4
     #: least centred lead cosine of a candidate pair
     min_lead_sim: float = 0.30
+    #: articles that get an e5 lead, per article outside the main encoder: the
+    #: ``lead_reach`` sharing the most figures and names with it (a translation keeps
+    #: its source's figures and most names; an article with none reaches every
+    #: article); 0: every article of the pile in the second encoder's languages. Bounds
+    #: the cost (one lead per article of the pile otherwise, about 2-5 a second here)
+    lead_reach: int = 64
     #: the alignment thresholds of :class:`unspin.align.AlignParams` across languages,
     #: in the centred e5 space (its cosines run lower than the main encoder's)
     min_score_cross: float = 0.30
@@ -74,6 +82,10 @@ class SecondParams:
             )
         if self.lead_chars < 1 or self.k < 1:
             raise ValueError("SecondParams.lead_chars and k must be >= 1")
+        if self.lead_reach < 0:
+            raise ValueError(
+                f"SecondParams.lead_reach must be >= 0 (0: no bound), got {self.lead_reach}"
+            )
         if not -1.0 <= self.min_lead_sim <= 1.0:
             raise ValueError(
                 f"SecondParams.min_lead_sim must be in [-1, 1], got {self.min_lead_sim}"
@@ -251,6 +263,8 @@ def plan(
     p = config.second
     langs = SECOND_BACKENDS[p.embedder].languages
     reach = [i for i, d in enumerate(docs) if rep[i] == i and d.lang in langs]
+    if p.lead_reach:
+        reach = bounded_reach(docs, act, reach, p.lead_reach)
     leads = centred(
         _encode([lead_text(docs[i], p.lead_chars) for i in reach], p.embedder, cache, cost)
     )
@@ -314,6 +328,39 @@ def plan(
         got.dropped,
     )
     return got
+
+
+def _shared_tokens(doc: Doc) -> frozenset[str]:
+    """An article's figures (by value) and names (lower case): what a translation of it
+    keeps, in any language that writes them alike."""
+    from unspin.evidence import doc_facts
+
+    f = doc_facts(doc)
+    return frozenset({f"f:{x}" for x in f.figures} | {f"n:{x.lower()}" for x in f.names})
+
+
+def bounded_reach(
+    docs: Sequence[Doc], act: Sequence[int], reach: Sequence[int], n: int
+) -> list[int]:
+    """The docs of ``reach`` that get a lead: the active ones, and for each active doc the
+    ``n`` of ``reach`` sharing the most figures and names with it (at least one; ties by
+    index). An active doc with neither keeps all of ``reach``: nothing to rank by."""
+    from collections import Counter, defaultdict
+
+    toks = {i: _shared_tokens(docs[i]) for i in reach}
+    for x in act:
+        toks.setdefault(x, _shared_tokens(docs[x]))
+    index: dict[str, list[int]] = defaultdict(list)
+    for i in reach:
+        for t in toks[i]:
+            index[t].append(i)
+    keep = set(act)
+    for x in act:
+        if not toks[x]:
+            return list(reach)
+        c: Counter[int] = Counter(j for t in toks[x] for j in index[t] if j != x)
+        keep.update(j for j, _ in sorted(c.items(), key=lambda q: (-q[1], q[0]))[:n])
+    return [i for i in reach if i in keep]
 
 
 def story_features(a: Doc, b: Doc, fn: Any) -> dict[str, float]:
