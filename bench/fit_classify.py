@@ -72,7 +72,7 @@ from unspin.align import align
 from unspin.candidates import candidate_pairs
 from unspin.classify import ClassifyParams, reuse_type
 from unspin.corpus import CorpusSupport
-from unspin.evidence import DIRECTION_EVIDENCE, TYPING_FEATURES, PairCtx
+from unspin.evidence import TYPING_FEATURES, PairCtx, direction_values
 from unspin.model import Article
 from unspin.pipeline import Config, fingerprint
 from unspin.store import Store
@@ -187,8 +187,8 @@ def ntrex_rows(path: Path, cache: str | None, cfg: Config) -> list[dict]:
     docs = fingerprint(v.articles, cfg, cache=store)
     if store is not None:
         store.close()
-    half = {d: "AB"[h] for d, h in v.halves().items()}
-    train = [d for d in docs if half[v.doc[d.id]] == "A"]
+    half = v.halves()
+    train = [d for d in docs if half[v.doc[d.id]] == 0]
     support = CorpusSupport(train)
     rows = []
     for i, j in sorted(candidate_pairs(train, cfg.candidates)):
@@ -267,12 +267,7 @@ def fit_direction(dirs: list[dict], params: ClassifyParams):
         ctx = PairCtx(r["a"], r["b"], r["al"], params, r["support"])
         rel, *_ = reuse_type(r["a"], r["b"], r["al"], params, None, r["support"], ctx)
         ctx.relation = rel or r["label"]["relation"]
-        row = []
-        for n in names:
-            got = DIRECTION_EVIDENCE[n](ctx)
-            v = 0.0 if got is None else max(-params.evidence_cap, min(params.evidence_cap, got[0]))
-            row.append(v)
-        X.append(row)
+        X.append(direction_values(ctx))
         y.append(r["label"]["source"] == r["a"].id)
         kinds.append(r["kind"])
         rels.append(ctx.relation)
@@ -339,12 +334,7 @@ def fit_cross_language(specs: list[str], params: ClassifyParams, refit: list[str
             a, b = sorted((by_id[src], by_id[tr]), key=lambda d: d.id)
             ctx = PairCtx(a, b, Alignment(a.id, b.id, [], {}), params, support)
             ctx.relation = "translation"
-            row = []
-            for n in names:
-                got = DIRECTION_EVIDENCE[n](ctx)
-                cap = params.evidence_cap
-                row.append(0.0 if got is None else max(-cap, min(cap, float(got[0]))))
-            X.append(row)
+            X.append(direction_values(ctx))
             y.append(1.0 if src == a.id else -1.0)
             groups.append(spec)
         print(f"{spec}: {len(pairs)} translation pairs", flush=True)

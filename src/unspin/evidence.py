@@ -644,6 +644,26 @@ def _number_format(c: PairCtx) -> tuple[float, str] | None:
     )
 
 
+def capped_evidence(c: PairCtx, name: str) -> tuple[float, str] | None:
+    """Direction evidence ``name`` of the pair, its value clipped to
+    ``[-evidence_cap, evidence_cap]`` (None: it has nothing to say)."""
+    got = DIRECTION_EVIDENCE[name](c)
+    if got is None:
+        return None
+    cap = c.params.evidence_cap
+    return max(-cap, min(cap, float(got[0]))), got[1]
+
+
+def direction_values(c: PairCtx) -> list[float]:
+    """Each configured direction evidence's clipped value, 0 where it says nothing: the
+    row the direction weights are fitted on (``bench/fit_classify.py``)."""
+    out = []
+    for name in c.params.direction_evidence:
+        got = capped_evidence(c, name)
+        out.append(0.0 if got is None else got[0])
+    return out
+
+
 def direction_score(c: PairCtx) -> tuple[float, list[Contribution]]:
     """Weighted sum of the direction evidence (> 0: ``a`` is the source) and each
     evidence's contribution (evidence that has nothing to say is left out)."""
@@ -651,11 +671,10 @@ def direction_score(c: PairCtx) -> tuple[float, list[Contribution]]:
     z = 0.0
     out = []
     for name, w in zip(p.direction_evidence, p.direction_weights):
-        got = DIRECTION_EVIDENCE[name](c)
+        got = capped_evidence(c, name)
         if got is None:
             continue
         v, detail = got
-        v = max(-p.evidence_cap, min(p.evidence_cap, float(v)))
         if v == 0.0 or w == 0.0:
             continue
         z += w * v

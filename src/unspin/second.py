@@ -11,9 +11,9 @@ in where it is needed, and only there:
 * otherwise the representative articles in the second encoder's languages that share
   most figures and names with an article outside the main encoder (``lead_reach`` per
   such article) get one *lead* vector (its first ``lead_chars`` characters of content)
-  in the e5 space, and
-  each article outside the main encoder is paired with its ``k`` nearest articles in
-  other languages by lead cosine (at least ``min_lead_sim``): the candidate pairs;
+  in the e5 space, and each article outside the main encoder is paired with its ``k``
+  nearest articles in other languages by lead cosine (at least ``min_lead_sim``): the
+  candidate pairs;
 * the two sides of every such pair get e5 sentence vectors (each distinct sentence
   embedded once, cached by model in the store), and the pair is aligned, typed and given
   its story features on *views* of the two docs whose vectors are the e5 ones, with the
