@@ -117,6 +117,46 @@ def test_soft_coverage_counts_sentences_with_a_close_counterpart(name: str) -> N
     assert TYPING_FEATURES[name](ctx(*far)) == pytest.approx(0.0)
 
 
+def _flat_pair(cos: float) -> tuple[Doc, Doc]:
+    """Two four-sentence docs whose every sentence is at ``cos`` to every sentence of the
+    other: one topic, no sentence with a counterpart of its own."""
+    a, b = doc_of("a", S4), doc_of("b", T4)
+    dim = 1 + len(a.sentences) + len(b.sentences)
+    eye = np.eye(dim, dtype=np.float32)
+    shared, own = np.sqrt(cos), np.sqrt(1 - cos)
+    a.sentence_vectors = shared * eye[0] + own * eye[1 : 1 + len(a.sentences)]
+    b.sentence_vectors = shared * eye[0] + own * eye[1 + len(a.sentences) :]
+    return a, b
+
+
+def test_peak_counts_counterparts_that_stand_out_of_their_row() -> None:
+    # each sentence faces one of the other's at 0.6 and the rest at 0: below soft_match,
+    # but a counterpart of its own
+    facing = ctx(*_vec_pair(0.6))
+    assert TYPING_FEATURES["soft_hi"](facing) == pytest.approx(0.0)
+    assert TYPING_FEATURES["peak_hi"](facing) == pytest.approx(1.0)
+    # the same best cosine to every sentence of the other: one topic, no counterpart
+    flat = ctx(*_flat_pair(0.6))
+    assert TYPING_FEATURES["mean_hi"](flat) == pytest.approx(0.6, abs=1e-5)
+    assert TYPING_FEATURES["peak_hi"](flat) == pytest.approx(0.0)
+    # a smaller margin than the gap: the flat pair still has none; a larger one than
+    # the facing pair's gap: it has none either
+    wide = dataclasses.replace(P, peak_margin=0.65)
+    assert TYPING_FEATURES["peak_hi"](ctx(*_vec_pair(0.6), params=wide)) == pytest.approx(0.0)
+
+
+def test_peak_falls_back_to_the_soft_share_against_a_short_text() -> None:
+    # a's side against b's two sentences: a median of two is no background, so the soft
+    # share (cosine >= soft_match 0.7) stands in: 0.65 is below it
+    a, b = doc_of("a", S4), doc_of("b", T4[:2])
+    embed(a, b, {(0, 0): 0.65, (1, 1): 0.65})
+    a_side = ctx(a, b).soft[0]
+    assert a_side[3] == pytest.approx(a_side[0]) == pytest.approx(0.0)
+    # read against two sentences, the same pair has counterparts (0.65 - 0.325 >= 0.3)
+    strict = ctx(a, b, params=dataclasses.replace(P, peak_min_sentences=2)).soft[0]
+    assert strict[3] > 0.3
+
+
 @pytest.mark.parametrize("name", ["mean_hi", "mean_lo"])
 def test_mean_best_cosine_follows_the_similarity(name: str) -> None:
     assert TYPING_FEATURES[name](ctx(*_vec_pair(0.9))) == pytest.approx(0.9, abs=1e-5)

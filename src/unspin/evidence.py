@@ -153,15 +153,19 @@ class PairCtx:
         return self.a.lang == self.b.lang
 
     @cached_property
-    def soft(self) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
+    def soft(self) -> tuple[tuple[float, float, float, float], tuple[float, float, float, float]]:
         """Per side: (share of its content characters whose best match in the other has
         cosine >= ``soft_match``, length-weighted mean best cosine, share of those matches
-        in order). A rewrite's every sentence has a counterpart in its source, reworded or
-        merged; an independent article's do not."""
+        in order, share whose best match stands out of its row by ``peak_margin``). A
+        rewrite's every sentence has a counterpart in its source, reworded or merged; an
+        independent article's do not."""
+        p = self.params
         return (
-            _soft_cover(self.a, self.fa, self.b, self.fb, self.params.soft_match),
-            _soft_cover(self.b, self.fb, self.a, self.fa, self.params.soft_match),
-        )
+            _soft_cover(self.a, self.fa, self.b, self.fb, p.soft_match, p.peak_margin,
+                        p.peak_min_sentences),
+            _soft_cover(self.b, self.fb, self.a, self.fa, p.soft_match, p.peak_margin,
+                        p.peak_min_sentences),
+        )  # fmt: skip
 
     @cached_property
     def lowered(self) -> tuple[str, str]:
@@ -169,21 +173,28 @@ class PairCtx:
         return self.a.article.text.lower(), self.b.article.text.lower()
 
 
-def _soft_cover(d: Doc, fd: DocFacts, o: Doc, fo: DocFacts, bar: float) -> tuple[float, ...]:
+def _soft_cover(
+    d: Doc, fd: DocFacts, o: Doc, fo: DocFacts, bar: float, margin: float, min_other: int
+) -> tuple[float, float, float, float]:
     from unspin.align import _order
 
     if d.sentence_vectors is None or o.sentence_vectors is None:
-        return 0.0, 0.0, 1.0
+        return 0.0, 0.0, 1.0, 0.0
     ia, io = list(fd.content), list(fo.content)
     if not ia or not io:
-        return 0.0, 0.0, 1.0
+        return 0.0, 0.0, 1.0, 0.0
     sim = d.sentence_vectors[ia] @ o.sentence_vectors[io].T
     best, arg = sim.max(axis=1), sim.argmax(axis=1)
     w = np.array([len(d.sentences[i].text) for i in ia], float)
     total = float(w.sum()) or 1.0
     hit = best >= bar
     pairs = [(i, io[int(k)]) for i, k, h in zip(ia, arg, hit) if h]
-    return float((w * hit).sum() / total), float((w * best).sum() / total), _order(pairs)
+    share = float((w * hit).sum() / total)
+    if len(io) < min_other:
+        peak = share  # too few sentences in the other for a background: the plain share
+    else:
+        peak = float((w * (best - np.median(sim, axis=1) >= margin)).sum() / total)
+    return share, float((w * best).sum() / total), _order(pairs), peak
 
 
 # ---------------------------------------------------------------- registry
@@ -267,6 +278,17 @@ def _mean_hi(c: PairCtx) -> float:
 @typing_feature("mean_lo")
 def _mean_lo(c: PairCtx) -> float:
     return min(c.soft[0][1], c.soft[1][1])
+
+
+@typing_feature("peak_hi")
+def _peak_hi(c: PairCtx) -> float:
+    """Share of the more covered text whose sentences each have one counterpart that
+    stands out: best cosine at least ``peak_margin`` above the median of the sentence's
+    cosines to the other text. Relative to the pair's own background, so it reads the
+    same in every language and encoder: a rewrite's sentence points at one source
+    sentence; a sentence of an independent report of the same event is about equally
+    close to many (a brief beside a long report of one speech: 0.55 to all of them)."""
+    return max(c.soft[0][3], c.soft[1][3])
 
 
 @typing_feature("fig_in")
