@@ -518,9 +518,7 @@ def _details(c: PairCtx) -> tuple[float, str] | None:
     return math.log((1 + ua) / (1 + ub)), f"details only in {c.a.id}: {ua}, only in {c.b.id}: {ub}"
 
 
-def _merges_into(
-    d: Doc, fd: DocFacts, o: Doc, fo: DocFacts, bar: float
-) -> tuple[int, list[int]]:
+def _merges_into(d: Doc, fd: DocFacts, o: Doc, fo: DocFacts, bar: float) -> tuple[int, list[int]]:
     """Sentences of ``d`` merged into one sentence of ``o``: each content sentence of ``d``
     goes to its best counterpart in ``o`` (cosine >= ``bar``); a sentence of ``o`` that
     takes two or more of them and is longer (in words) than each is a merge of them. The
