@@ -474,8 +474,9 @@ def _merge_pair(merged: str) -> tuple[Doc, Doc]:
 
 def test_merged_sentences_point_away_from_the_side_that_merged() -> None:
     a, b = _merge_pair("Meeting on Monday, the harbour board agreed to dredge the channel.")
-    assert _ev("merged_sentences", ctx(a, b, relation="spun")) == 1.0
-    assert _ev("merged_sentences", ctx(b, a, relation="spun")) == -1.0
+    # one of a's three sentences merged beyond the first, per merge_unit sentences
+    assert _ev("merged_sentences", ctx(a, b, relation="spun")) == pytest.approx(P.merge_unit / 3)
+    assert _ev("merged_sentences", ctx(b, a, relation="spun")) == pytest.approx(-P.merge_unit / 3)
     # a "merged" sentence no longer than the sentences it takes up is not a merge
     a, b = _merge_pair("The board agreed dredging.")
     assert _ev("merged_sentences", ctx(a, b, relation="spun")) is None
@@ -486,6 +487,8 @@ def test_merged_sentences_point_away_from_the_side_that_merged() -> None:
     a, b = _merge_pair("Meeting on Monday, the harbour board agreed to dredge the channel.")
     strict = dataclasses.replace(P, merge_match=0.8)
     assert _ev("merged_sentences", ctx(a, b, relation="spun", params=strict)) is None
+    with pytest.raises(ValueError, match="merge_unit"):
+        dataclasses.replace(P, merge_unit=0.0)
 
 
 def test_direction_score_sums_weighted_capped_evidence() -> None:

@@ -127,6 +127,11 @@ class ClassifyParams:
     # other side is where its content went (lower than ``soft_match``: a sentence merged
     # with another shares only part of the merged sentence's meaning)
     merge_match: float = 0.5
+    # ... counted per this many content sentences of the merged text (a short story's
+    # length: a count per article grows with its length, a bare share in [0, 1] sits far
+    # below the other evidence's range and the fit's L2 penalty holds its weight down;
+    # on the tuning folds 10 did better than a bare count, a share or a percentage)
+    merge_unit: float = 10.0
     foreign_zipf: float = 3.5  # ``untranslated``: common in the other language ...
     own_rare_zipf: float = 1.5  # ... and rare in one's own
     kept_zipf_other: float = 2.5  # ``kept_words``: a word of the other language (zipf) ...
@@ -167,6 +172,8 @@ class ClassifyParams:
                 f"unknown evidence {', '.join(map(repr, unknown))}; registered typing features: "
                 f"{sorted(TYPING_FEATURES)}; direction evidence: {sorted(DIRECTION_EVIDENCE)}"
             )
+        if self.merge_unit <= 0:
+            raise ValueError(f"ClassifyParams.merge_unit must be > 0, got {self.merge_unit}")
         if self.direction_margin < 0 or self.evidence_cap <= 0:
             raise ValueError("ClassifyParams needs direction_margin >= 0 and evidence_cap > 0")
 

@@ -551,8 +551,9 @@ def _merged_sentences(c: PairCtx) -> tuple[float, str] | None:
     rewrite above all, and a paraphrase that joins a short sentence to the next); the
     reverse, one sentence whose content two shorter sentences of the other text each take
     up, is what a rewriter that splits does, and less often. Sentences of ``a`` merged
-    into ``b`` minus those of ``b`` merged into ``a`` (:func:`_merges_into`, sentence
-    cosine >= ``merge_match``). Machine translation and spinners keep their source's
+    into ``b`` per ``merge_unit`` content sentences of ``a``, minus the same of ``b``
+    merged into ``a`` (:func:`_merges_into`, sentence cosine >= ``merge_match``); as many
+    merged each way say nothing. Machine translation and spinners keep their source's
     sentences one for one and so say nothing here. One language only (the cosines of a
     sentence and its translation run lower)."""
     if not c.same_language:
@@ -562,7 +563,9 @@ def _merged_sentences(c: PairCtx) -> tuple[float, str] | None:
     nb, into_a = _merges_into(c.b, c.fb, c.a, c.fa, bar)
     if na == nb:
         return None
-    return float(na - nb), (
+    unit = c.params.merge_unit
+    ra, rb = unit * na / len(c.fa.content), unit * nb / len(c.fb.content)
+    return ra - rb, (
         f"sentences merged into one: {na} of {c.a.id} into {len(into_b)} of {c.b.id}, "
         f"{nb} of {c.b.id} into {len(into_a)} of {c.a.id}"
     )
