@@ -260,9 +260,67 @@ def _cross_validate(X, kinds, names, neg_weight: float, c: float, cut: float) ->
         print(f"  {'all features' if drop is None else 'without ' + drop:24s} {err:.4f}  {shown}")
 
 
-def fit_direction(dirs: list[dict], params: ClassifyParams):
+def _direction_weights(
+    X: np.ndarray, y: np.ndarray, w: np.ndarray, fixed: np.ndarray | None = None
+) -> np.ndarray:
+    """Logistic regression without intercept over ``X`` (label "a is the source"), each
+    pair also in the other order (evidence negated), L2 with C = 1. ``fixed``: NaN for a
+    weight to fit, a number for one held at that value (an offset)."""
+    if fixed is None or np.isnan(fixed).all():
+        model = LogisticRegression(C=1.0, fit_intercept=False, max_iter=10000).fit(
+            np.vstack([X, -X]), np.concatenate([y, ~y]), sample_weight=np.concatenate([w, w])
+        )
+        return model.coef_[0]
+    from scipy.optimize import minimize
+
+    free = np.isnan(fixed)
+    off, Xf, sy = X[:, ~free] @ fixed[~free], X[:, free], np.where(y, 1.0, -1.0)
+
+    def loss(beta: np.ndarray) -> float:
+        z = sy * (off + Xf @ beta)  # both orders of a pair: the same margin, counted twice
+        return float(2 * (w * np.logaddexp(0.0, -z)).sum() + 0.5 * beta @ beta)
+
+    beta = minimize(loss, np.zeros(int(free.sum())), method="L-BFGS-B").x
+    out = fixed.copy()
+    out[free] = beta
+    return out
+
+
+def _best_margin(z: np.ndarray, y: np.ndarray) -> tuple[int, float, int, int]:
+    """(right minus wrong, margin, right, wrong) at the margin in 0, 0.1, ..., 3 with the
+    most right minus wrong (undecided: 0). A pair with no evidence at all (z == 0) stays
+    undecided whatever the margin: a margin of 0 would otherwise direct it by id order."""
+    best = None
+    for margin in np.round(np.arange(0.0, 3.01, 0.1), 2):
+        decided = (np.abs(z) >= margin) & (z != 0)
+        right = int(((z > 0) == y)[decided].sum())
+        wrong = int(decided.sum()) - right
+        cand = (right - wrong, float(margin), right, wrong)
+        if best is None or cand[0] > best[0]:
+            best = cand
+    return best
+
+
+def _outcomes(z: np.ndarray, y: np.ndarray, margin: float) -> np.ndarray:
+    decided = (np.abs(z) >= margin) & (z != 0)
+    return np.where(~decided, "undecided", np.where((z > 0) == y, "right", "wrong"))
+
+
+def _per_kind(kinds: np.ndarray, got: np.ndarray) -> str:
+    per = defaultdict(Counter)
+    for k, g in zip(kinds, got):
+        per[k][g] += 1
+    return "; ".join(
+        f"{k} {c['right']}/{c['undecided']}/{c['wrong']}" for k, c in sorted(per.items())
+    )
+
+
+def fit_direction(dirs: list[dict], params: ClassifyParams, hold: tuple[str, ...] = ()):
+    """Direction weights and margin on every labelled pair (typed with ``params``); the
+    evidence named in ``hold`` keep their shipped weights (fitted elsewhere: the
+    cross-language evidence on translation sets, ``--cross-language``)."""
     names = params.direction_evidence
-    X, y, kinds, rels = [], [], [], []
+    X, y, kinds, rels, groups = [], [], [], [], []
     for r in dirs:
         ctx = PairCtx(r["a"], r["b"], r["al"], params, r["support"])
         rel, *_ = reuse_type(r["a"], r["b"], r["al"], params, None, r["support"], ctx)
@@ -271,41 +329,62 @@ def fit_direction(dirs: list[dict], params: ClassifyParams):
         y.append(r["label"]["source"] == r["a"].id)
         kinds.append(r["kind"])
         rels.append(ctx.relation)
-    X, y = np.array(X), np.array(y)
+        groups.append(r["label"]["source"])
+    X, y, kinds = np.array(X), np.array(y), np.array(kinds)
     count = Counter(kinds)
     w = np.array([1.0 / count[k] for k in kinds])
     w *= len(w) / w.sum()
-    # symmetric by construction: each pair also in the other order (evidence negated)
-    Xs, ys, ws = np.vstack([X, -X]), np.concatenate([y, ~y]), np.concatenate([w, w])
-    model = LogisticRegression(C=1.0, fit_intercept=False, max_iter=10000).fit(
-        Xs, ys, sample_weight=ws
+    fixed = np.array(
+        [wt if n in hold else np.nan for n, wt in zip(names, params.direction_weights)]
     )
-    weights = tuple(round(float(v), 3) for v in model.coef_[0])
+    weights = tuple(round(float(v), 3) for v in _direction_weights(X, y, w, fixed))
     z = X @ np.array(weights)
-    best = None
     shown = []
-    # a pair with no evidence at all (z == 0) stays undecided whatever the margin: a margin
-    # of 0 would otherwise direct it by the order of the ids
-    for margin in np.round(np.arange(0.0, 3.01, 0.1), 2):
-        decided = (np.abs(z) >= margin) & (z != 0)
-        right = int(((z > 0) == y)[decided].sum())
-        wrong = int(decided.sum()) - right
-        cand = (right - wrong, margin, right, wrong)
-        if margin in (0.0, 0.1, 0.2, 0.3, 0.5, 1.0):
-            shown.append(f"{margin}: {right}/{wrong}/{len(y) - right - wrong}")
-        if best is None or cand[0] > best[0]:
-            best = cand
+    for margin in (0.0, 0.1, 0.2, 0.3, 0.5, 1.0):
+        got = Counter(_outcomes(z, y, margin))
+        shown.append(f"{margin}: {got['right']}/{got['wrong']}/{got['undecided']}")
     print("\ndirection margin: right/wrong/undecided at", "; ".join(shown))
-    _, margin, right, wrong = best
-    print(f"\ndirection model: weights {dict(zip(names, weights))}")
+    _, margin, right, wrong = _best_margin(z, y)
+    held = f" (held: {', '.join(hold)})" if hold else ""
+    print(f"\ndirection model{held}: weights {dict(zip(names, weights))}")
     print(f"margin {margin}: right {right}, wrong {wrong}, undecided {len(y) - right - wrong}")
-    decided = (np.abs(z) >= margin) & (z != 0)
     per = defaultdict(Counter)
-    for k, d, ok in zip(kinds, decided, (z > 0) == y):
-        per[k]["right" if d and ok else "wrong" if d else "undecided"] += 1
+    for k, g in zip(kinds, _outcomes(z, y, margin)):
+        per[k][g] += 1
     for k in sorted(per):
         print(f"  {k:24s} {dict(per[k])}")
+    print("\nper evidence: pairs it spoke on, pointing to the source (clipped value != 0):")
+    sy = np.where(y, 1.0, -1.0)
+    for k, n in enumerate(names):
+        spoke = X[:, k] != 0
+        right_k = int((np.sign(X[:, k]) == sy)[spoke].sum())
+        print(f"  {n:20s} spoke on {int(spoke.sum()):4d}, pointing right on {right_k}")
+    _cross_validate_direction(X, y, kinds, np.array(groups), w, fixed, names, hold)
     return weights, float(margin)
+
+
+def _cross_validate_direction(X, y, kinds, groups, w, fixed, names, hold) -> None:
+    """Five folds grouped by source article (a source's every derivative in one fold: its
+    three rewrites, its round trip and its copies), weights and margin fitted on four and
+    read on the fifth; for the configured evidence and for each one left out (its column
+    0). Right / undecided / wrong per kind of pair, undecided counted apart."""
+    from sklearn.model_selection import GroupKFold
+
+    print("\ndirection, five folds grouped by source (right/undecided/wrong per kind):")
+    folds = list(GroupKFold(5).split(X, y, groups))
+    for drop in (None, *[n for n in names if n not in hold]):
+        Xd = X.copy()
+        if drop is not None:
+            Xd[:, names.index(drop)] = 0.0
+        got = np.empty(len(y), dtype=object)
+        for tr, te in folds:
+            wt = w[tr] * len(tr) / w[tr].sum()
+            beta = _direction_weights(Xd[tr], y[tr], wt, fixed)
+            _, margin, *_ = _best_margin(Xd[tr] @ beta, y[tr])
+            got[te] = _outcomes(Xd[te] @ beta, y[te], margin)
+        label = "all evidence" if drop is None else "without " + drop
+        c = Counter(got)
+        print(f"  {label:26s} {c['right']}/{c['undecided']}/{c['wrong']}: {_per_kind(kinds, got)}")
 
 
 def fit_cross_language(specs: list[str], params: ClassifyParams, refit: list[str]):
@@ -400,6 +479,12 @@ def main() -> int:
         "(bench/translation_direction.py SETs), the rest held at the shipped values",
     )
     ap.add_argument("--refit", default="untranslated,kept_words,number_format")
+    ap.add_argument(
+        "--hold",
+        default="",
+        help="direction evidence whose shipped weights the full fit keeps (e.g. the "
+        "cross-language ones, fitted on translation sets with --cross-language)",
+    )
     args = ap.parse_args()
     if args.cross_language:
         dw = fit_cross_language(args.cross_language, ClassifyParams(), args.refit.split(","))
@@ -409,7 +494,8 @@ def main() -> int:
     params = ClassifyParams()
     ww, wb = fit_whole(typing, params, args.neg_weight, args.C)
     params = replace(params, whole_weights=ww, whole_bias=wb)
-    dw, margin = fit_direction(dirs, params)
+    hold = tuple(x for x in args.hold.split(",") if x)
+    dw, margin = fit_direction(dirs, params, hold)
     print("\nClassifyParams:")
     print(f"    whole_weights: tuple[float, ...] = {ww}")
     print(f"    whole_bias: float = {wb}")

@@ -7,7 +7,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from helpers import doc_of, embed
+from helpers import aligned_docs, doc_of, embed
 
 import unspin.classify  # noqa: F401  (registers the direction evidence defined there)
 from unspin.classify import DIRECTION_EVIDENCE_NAMES, WHOLE_FEATURES, ClassifyParams
@@ -490,6 +490,45 @@ def test_context_fit_points_to_the_article_the_passage_was_written_for() -> None
     a.sentence_vectors, b.sentence_vectors = va, vb
     v = _ev("context_fit", ctx(a, b, [(2, 1)], relation="partial"))
     assert v is not None and v > 0
+
+
+def _merge_pair(merged: str) -> tuple[Doc, Doc]:
+    """a: three sentences; b: two, the first of which takes up a's first two (cosine
+    0.71 with each, above ``merge_match`` 0.5) and the second a's third."""
+    a = doc_of(
+        "a",
+        [
+            "The harbour board met on Monday.",
+            "It agreed to dredge the channel.",
+            "Work will start in the spring and take a year.",
+        ],
+    )
+    b = doc_of("b", [merged, "Dredging starts in spring and lasts a year."])
+    va = np.eye(5, dtype=np.float32)[:3]
+    vb = np.eye(5, dtype=np.float32)[3:].copy()
+    vb[0] = (va[0] + va[1]) / np.sqrt(2)
+    vb[1] = va[2]
+    a.sentence_vectors, b.sentence_vectors = va, vb
+    return a, b
+
+
+def test_merged_sentences_point_away_from_the_side_that_merged() -> None:
+    a, b = _merge_pair("Meeting on Monday, the harbour board agreed to dredge the channel.")
+    # one of a's three sentences merged beyond the first, per merge_unit sentences
+    assert _ev("merged_sentences", ctx(a, b, relation="spun")) == pytest.approx(P.merge_unit / 3)
+    assert _ev("merged_sentences", ctx(b, a, relation="spun")) == pytest.approx(-P.merge_unit / 3)
+    # a "merged" sentence no longer than the sentences it takes up is not a merge
+    a, b = _merge_pair("The board agreed dredging.")
+    assert _ev("merged_sentences", ctx(a, b, relation="spun")) is None
+    # sentences kept one for one (a machine translation, a spin) say nothing
+    a, b = aligned_docs(S4, T4, 0.9)
+    assert _ev("merged_sentences", ctx(a, b, relation="spun")) is None
+    # below ``merge_match`` a sentence has no counterpart to be merged into
+    a, b = _merge_pair("Meeting on Monday, the harbour board agreed to dredge the channel.")
+    strict = dataclasses.replace(P, merge_match=0.8)
+    assert _ev("merged_sentences", ctx(a, b, relation="spun", params=strict)) is None
+    with pytest.raises(ValueError, match="merge_unit"):
+        dataclasses.replace(P, merge_unit=0.0)
 
 
 def test_direction_score_sums_weighted_capped_evidence() -> None:

@@ -82,6 +82,7 @@ DIRECTION_EVIDENCE_NAMES = (
     "untranslated",
     "kept_words",
     "number_format",
+    "merged_sentences",
 )
 
 
@@ -125,11 +126,21 @@ class ClassifyParams:
     min_time_gap_hours: float = 1.0  # publication times closer than this tell nothing
     direction_evidence: tuple[str, ...] = DIRECTION_EVIDENCE_NAMES
     direction_weights: tuple[float, ...] = (
-        1.598, 0.417, 0.048, 1.63, 1.861, 1.141, 4.188, 5.37, 0.84, 1.902, 2.57, 5.103, 2.582,
+        1.22, 0.436, 0.333, 1.072, 2.436, 2.123, 6.155, 5.067, 0.381, 2.246, 2.57, 5.103, 2.582,
+        2.773,
     )  # fmt: skip
     direction_margin: float = 0.0  # |weighted sum| below this: undecided
     evidence_cap: float = 5.0  # each evidence value is clipped to [-cap, cap]
     min_fluency_pairs: int = 20  # word pairs a text must have of its own for ``fluency``
+    # ``merged_sentences``: sentence cosine from which a sentence's best counterpart on the
+    # other side is where its content went (lower than ``soft_match``: a sentence merged
+    # with another shares only part of the merged sentence's meaning)
+    merge_match: float = 0.5
+    # ... counted per this many content sentences of the merged text (a short story's
+    # length: a count per article grows with its length, a bare share in [0, 1] sits far
+    # below the other evidence's range and the fit's L2 penalty holds its weight down;
+    # on the tuning folds 10 did better than a bare count, a share or a percentage)
+    merge_unit: float = 10.0
     foreign_zipf: float = 3.5  # ``untranslated``: common in the other language ...
     own_rare_zipf: float = 1.5  # ... and rare in one's own
     kept_zipf_other: float = 2.5  # ``kept_words``: a word of the other language (zipf) ...
@@ -153,7 +164,14 @@ class ClassifyParams:
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
                 raise ValueError(f"ClassifyParams.{name} must be in [0, 1], got {v}")
-        for name in ("whole_cut", "soft_match", "copy_kept", "kept_edit", "peak_margin"):
+        for name in (
+            "whole_cut",
+            "soft_match",
+            "copy_kept",
+            "kept_edit",
+            "peak_margin",
+            "merge_match",
+        ):
             v = getattr(self, name)
             if not 0.0 < v < 1.0:
                 raise ValueError(f"ClassifyParams.{name} must be in (0, 1), got {v}")
@@ -174,6 +192,8 @@ class ClassifyParams:
                 f"unknown evidence {', '.join(map(repr, unknown))}; registered typing features: "
                 f"{sorted(TYPING_FEATURES)}; direction evidence: {sorted(DIRECTION_EVIDENCE)}"
             )
+        if self.merge_unit <= 0:
+            raise ValueError(f"ClassifyParams.merge_unit must be > 0, got {self.merge_unit}")
         if self.direction_margin < 0 or self.evidence_cap <= 0:
             raise ValueError("ClassifyParams needs direction_margin >= 0 and evidence_cap > 0")
 

@@ -540,6 +540,59 @@ def _details(c: PairCtx) -> tuple[float, str] | None:
     return math.log((1 + ua) / (1 + ub)), f"details only in {c.a.id}: {ua}, only in {c.b.id}: {ub}"
 
 
+def _merges_into(d: Doc, fd: DocFacts, o: Doc, fo: DocFacts, bar: float) -> tuple[int, list[int]]:
+    """Sentences of ``d`` merged into one sentence of ``o``: each content sentence of ``d``
+    goes to its best counterpart in ``o`` (cosine >= ``bar``); a sentence of ``o`` that
+    takes two or more of them and is longer (in words) than each is a merge of them. The
+    number merged beyond the first, and the merged sentences of ``o`` (a few shown)."""
+    if d.sentence_vectors is None or o.sentence_vectors is None:
+        return 0, []
+    ids, ios = list(fd.content), list(fo.content)
+    if not ids or not ios:
+        return 0, []
+    sim = d.sentence_vectors[ids] @ o.sentence_vectors[ios].T
+    best, arg = sim.max(axis=1), sim.argmax(axis=1)
+    took: dict[int, list[int]] = {}
+    for i, k, s in zip(ids, arg, best):
+        if s >= bar:
+            took.setdefault(ios[int(k)], []).append(i)
+    n, shown = 0, []
+    for j, group in took.items():
+        if len(group) < 2:
+            continue
+        longest = max(len(words(d.sentences[i].text)) for i in group)
+        if len(words(o.sentences[j].text)) > longest:
+            n += len(group) - 1
+            shown.append(j)
+    return n, shown
+
+
+@direction_evidence("merged_sentences")
+def _merged_sentences(c: PairCtx) -> tuple[float, str] | None:
+    """A rewriter merges sentences of its source into one longer sentence (a condensed
+    rewrite above all, and a paraphrase that joins a short sentence to the next); the
+    reverse, one sentence whose content two shorter sentences of the other text each take
+    up, is what a rewriter that splits does, and less often. Sentences of ``a`` merged
+    into ``b`` per ``merge_unit`` content sentences of ``a``, minus the same of ``b``
+    merged into ``a`` (:func:`_merges_into`, sentence cosine >= ``merge_match``); as many
+    merged each way say nothing. Machine translation and spinners keep their source's
+    sentences one for one and so say nothing here. One language only (the cosines of a
+    sentence and its translation run lower)."""
+    if not c.same_language:
+        return None
+    bar = c.params.merge_match
+    na, into_b = _merges_into(c.a, c.fa, c.b, c.fb, bar)
+    nb, into_a = _merges_into(c.b, c.fb, c.a, c.fa, bar)
+    if na == nb:
+        return None
+    unit = c.params.merge_unit
+    ra, rb = unit * na / len(c.fa.content), unit * nb / len(c.fb.content)
+    return ra - rb, (
+        f"sentences merged into one: {na} of {c.a.id} into {len(into_b)} of {c.b.id}, "
+        f"{nb} of {c.b.id} into {len(into_a)} of {c.a.id}"
+    )
+
+
 def _foreign_rate(d: Doc, other_lang: str, bar_other: float, bar_own: float) -> float:
     """Words of ``d`` (per 100) common in ``other_lang`` and rare in ``d``'s language."""
     ws = [w for w in words(d.article.text) if w.isalpha() and len(w) > 2]
