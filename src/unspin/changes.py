@@ -144,7 +144,7 @@ def _names_of(text: str, doc: Any) -> tuple[tuple[int, int, str], ...]:
 
 
 def _ner_batch(texts: list[str]) -> list[tuple[tuple[int, int, str], ...]]:
-    """:func:`_ner` of several texts, those not seen lately read in one ``nlp.pipe``
+    """Names (:func:`_names_of`) of several texts, those not seen lately read in one ``nlp.pipe``
     call (a call per text pays spaCy's set-up each time)."""
     todo = [t for t in dict.fromkeys(texts) if t not in _NER_SEEN]
     got = {t: _names_of(t, d) for t, d in zip(todo, _nlp().pipe(todo))} if todo else {}
@@ -159,41 +159,98 @@ def _ner_batch(texts: list[str]) -> list[tuple[tuple[int, int, str], ...]]:
     return out
 
 
-def _ner(text: str) -> tuple[tuple[int, int, str], ...]:
-    """Names in an English text: from first to last capitalised word, split at possessives."""
-    return _ner_batch([text])[0]
-
-
 #: a text longer than this (characters) is not run through NER whole: only the sentences
 #: change extraction reads names in (aligned units whose two sides differ), each with
-#: ``NER_CONTEXT`` sentences either side, so a long near-copy costs NER over what
-#: changed (an article of ordinary length is read whole, as before)
+#: ``NER_CONTEXT`` sentences either side, merged into runs that NER reads once, so a long
+#: near-copy costs NER over what changed (an article of ordinary length is read whole,
+#: once, as before)
 NER_WHOLE_MAX = 30_000
 #: sentences of context either side of a unit's sentences when NER reads a long text
 #: in parts
 NER_CONTEXT = 1
+#: most sentences NER reads of one long text (above ``NER_WHOLE_MAX``) for one relation:
+#: a unit is read in text order while its sentences fit; the names of the units past it
+#: are read by capitalisation alone, as in a language NER does not cover. With
+#: ``NER_CONTEXT`` 1 that is at least 166 changed sentences read by NER (about 0.6 CPU s
+#: here, a few thousand sentences per MB of text): bounded time for any pair of texts
+NER_MAX_SENTENCES = 500
 
 
-def _ner_region(doc: Doc, text: str, span: Span, sents: list[int]) -> tuple[int, str]:
-    """Where NER reads for the names inside ``span`` (sentences ``sents`` of ``doc``):
-    the whole text, or above ``NER_WHOLE_MAX`` those sentences with ``NER_CONTEXT``
-    around them; ``(offset, text)``."""
-    if len(text) <= NER_WHOLE_MAX or not sents:
-        return 0, text
-    ss = doc.sentences
-    lo = min(ss[max(0, min(sents) - NER_CONTEXT)].start, span[0])
-    hi = max(ss[min(len(ss) - 1, max(sents) + NER_CONTEXT)].end, span[1])
-    return lo, text[lo:hi]
+def _needs_ner(s_text: str, d_text: str) -> bool:
+    """Whether a unit of a long text can show a changed name: its derivative side has a
+    capitalised word or a figure more often than its source side (every name
+    :meth:`_Extractor.entities` reports in the derivative begins with one). Units whose
+    words differ only in lower-case words (an inserted "new") are not read by NER."""
+    have: dict[str, int] = {}
+    for m in _NAME_TOKEN.finditer(s_text):
+        if m[0][0].isupper() or m[0][0].isdigit():
+            have[_fold(m[0])] = have.get(_fold(m[0]), 0) + 1
+    for m in _NAME_TOKEN.finditer(d_text):
+        if m[0][0].isupper() or m[0][0].isdigit():
+            k = _fold(m[0])
+            if have.get(k, 0) <= 0:
+                return True
+            have[k] -= 1
+    return False
 
 
-def _ner_within(doc: Doc, text: str, span: Span, sents: list[int]) -> list[tuple[int, int, str]]:
-    """:func:`_ner`'s names lying inside ``span``, read where :func:`_ner_region` says."""
-    lo, region = _ner_region(doc, text, span, sents)
-    return [
-        (a + lo, b + lo, label)
-        for a, b, label in _ner(region)
-        if span[0] <= a + lo and b + lo <= span[1]
-    ]
+class _Names:
+    """The NER names of one side of a relation, read once: the whole text, or for a text
+    above ``NER_WHOLE_MAX`` runs of the sentences the units need (each unit's sentences
+    with ``NER_CONTEXT`` either side, overlapping and adjacent ones merged), at most
+    ``NER_MAX_SENTENCES`` of them. ``runs`` lists the sentence ranges read."""
+
+    def __init__(self, doc: Doc, text: str, units: list[tuple[Span, list[int]]]) -> None:
+        self.doc, self.text = doc, text
+        self.whole = len(text) <= NER_WHOLE_MAX
+        self.runs: list[tuple[int, int]] = []  # sentence index ranges [lo, hi] read by NER
+        self.read: set[tuple[int, int]] = set()  # unit spans whose names NER gives
+        if self.whole:
+            self.regions = [(0, text)] if units else []
+            self.read = {span for span, _ in units}
+            return
+        ss, want, used = doc.sentences, [], 0
+        for span, sents in sorted(units, key=lambda u: u[0]):
+            if not sents:
+                continue
+            lo, hi = max(0, min(sents) - NER_CONTEXT), min(len(ss) - 1, max(sents) + NER_CONTEXT)
+            new = set(range(lo, hi + 1)) - {k for a, b in want for k in range(a, b + 1)}
+            if used + len(new) > NER_MAX_SENTENCES:
+                break
+            used += len(new)
+            want.append((lo, hi))
+            self.read.add(span)
+        for lo, hi in sorted(want):
+            if self.runs and lo <= self.runs[-1][1] + 1:
+                self.runs[-1] = (self.runs[-1][0], max(hi, self.runs[-1][1]))
+            else:
+                self.runs.append((lo, hi))
+        self.regions = [(ss[lo].start, text[ss[lo].start : ss[hi].end]) for lo, hi in self.runs]
+
+    @property
+    def sentences(self) -> int:
+        """Sentences NER reads of this side."""
+        if self.whole:
+            return len(self.doc.sentences) if self.regions else 0
+        return sum(hi - lo + 1 for lo, hi in self.runs)
+
+    def load(self, got: dict[str, tuple[tuple[int, int, str], ...]]) -> None:
+        """Take the names of each region from ``got`` (region text -> names)."""
+        found = sorted({(a + lo, b + lo, lab) for lo, t in self.regions for a, b, lab in got[t]})
+        self.names = found
+        self.starts = [n[0] for n in found]
+
+    def within(self, span: Span) -> list[tuple[int, int, str]] | None:
+        """Names lying inside ``span``; None when NER did not read it (past the cap)."""
+        if span not in self.read:
+            return None
+        k = bisect_left(self.starts, span[0])
+        out = []
+        while k < len(self.names) and self.names[k][0] < span[1]:
+            if self.names[k][1] <= span[1]:
+                out.append(self.names[k])
+            k += 1
+        return out
 
 
 def _caps(text: str, a: int, b: int) -> list[tuple[int, int, str]]:
@@ -394,6 +451,7 @@ class _Extractor:
     def __init__(self, source: Doc, derivative: Doc, relation: Relation) -> None:
         self.src, self.der, self.rel = _Side(source), _Side(derivative), relation.relation
         self.out: list[Change] = []
+        self.ner: dict[str, _Names] = {}  # "s", "d": NER names of an English side
         self.claimed: list[Span] = []  # derivative spans already matched to a source quote
         pairs = []
         self.vectors = (
@@ -504,15 +562,14 @@ class _Extractor:
         """Names of the source sentence that the derivative swapped for a look-alike."""
         st, dt = self.src.text, self.der.text
         s_text, d_text = st[slice(*u.s)], dt[slice(*u.d)]
-        if s_text == d_text:  # no name can differ (and no word: no substitution either)
+        if not self._named(u):  # no name can differ
             return
-        if self.src.doc.lang == "en":
-            s_ents = _ner_within(self.src.doc, st, u.s, u.si)
-        else:
+        s_ents = self.ner["s"].within(u.s) if "s" in self.ner else None
+        if s_ents is None:  # not English, or past NER_MAX_SENTENCES of a long text
             s_ents = [e for e in _caps(st, *u.s) if " " in st[e[0] : e[1]]]
         d_ents = _caps(dt, *u.d)
-        if self.der.doc.lang == "en":
-            d_ents += _ner_within(self.der.doc, dt, u.d, u.dj)
+        if "d" in self.ner:
+            d_ents += self.ner["d"].within(u.d) or []
         came = lambda n: _count(n, s_text) < _count(n, d_text)  # noqa: E731
         pairs = []
         for e in s_ents:
@@ -683,17 +740,31 @@ class _Extractor:
             self.sentences()
         return sorted(self.out, key=self._anchor)
 
+    def _named(self, u: _Unit) -> bool:
+        """Whether :meth:`entities` reads the unit: its two sides differ, and where a text
+        is longer than ``NER_WHOLE_MAX`` its derivative side brings a capitalised word or
+        a figure (:func:`_needs_ner`)."""
+        s_text, d_text = self.src.text[slice(*u.s)], self.der.text[slice(*u.d)]
+        if s_text == d_text:  # no name can differ (and no word: no substitution either)
+            return False
+        if max(len(self.src.text), len(self.der.text)) <= NER_WHOLE_MAX:
+            return True
+        return _needs_ner(s_text, d_text)
+
     def _read_names(self) -> None:
-        """NER of every part :meth:`entities` will read, in one batch."""
-        regions = []
-        for u in self.units:
-            if self.src.text[slice(*u.s)] == self.der.text[slice(*u.d)]:
-                continue
-            for side, span, sents in ((self.src, u.s, u.si), (self.der, u.d, u.dj)):
-                if side.doc.lang == "en":
-                    regions.append(_ner_region(side.doc, side.text, span, sents)[1])
-        if regions:
-            _ner_batch(regions[-NER_CACHE:])
+        """NER of every part :meth:`entities` will read (:class:`_Names`), in one batch."""
+        named = [u for u in self.units if self._named(u)]
+        self.ner = {
+            key: _Names(
+                side.doc, side.text, [(u.s, u.si) if key == "s" else (u.d, u.dj) for u in named]
+            )
+            for key, side in (("s", self.src), ("d", self.der))
+            if side.doc.lang == "en"
+        }
+        texts = [t for n in self.ner.values() for _, t in n.regions]
+        got = dict(zip(texts, _ner_batch(texts)))
+        for n in self.ner.values():
+            n.load(got)
 
     def _anchor(self, c: Change) -> tuple[int, int]:
         """Derivative offset; for a dropped sentence, where its neighbourhood went."""
