@@ -497,13 +497,52 @@ class _Blocked:
         return [(i, j) for i, j in self.cand if self.cache[(i, j)][0] >= t]
 
 
-def _scores(a: Doc, b: Doc, p: AlignParams) -> _Dense | _Blocked:
+class _Swapped:
+    """A :class:`_Blocked` of ``(a, b)`` read as that of ``(b, a)``: the same scores
+    (cosine and lexical overlap are symmetric, the candidates are taken both ways)."""
+
+    def __init__(self, m: _Blocked) -> None:
+        self.m, self.best_j, self.best_i = m, m.best_i, m.best_j
+
+    def at(self, i: int, j: int) -> tuple[float, float, float]:
+        return self.m.at(j, i)
+
+    def above(self, t: float) -> list[tuple[int, int]]:
+        return sorted((j, i) for i, j in self.m.above(t))
+
+
+#: blocked scores (:class:`_Blocked`) of the last ``LONG_MEMO`` long pairs, kept for the
+#: next stage that asks for the same two docs' sentences (the alignment, then the change
+#: extraction: two long near-copies scored once, not twice); reused only for the very
+#: same vectors and tokens, either way round
+LONG_MEMO = 2
+_LONG: list[_Blocked] = []
+
+
+def _blocked(a: Doc, b: Doc, p: AlignParams) -> _Blocked | _Swapped:
+    """:class:`_Blocked` scores of the pair, from ``_LONG`` when it holds them."""
+
+    def same(x: Doc, y: Doc) -> bool:
+        return x.sentence_vectors is y.sentence_vectors and x.tokens is y.tokens
+
+    for m in _LONG:
+        if m.p == p and same(m.a, a) and same(m.b, b):
+            return m
+        if m.p == p and same(m.a, b) and same(m.b, a):
+            return _Swapped(m)
+    m = _Blocked(a, b, p)
+    _LONG.insert(0, m)
+    del _LONG[LONG_MEMO:]
+    return m
+
+
+def _scores(a: Doc, b: Doc, p: AlignParams) -> _Dense | _Blocked | _Swapped:
     """Sentence-pair scores: every pair, or blocked for two long texts (``max_cells``)."""
     if a.sentence_vectors is None or b.sentence_vectors is None:
         raise ValueError("align needs embedded docs (run fingerprint first)")
     if len(a.sentences) * len(b.sentences) <= p.max_cells:
         return _Dense(a, b, p)
-    return _Blocked(a, b, p)
+    return _blocked(a, b, p)
 
 
 def _accepted(a: Doc, b: Doc, p: AlignParams, m) -> list[tuple[int, int, float, float, float]]:

@@ -55,6 +55,10 @@ _APPROX = {
     more_than less_than fewer_than close_to as_many_as an_estimated""".split()
 }
 _QUALIFIERS = [(q,) for q in _HEDGES] + sorted(_APPROX)
+#: the qualifiers by their first word, in ``_QUALIFIERS`` order (a word opens few of them)
+_QUAL_BY_FIRST: dict[str, list[tuple[str, ...]]] = {}
+for _q in _QUALIFIERS:
+    _QUAL_BY_FIRST.setdefault(_q[0], []).append(_q)
 _MODALS = {("may",), ("might",), ("could",)}
 _NUMBER_WORDS = {
     w: float(v)
@@ -643,7 +647,8 @@ class _Extractor:
             ("qualifier_added", u.dt, u.st, back, self.der.text),
         ):
             keys, other = [t[0] for t in mine], [t[0] for t in theirs]
-            for i, q in [(i, q) for i in range(len(keys) - 1) for q in _QUALIFIERS]:
+            pos = range(len(keys) - 1)
+            for i, q in [(x, q) for x in pos for q in _QUAL_BY_FIRST.get(keys[x], ())]:
                 k = len(q)
                 if tuple(keys[i : i + k]) != q or i + k >= len(keys):
                     continue
