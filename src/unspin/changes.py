@@ -175,9 +175,10 @@ NER_CONTEXT = 1
 #: most sentences NER reads of one long text (above ``NER_WHOLE_MAX``) for one relation:
 #: a unit is read in text order while its sentences fit; the names of the units past it
 #: are read by capitalisation alone, as in a language NER does not cover. With
-#: ``NER_CONTEXT`` 1 that is at least 166 changed sentences read by NER (about 0.6 CPU s
-#: here, a few thousand sentences per MB of text): bounded time for any pair of texts
-NER_MAX_SENTENCES = 500
+#: ``NER_CONTEXT`` 1 that is at least 66 changed sentences read by NER (about 0.25 CPU s
+#: a side on this machine): bounded time for any pair of texts (spaCy reads about 800
+#: short sentences a CPU second here; texts up to ``NER_WHOLE_MAX`` are read whole)
+NER_MAX_SENTENCES = 200
 
 
 def _needs_ner(s_text: str, d_text: str) -> bool:
@@ -213,15 +214,15 @@ class _Names:
             self.regions = [(0, text)] if units else []
             self.read = {span for span, _ in units}
             return
-        ss, want, used = doc.sentences, [], 0
+        ss, want, seen = doc.sentences, [], set()
         for span, sents in sorted(units, key=lambda u: u[0]):
             if not sents:
                 continue
             lo, hi = max(0, min(sents) - NER_CONTEXT), min(len(ss) - 1, max(sents) + NER_CONTEXT)
-            new = set(range(lo, hi + 1)) - {k for a, b in want for k in range(a, b + 1)}
-            if used + len(new) > NER_MAX_SENTENCES:
+            new = set(range(lo, hi + 1)) - seen
+            if len(seen) + len(new) > NER_MAX_SENTENCES:
                 break
-            used += len(new)
+            seen |= new
             want.append((lo, hi))
             self.read.add(span)
         for lo, hi in sorted(want):
@@ -479,17 +480,33 @@ class _Extractor:
         if self.rel != "translation":
             free_s = {i for i in self.s_ok if not source.sentences[i].boilerplate}
             free_d = {j for j in self.d_ok if not derivative.sentences[j].boilerplate}
-            while True:  # quote-only pairs, then left-over neighbours of pairs that look alike
-                free_s -= {i for i, _ in edges}
-                free_d -= {j for _, j in edges}
-                near = ((i + k, j + k) for i, j in edges for k in (-1, 1))
-                new = next((e for e in pairs if e[0] in free_s and e[1] in free_d), None) or next(
-                    ((i, j) for i, j in near if i in free_s and j in free_d and self._alike(i, j)),
-                    None,
-                )
+            free_s -= {i for i, _ in edges}
+            free_d -= {j for _, j in edges}
+            # quote-only pairs, then left-over neighbours of pairs that look alike, the
+            # first of each in order; sentences are only ever taken, so a pair or a
+            # neighbour that failed once fails for good and each list is read once
+            # (linear in the pairs: it was read anew for every pair added)
+            at_pair = at_near = 0
+            while True:
+                new = None
+                while new is None and at_pair < len(pairs):
+                    i, j = pairs[at_pair]
+                    if i in free_s and j in free_d:
+                        new = (i, j)
+                    else:
+                        at_pair += 1
+                while new is None and at_near < 2 * len(edges):
+                    k = (-1, 1)[at_near % 2]
+                    i, j = edges[at_near // 2][0] + k, edges[at_near // 2][1] + k
+                    if i in free_s and j in free_d and self._alike(i, j):
+                        new = (i, j)
+                    else:
+                        at_near += 1
                 if new is None:
                     break
                 edges.append(new)
+                free_s.discard(new[0])
+                free_d.discard(new[1])
         self.units = [self._unit(si, dj) for si, dj in _groups(edges)]
 
     def _unit(self, si: list[int], dj: list[int]) -> _Unit:

@@ -169,6 +169,11 @@ class PairCtx:
         return self.a.article.text.lower(), self.b.article.text.lower()
 
 
+#: most sentence-pair cosines :func:`_soft_cover` holds at once (16 MB of float32): two
+#: longer texts are compared a block of rows at a time (news articles never are)
+SOFT_CELLS = 1 << 22
+
+
 def _soft_cover(d: Doc, fd: DocFacts, o: Doc, fo: DocFacts, bar: float) -> tuple[float, ...]:
     from unspin.align import _order
 
@@ -177,8 +182,18 @@ def _soft_cover(d: Doc, fd: DocFacts, o: Doc, fo: DocFacts, bar: float) -> tuple
     ia, io = list(fd.content), list(fo.content)
     if not ia or not io:
         return 0.0, 0.0, 1.0
-    sim = d.sentence_vectors[ia] @ o.sentence_vectors[io].T
-    best, arg = sim.max(axis=1), sim.argmax(axis=1)
+    va, vo = d.sentence_vectors[ia], o.sentence_vectors[io]
+    if len(ia) * len(io) <= SOFT_CELLS:
+        sim = va @ vo.T
+        best, arg = sim.max(axis=1), sim.argmax(axis=1)
+    else:  # two long texts: rows a block at a time, never the n * m matrix
+        step = max(1, SOFT_CELLS // len(io))
+        parts = []
+        for k in range(0, len(ia), step):
+            x = va[k : k + step] @ vo.T
+            parts.append((x.max(axis=1), x.argmax(axis=1)))
+        best = np.concatenate([m for m, _ in parts])
+        arg = np.concatenate([g for _, g in parts])
     w = np.array([len(d.sentences[i].text) for i in ia], float)
     total = float(w.sum()) or 1.0
     hit = best >= bar
