@@ -447,6 +447,14 @@ def _lexical(a: Doc, b: Doc, i: int, j: int) -> float:
     return max(dice(a.tokens[i], b.tokens[j]), 0.8 * containment(a.tokens[i], b.tokens[j]))
 
 
+def _lexical_sets(sa: set[str], sb: set[str]) -> float:
+    """:func:`_lexical` of two sentences' token sets (the same value)."""
+    if not sa or not sb:
+        return 0.0
+    both = len(sa & sb)
+    return max(2 * both / (len(sa) + len(sb)), 0.8 * (both / min(len(sa), len(sb))))
+
+
 def _top_k(va: np.ndarray, vb: np.ndarray, k: int, cells: int) -> list[tuple[int, int]]:
     """For each row of ``va``, the ``k`` rows of ``vb`` with the highest cosine; the
     cosines are computed ``cells`` at a time."""
@@ -469,6 +477,8 @@ class _Blocked:
 
     def __init__(self, a: Doc, b: Doc, p: AlignParams) -> None:
         self.a, self.b, self.p = a, b, p
+        # each sentence's tokens as a set once (``_lexical`` builds them per pair)
+        self.sa, self.sb = [set(t) for t in a.tokens], [set(t) for t in b.tokens]
         va, vb = a.sentence_vectors, b.sentence_vectors
         cand = set(_top_k(va, vb, p.long_top_k, p.max_cells))
         cand.update((i, j) for j, i in _top_k(vb, va, p.long_top_k, p.max_cells))
@@ -489,7 +499,7 @@ class _Blocked:
         got = self.cache.get((i, j))
         if got is None:
             cos = float(min(1.0, max(0.0, self.a.sentence_vectors[i] @ self.b.sentence_vectors[j])))
-            lx = _lexical(self.a, self.b, i, j) if cos >= self.p.prefilter else 0.0
+            lx = _lexical_sets(self.sa[i], self.sb[j]) if cos >= self.p.prefilter else 0.0
             got = self.cache[(i, j)] = (max(cos, 0.5 * cos + 0.5 * lx), cos, lx)
         return got
 

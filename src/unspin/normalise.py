@@ -263,7 +263,13 @@ def caps_words(text: str) -> list[bool]:
     consecutive tokens without a lower-case letter, ``CAPS_MIN_WORDS`` of them with letters."""
     toks = [text[s:e] for s, e in token_spans(text)]
     # a script without case (Chinese, Arabic...) has no all-caps stretch
-    upper = [not any(c.islower() or c.isalpha() and not c.isupper() for c in t) for t in toks]
+    # (an ASCII token: no lower-case letter, i.e. its own upper case; the same test)
+    upper = [
+        t == t.upper()
+        if t.isascii()
+        else not any(c.islower() or c.isalpha() and not c.isupper() for c in t)
+        for t in toks
+    ]
     out = [False] * len(toks)
     k = 0
     while k < len(toks):
