@@ -170,7 +170,8 @@ class PairCtx:
 
 
 #: most sentence-pair cosines :func:`_soft_cover` holds at once (16 MB of float32): two
-#: longer texts are compared a block of rows at a time (news articles never are)
+#: longer texts are compared a block of rows at a time (the same values up to float
+#: rounding; news articles never are)
 SOFT_CELLS = 1 << 22
 
 
