@@ -14,7 +14,7 @@ import dataclasses
 import re
 import unicodedata
 from bisect import bisect_left
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Mapping
 from difflib import SequenceMatcher
 from functools import cache
@@ -735,6 +735,7 @@ class _Extractor:
             ("sentence_added", self.der, self.src, self.covered("d")),
         ):
             best = _row_max(mine.doc.sentence_vectors, theirs.doc.sentence_vectors)
+            index: dict[str, list[int]] | None = None  # word -> their sentences holding it
             for s in mine.doc.content_sentences:
                 w = _content(s.text)
                 line = mine.text[s.end : s.end + 1] in ("", "\n")
@@ -742,7 +743,15 @@ class _Extractor:
                     continue
                 if line and not re.search(r"[.!?][\"'”’)]*$", s.text):
                     continue
-                if max(_containment(w, _words(t.text)) for t in theirs.doc.sentences) < 0.6:
+                if index is None:
+                    index = {}
+                    for t in theirs.doc.sentences:
+                        for x in set(_words(t.text)):
+                            index.setdefault(x, []).append(t.index)
+                # the highest share of its words that one of theirs holds, counted through
+                # the index: no pass over all their sentences per sentence
+                shared = Counter(k for x in set(w) for k in index.get(x, ()))
+                if max(shared.values(), default=0) / len(set(w)) < 0.6:
                     span = (s.start, s.end)
                     self.add(kind, *((span, None) if kind == "sentence_dropped" else (None, span)))
 
@@ -811,10 +820,6 @@ def _content(s: str) -> list[str]:
 def _dice(a: list[str], b: list[str]) -> float:
     sa, sb = set(a), set(b)
     return 2 * len(sa & sb) / (len(sa) + len(sb)) if sa and sb else 0.0
-
-
-def _containment(a: list[str], b: list[str]) -> float:
-    return len(set(a) & set(b)) / len(set(a)) if a else 1.0
 
 
 def _neg(w: str) -> bool:
