@@ -239,9 +239,29 @@ def verbatim(a: str, b: str, k: int = 3) -> float:
     return _kgram_share(words(a), words(b), k)
 
 
+#: texts whose names (:func:`_names`) are kept: a template check reads a text's names
+#: twice (its slots, then its frame)
+NAMES_MEMO = 4
+_NAMES: dict[tuple[str, int], tuple[Any, set[str]]] = {}
+
+
+def _names(text: str, casing: Casing | None) -> set[str]:
+    """:func:`unspin.normalise.names` with ``caps=True``, the last ``NAMES_MEMO`` texts
+    kept (for the very same ``casing``); the set is read, never changed."""
+    key = (text, id(casing))
+    got = _NAMES.get(key)
+    if got is not None and got[0] is casing:
+        return got[1]
+    out = names(text, caps=True, casing=casing)
+    _NAMES[key] = (casing, out)
+    while len(_NAMES) > NAMES_MEMO:
+        del _NAMES[next(iter(_NAMES))]
+    return out
+
+
 def _frame(text: str, casing: Casing | None = None) -> list[str]:
     """The text's words with its figures and name words blanked: a template's frame."""
-    nms = {w.removesuffix("'s") for w in names(text, caps=True, casing=casing)}
+    nms = {w.removesuffix("'s") for w in _names(text, casing)}
     nums = numbers(text)
     out = []
     for w in words(text):
@@ -328,8 +348,8 @@ def slot_mismatch(ta: str, tb: str, casing: Casing | None = None) -> Slots:
         return {w.removesuffix("'s") for w in ws}
 
     na, nb = figures(ta), figures(tb)
-    ma = _name_runs(ta, bare(names(ta, caps=True, casing=casing)))
-    mb = _name_runs(tb, bare(names(tb, caps=True, casing=casing)))
+    ma = _name_runs(ta, bare(_names(ta, casing)))
+    mb = _name_runs(tb, bare(_names(tb, casing)))
     wa, wb = bare(words(ta)), bare(words(tb))
     lost_a = sum(_lost(m, wb) for m in ma)
     lost_b = sum(_lost(m, wa) for m in mb)
@@ -388,20 +408,18 @@ def _templates(a: Doc, b: Doc, passages: list[AlignedPassage], p: AlignParams) -
     # ("3,5"): across languages figures are compared by their digits alone
     slots = figure_slots if cross_language(a, b) else slot_mismatch
     none = Slots(0, 0, 0, 0, 0, 0)
-    counts = [
-        slots(text(a, x.a_sentences), text(b, x.b_sentences)) if not x.quote_only else none
-        for x in passages
-    ]
 
     def frame(idx: list[int]) -> float:
         ta = "\n".join(text(a, passages[k].a_sentences) for k in idx)
         tb = "\n".join(text(b, passages[k].b_sentences) for k in idx)
         return frame_agreement(ta, tb)
 
-    out = [
-        x.template or (not x.quote_only and is_template(c, p, frame([k])))
-        for k, (x, c) in enumerate(zip(passages, counts))
-    ]
+    counts: list[Slots] = []
+    out: list[bool] = []
+    for k, x in enumerate(passages):  # a passage's slots, then its frame (names read once)
+        c = slots(text(a, x.a_sentences), text(b, x.b_sentences)) if not x.quote_only else none
+        counts.append(c)
+        out.append(x.template or (not x.quote_only and is_template(c, p, frame([k]))))
     rest = [k for k, x in enumerate(passages) if not x.quote_only and not out[k]]
     if len(rest) > 1:
         total = sum((counts[k] for k in rest), none)
