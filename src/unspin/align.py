@@ -24,6 +24,7 @@ import numpy as np
 from unspin.model import AlignedPassage, Alignment, Doc, Sentence
 from unspin.normalise import (
     NUMBER_WORDS,
+    caps_names,
     caps_words,
     content_words,
     cross_language,
@@ -245,14 +246,14 @@ NAMES_MEMO = 4
 _NAMES: dict[tuple[str, int], tuple[Any, set[str]]] = {}
 
 
-def _names(text: str, casing: Casing | None) -> set[str]:
+def _names(text: str, casing: Casing | None) -> frozenset[str] | set[str]:
     """:func:`unspin.normalise.names` with ``caps=True``, the last ``NAMES_MEMO`` texts
     kept (for the very same ``casing``); the set is read, never changed."""
     key = (text, id(casing))
     got = _NAMES.get(key)
     if got is not None and got[0] is casing:
         return got[1]
-    out = names(text, caps=True, casing=casing)
+    out = caps_names(text) if casing is None else names(text, caps=True, casing=casing)
     _NAMES[key] = (casing, out)
     while len(_NAMES) > NAMES_MEMO:
         del _NAMES[next(iter(_NAMES))]
@@ -832,7 +833,7 @@ def form_split(
         for k, f in form.items():
             text = doc.sentences[k].text
             if {"#", "@"} & set(frame_key(text).split()):  # a line with slots to fill
-                slots = (tuple(sorted(figures(text))), tuple(sorted(names(text, caps=True))))
+                slots = (tuple(sorted(figures(text))), tuple(sorted(caps_names(text))))
                 out.setdefault(f, set()).add(slots)
         return out
 

@@ -35,8 +35,8 @@ from unspin.normalise import (
     DATE_WORDS,
     LOWER,
     NUMBER_WORDS,
+    caps_names,
     caps_words,
-    names,
     normalise_text,
     token_spans,
     words,
@@ -100,7 +100,7 @@ def frame_key(text: str) -> str:
     Insured Tax-Free Income Fund.") are filled in with other figures and names from one
     item to the next; their frames are the same line. A pure function of the text (no
     corpus), so frame counts are additive over articles."""
-    nms = {w.removesuffix("'s") for w in names(text, caps=True)}
+    nms = {w.removesuffix("'s") for w in caps_names(text)}
     caps = caps_words(text)
     toks = [text[s:e] for s, e in token_spans(text)]
     out: list[str] = []
