@@ -985,3 +985,163 @@ def test_top_neighbours_cut_at_the_kth_value_equals_a_full_sort() -> None:
                     row = [(-float(sim[i, j]), -j) for j in range(n) if sim[i, j] >= cut]
                     want += [(i, -j) for _, j in sorted(row)[:k]]
                 assert list(zip(q.tolist(), b.tolist())) == want
+
+
+# --- row: two near-copies of 2,000 lines (changes, scores reused) -----------------------
+
+
+def _long_pair(lines: list[str], changed: list[str]):
+    """Docs, alignment and relation of two long texts (``a`` the source)."""
+    from unspin.align import align
+    from unspin.classify import classify
+
+    a, b = _doc(lines), _doc(changed)
+    al = align(a, b)
+    rel = classify(a, b, al)
+    assert rel is not None
+    return a, b, rel
+
+
+def _ner_reads(monkeypatch) -> list[str]:
+    """Every text change extraction sends to NER (the real reader still runs)."""
+    import unspin.changes as ch
+
+    sent: list[str] = []
+    real = ch._ner_batch
+
+    def counting(texts):
+        sent.extend(texts)
+        return real(texts)
+
+    monkeypatch.setattr(ch, "_ner_batch", counting)
+    ch._NER_SEEN.clear()
+    return sent
+
+
+def test_ner_of_long_near_copies_reads_at_most_the_cap(monkeypatch) -> None:
+    """Two near-copies of 1,500 lines (over NER_WHOLE_MAX) with a name changed on every
+    fourth line: NER reads runs of the changed lines and their neighbours, each
+    sentence once, at most NER_MAX_SENTENCES a side (it read the whole text, or each
+    changed line with its neighbours again, before); the changed names it read are
+    reported."""
+    from unspin.changes import NER_CONTEXT, NER_MAX_SENTENCES, NER_WHOLE_MAX, extract_changes
+
+    people = ["Alice Brown", "Peter Smith", "Maria Lopez", "John Carter"]
+    lines = [
+        f"{people[i % 4]} said the council approved item {i} of the harbour plan today."
+        for i in range(1500)
+    ]
+    changed = [
+        x.replace("Alice Brown", "Alicia Brown") if i % 4 == 0 else x for i, x in enumerate(lines)
+    ]
+    a, b, rel = _long_pair(lines, changed)
+    assert len(a.article.text) > NER_WHOLE_MAX
+    sent = _ner_reads(monkeypatch)
+    out = extract_changes(a, b, rel)
+    read = sum(t.count("\n") + 1 for t in sent)
+    assert 0 < read <= 2 * NER_MAX_SENTENCES, read
+    # each run holds changed lines with their context: never a sentence twice
+    assert len(set(sent)) == len(sent)
+    names = [c for c in out if c.kind == "entity_changed"]
+    assert names and all("Alice Brown" in c.source_text for c in names)
+    # the first changed lines are read by NER (the cap is reached further on)
+    assert len(names) >= NER_MAX_SENTENCES // (4 * (1 + 2 * NER_CONTEXT))
+
+
+def test_ner_skips_long_units_without_a_new_capitalised_word(monkeypatch) -> None:
+    """Lines of a long near-copy that differ only in lower-case words ("new") cannot
+    show a changed name: nothing is sent to NER (before: every such line with its
+    neighbours)."""
+    import random
+
+    from unspin.changes import extract_changes
+
+    rng = random.Random(3)
+    vocab = [f"{c}{v}{d}" for c in "bdfgklmprst" for v in "aeiou" for d in "lnrst"]
+    lines = [
+        " ".join(rng.choice(vocab) for _ in range(rng.randint(6, 9))).capitalize() + "."
+        for _ in range(1200)
+    ]
+    changed = [x.replace(" ", " new ", 1) if i % 5 == 0 else x for i, x in enumerate(lines)]
+    a, b, rel = _long_pair(lines, changed)
+    sent = _ner_reads(monkeypatch)
+    extract_changes(a, b, rel)
+    assert sent == []
+
+
+def test_ner_of_an_article_reads_it_whole_once(monkeypatch) -> None:
+    """Under NER_WHOLE_MAX a text is read whole, once per relation (as before)."""
+    from unspin.changes import extract_changes
+
+    lines = [
+        f"{n} visited the harbour on day {i} of the festival."
+        for i, n in enumerate(["Alice Brown", "Peter Smith", "Maria Lopez", "John Carter"] * 5)
+    ]
+    changed = [x.replace("Peter Smith", "Pieter Smith") for x in lines]
+    a, b, rel = _long_pair(lines, changed)
+    sent = _ner_reads(monkeypatch)
+    out = extract_changes(a, b, rel)
+    assert sorted(sent) == sorted([a.article.text, b.article.text])
+    assert any(c.kind == "entity_changed" for c in out)
+
+
+def test_long_pair_scores_are_built_once_for_align_and_changes(monkeypatch) -> None:
+    """The blocked sentence-pair scores of a long pair (align.LONG_MEMO) serve the
+    change extraction too, either way round, with the same matches as a fresh scorer;
+    and the pairs scored grow with n + m (long_top_k candidates a side), not n * m."""
+    from unspin import align as A
+
+    built = []
+    real = A._Blocked
+
+    def counting(a, b, p):
+        built.append((a.id, b.id))
+        return real(a, b, p)
+
+    lines = [f"Item {i} of the council report was approved today." for i in range(1200)]
+    changed = [x.replace("today", "on Monday") if i % 7 == 0 else x for i, x in enumerate(lines)]
+    a, b = _doc(lines), _doc(changed)
+    monkeypatch.setattr(A, "_Blocked", counting)
+    A._LONG.clear()
+    p = A.AlignParams()
+    A.align(a, b, p)
+    swapped = A.sentence_matches(b, a, p)  # the change extraction reads source first
+    assert len(built) == 1
+    m = built and A._LONG[0]
+    assert len(m.cache) <= (2 * p.long_top_k + 9) * (len(a.sentences) + len(b.sentences))
+    A._LONG.clear()
+    fresh = A.sentence_matches(b, a, p)
+    assert len(built) == 2
+    assert swapped == fresh
+
+
+def test_lexical_of_token_sets_equals_lexical() -> None:
+    """The blocked scorer's ``_lexical_sets`` is ``_lexical`` (the same float)."""
+    import random
+
+    from unspin import align as A
+
+    rng = random.Random(11)
+    for _ in range(2000):
+        ta = [rng.choice("abcdefgh") for _ in range(rng.randint(0, 8))]
+        tb = [rng.choice("abcdefgh") for _ in range(rng.randint(0, 8))]
+
+        class D:
+            tokens = [ta, tb]
+
+        assert A._lexical(D, D, 0, 1) == A._lexical_sets(set(ta), set(tb))
+
+
+def test_soft_cover_in_blocks_equals_the_full_matrix(monkeypatch) -> None:
+    """Above SOFT_CELLS the soft cover of two texts is computed a block of rows at a time:
+    the same values as the whole matrix, up to float rounding (news articles stay under
+    the cap and keep the whole matrix's exact values)."""
+    import unspin.evidence as ev
+
+    lines = [f"Line {i} of a report on the harbour and its ferries." for i in range(60)]
+    other = [x.replace("ferries", "boats") if i % 3 else x for i, x in enumerate(lines)]
+    a, b = _doc(lines), _doc(other)
+    fa, fb = ev.doc_facts(a), ev.doc_facts(b)
+    whole = ev._soft_cover(a, fa, b, fb, 0.8, 0.3, 3)
+    monkeypatch.setattr(ev, "SOFT_CELLS", 7)
+    assert ev._soft_cover(a, fa, b, fb, 0.8, 0.3, 3) == pytest.approx(whole, abs=1e-6)

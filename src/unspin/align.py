@@ -24,6 +24,7 @@ import numpy as np
 from unspin.model import AlignedPassage, Alignment, Doc, Sentence
 from unspin.normalise import (
     NUMBER_WORDS,
+    caps_names,
     caps_words,
     content_words,
     cross_language,
@@ -239,9 +240,29 @@ def verbatim(a: str, b: str, k: int = 3) -> float:
     return _kgram_share(words(a), words(b), k)
 
 
+#: texts whose names (:func:`_names`) are kept: a template check reads a text's names
+#: twice (its slots, then its frame)
+NAMES_MEMO = 4
+_NAMES: dict[tuple[str, int], tuple[Any, set[str]]] = {}
+
+
+def _names(text: str, casing: Casing | None) -> frozenset[str] | set[str]:
+    """:func:`unspin.normalise.names` with ``caps=True``, the last ``NAMES_MEMO`` texts
+    kept (for the very same ``casing``); the set is read, never changed."""
+    key = (text, id(casing))
+    got = _NAMES.get(key)
+    if got is not None and got[0] is casing:
+        return got[1]
+    out = caps_names(text) if casing is None else names(text, caps=True, casing=casing)
+    _NAMES[key] = (casing, out)
+    while len(_NAMES) > NAMES_MEMO:
+        del _NAMES[next(iter(_NAMES))]
+    return out
+
+
 def _frame(text: str, casing: Casing | None = None) -> list[str]:
     """The text's words with its figures and name words blanked: a template's frame."""
-    nms = {w.removesuffix("'s") for w in names(text, caps=True, casing=casing)}
+    nms = {w.removesuffix("'s") for w in _names(text, casing)}
     nums = numbers(text)
     out = []
     for w in words(text):
@@ -328,8 +349,8 @@ def slot_mismatch(ta: str, tb: str, casing: Casing | None = None) -> Slots:
         return {w.removesuffix("'s") for w in ws}
 
     na, nb = figures(ta), figures(tb)
-    ma = _name_runs(ta, bare(names(ta, caps=True, casing=casing)))
-    mb = _name_runs(tb, bare(names(tb, caps=True, casing=casing)))
+    ma = _name_runs(ta, bare(_names(ta, casing)))
+    mb = _name_runs(tb, bare(_names(tb, casing)))
     wa, wb = bare(words(ta)), bare(words(tb))
     lost_a = sum(_lost(m, wb) for m in ma)
     lost_b = sum(_lost(m, wa) for m in mb)
@@ -388,20 +409,18 @@ def _templates(a: Doc, b: Doc, passages: list[AlignedPassage], p: AlignParams) -
     # ("3,5"): across languages figures are compared by their digits alone
     slots = figure_slots if cross_language(a, b) else slot_mismatch
     none = Slots(0, 0, 0, 0, 0, 0)
-    counts = [
-        slots(text(a, x.a_sentences), text(b, x.b_sentences)) if not x.quote_only else none
-        for x in passages
-    ]
 
     def frame(idx: list[int]) -> float:
         ta = "\n".join(text(a, passages[k].a_sentences) for k in idx)
         tb = "\n".join(text(b, passages[k].b_sentences) for k in idx)
         return frame_agreement(ta, tb)
 
-    out = [
-        x.template or (not x.quote_only and is_template(c, p, frame([k])))
-        for k, (x, c) in enumerate(zip(passages, counts))
-    ]
+    counts: list[Slots] = []
+    out: list[bool] = []
+    for k, x in enumerate(passages):  # a passage's slots, then its frame (names read once)
+        c = slots(text(a, x.a_sentences), text(b, x.b_sentences)) if not x.quote_only else none
+        counts.append(c)
+        out.append(x.template or (not x.quote_only and is_template(c, p, frame([k]))))
     rest = [k for k, x in enumerate(passages) if not x.quote_only and not out[k]]
     if len(rest) > 1:
         total = sum((counts[k] for k in rest), none)
@@ -447,6 +466,14 @@ def _lexical(a: Doc, b: Doc, i: int, j: int) -> float:
     return max(dice(a.tokens[i], b.tokens[j]), 0.8 * containment(a.tokens[i], b.tokens[j]))
 
 
+def _lexical_sets(sa: set[str], sb: set[str]) -> float:
+    """:func:`_lexical` of two sentences' token sets (the same value)."""
+    if not sa or not sb:
+        return 0.0
+    both = len(sa & sb)
+    return max(2 * both / (len(sa) + len(sb)), 0.8 * (both / min(len(sa), len(sb))))
+
+
 def _top_k(va: np.ndarray, vb: np.ndarray, k: int, cells: int) -> list[tuple[int, int]]:
     """For each row of ``va``, the ``k`` rows of ``vb`` with the highest cosine; the
     cosines are computed ``cells`` at a time."""
@@ -469,6 +496,8 @@ class _Blocked:
 
     def __init__(self, a: Doc, b: Doc, p: AlignParams) -> None:
         self.a, self.b, self.p = a, b, p
+        # each sentence's tokens as a set once (``_lexical`` builds them per pair)
+        self.sa, self.sb = [set(t) for t in a.tokens], [set(t) for t in b.tokens]
         va, vb = a.sentence_vectors, b.sentence_vectors
         cand = set(_top_k(va, vb, p.long_top_k, p.max_cells))
         cand.update((i, j) for j, i in _top_k(vb, va, p.long_top_k, p.max_cells))
@@ -489,7 +518,7 @@ class _Blocked:
         got = self.cache.get((i, j))
         if got is None:
             cos = float(min(1.0, max(0.0, self.a.sentence_vectors[i] @ self.b.sentence_vectors[j])))
-            lx = _lexical(self.a, self.b, i, j) if cos >= self.p.prefilter else 0.0
+            lx = _lexical_sets(self.sa[i], self.sb[j]) if cos >= self.p.prefilter else 0.0
             got = self.cache[(i, j)] = (max(cos, 0.5 * cos + 0.5 * lx), cos, lx)
         return got
 
@@ -497,13 +526,52 @@ class _Blocked:
         return [(i, j) for i, j in self.cand if self.cache[(i, j)][0] >= t]
 
 
-def _scores(a: Doc, b: Doc, p: AlignParams) -> _Dense | _Blocked:
+class _Swapped:
+    """A :class:`_Blocked` of ``(a, b)`` read as that of ``(b, a)``: the same scores
+    (cosine and lexical overlap are symmetric, the candidates are taken both ways)."""
+
+    def __init__(self, m: _Blocked) -> None:
+        self.m, self.best_j, self.best_i = m, m.best_i, m.best_j
+
+    def at(self, i: int, j: int) -> tuple[float, float, float]:
+        return self.m.at(j, i)
+
+    def above(self, t: float) -> list[tuple[int, int]]:
+        return sorted((j, i) for i, j in self.m.above(t))
+
+
+#: blocked scores (:class:`_Blocked`) of the last ``LONG_MEMO`` long pairs, kept for the
+#: next stage that asks for the same two docs' sentences (the alignment, then the change
+#: extraction: two long near-copies scored once, not twice); reused only for the very
+#: same vectors and tokens, either way round
+LONG_MEMO = 2
+_LONG: list[_Blocked] = []
+
+
+def _blocked(a: Doc, b: Doc, p: AlignParams) -> _Blocked | _Swapped:
+    """:class:`_Blocked` scores of the pair, from ``_LONG`` when it holds them."""
+
+    def same(x: Doc, y: Doc) -> bool:
+        return x.sentence_vectors is y.sentence_vectors and x.tokens is y.tokens
+
+    for m in _LONG:
+        if m.p == p and same(m.a, a) and same(m.b, b):
+            return m
+        if m.p == p and same(m.a, b) and same(m.b, a):
+            return _Swapped(m)
+    m = _Blocked(a, b, p)
+    _LONG.insert(0, m)
+    del _LONG[LONG_MEMO:]
+    return m
+
+
+def _scores(a: Doc, b: Doc, p: AlignParams) -> _Dense | _Blocked | _Swapped:
     """Sentence-pair scores: every pair, or blocked for two long texts (``max_cells``)."""
     if a.sentence_vectors is None or b.sentence_vectors is None:
         raise ValueError("align needs embedded docs (run fingerprint first)")
     if len(a.sentences) * len(b.sentences) <= p.max_cells:
         return _Dense(a, b, p)
-    return _Blocked(a, b, p)
+    return _blocked(a, b, p)
 
 
 def _accepted(a: Doc, b: Doc, p: AlignParams, m) -> list[tuple[int, int, float, float, float]]:
@@ -765,7 +833,7 @@ def form_split(
         for k, f in form.items():
             text = doc.sentences[k].text
             if {"#", "@"} & set(frame_key(text).split()):  # a line with slots to fill
-                slots = (tuple(sorted(figures(text))), tuple(sorted(names(text, caps=True))))
+                slots = (tuple(sorted(figures(text))), tuple(sorted(caps_names(text))))
                 out.setdefault(f, set()).add(slots)
         return out
 

@@ -14,7 +14,7 @@ import dataclasses
 import re
 import unicodedata
 from bisect import bisect_left
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Mapping
 from difflib import SequenceMatcher
 from functools import cache
@@ -55,6 +55,10 @@ _APPROX = {
     more_than less_than fewer_than close_to as_many_as an_estimated""".split()
 }
 _QUALIFIERS = [(q,) for q in _HEDGES] + sorted(_APPROX)
+#: the qualifiers by their first word, in ``_QUALIFIERS`` order (a word opens few of them)
+_QUAL_BY_FIRST: dict[str, list[tuple[str, ...]]] = {}
+for _q in _QUALIFIERS:
+    _QUAL_BY_FIRST.setdefault(_q[0], []).append(_q)
 _MODALS = {("may",), ("might",), ("could",)}
 _NUMBER_WORDS = {
     w: float(v)
@@ -144,7 +148,7 @@ def _names_of(text: str, doc: Any) -> tuple[tuple[int, int, str], ...]:
 
 
 def _ner_batch(texts: list[str]) -> list[tuple[tuple[int, int, str], ...]]:
-    """:func:`_ner` of several texts, those not seen lately read in one ``nlp.pipe``
+    """Names (:func:`_names_of`) of several texts, those not seen lately read in one ``nlp.pipe``
     call (a call per text pays spaCy's set-up each time)."""
     todo = [t for t in dict.fromkeys(texts) if t not in _NER_SEEN]
     got = {t: _names_of(t, d) for t, d in zip(todo, _nlp().pipe(todo))} if todo else {}
@@ -159,41 +163,99 @@ def _ner_batch(texts: list[str]) -> list[tuple[tuple[int, int, str], ...]]:
     return out
 
 
-def _ner(text: str) -> tuple[tuple[int, int, str], ...]:
-    """Names in an English text: from first to last capitalised word, split at possessives."""
-    return _ner_batch([text])[0]
-
-
 #: a text longer than this (characters) is not run through NER whole: only the sentences
 #: change extraction reads names in (aligned units whose two sides differ), each with
-#: ``NER_CONTEXT`` sentences either side, so a long near-copy costs NER over what
-#: changed (an article of ordinary length is read whole, as before)
+#: ``NER_CONTEXT`` sentences either side, merged into runs that NER reads once, so a long
+#: near-copy costs NER over what changed (an article of ordinary length is read whole,
+#: once, as before)
 NER_WHOLE_MAX = 30_000
 #: sentences of context either side of a unit's sentences when NER reads a long text
 #: in parts
 NER_CONTEXT = 1
+#: most sentences NER reads of one long text (above ``NER_WHOLE_MAX``) for one relation:
+#: a unit is read in text order while its sentences fit; the names of the units past it
+#: are read by capitalisation alone, as in a language NER does not cover. With
+#: ``NER_CONTEXT`` 1 that is at least 66 changed sentences read by NER (about 0.25 CPU s
+#: a side on this machine): bounded time for any pair of texts (spaCy reads about 800
+#: short sentences a CPU second here; texts up to ``NER_WHOLE_MAX`` are read whole)
+NER_MAX_SENTENCES = 200
 
 
-def _ner_region(doc: Doc, text: str, span: Span, sents: list[int]) -> tuple[int, str]:
-    """Where NER reads for the names inside ``span`` (sentences ``sents`` of ``doc``):
-    the whole text, or above ``NER_WHOLE_MAX`` those sentences with ``NER_CONTEXT``
-    around them; ``(offset, text)``."""
-    if len(text) <= NER_WHOLE_MAX or not sents:
-        return 0, text
-    ss = doc.sentences
-    lo = min(ss[max(0, min(sents) - NER_CONTEXT)].start, span[0])
-    hi = max(ss[min(len(ss) - 1, max(sents) + NER_CONTEXT)].end, span[1])
-    return lo, text[lo:hi]
+def _needs_ner(s_text: str, d_text: str) -> bool:
+    """Whether a unit of a long text can show a changed name: its derivative side has a
+    capitalised word or a figure more often than its source side (every name
+    :meth:`_Extractor.entities` reports in the derivative begins with one). Units whose
+    words differ only in lower-case words (an inserted "new") are not read by NER."""
+    have: dict[str, int] = {}
+    for m in _NAME_TOKEN.finditer(s_text):
+        if m[0][0].isupper() or m[0][0].isdigit():
+            have[_fold(m[0])] = have.get(_fold(m[0]), 0) + 1
+    for m in _NAME_TOKEN.finditer(d_text):
+        if m[0][0].isupper() or m[0][0].isdigit():
+            k = _fold(m[0])
+            if have.get(k, 0) <= 0:
+                return True
+            have[k] -= 1
+    return False
 
 
-def _ner_within(doc: Doc, text: str, span: Span, sents: list[int]) -> list[tuple[int, int, str]]:
-    """:func:`_ner`'s names lying inside ``span``, read where :func:`_ner_region` says."""
-    lo, region = _ner_region(doc, text, span, sents)
-    return [
-        (a + lo, b + lo, label)
-        for a, b, label in _ner(region)
-        if span[0] <= a + lo and b + lo <= span[1]
-    ]
+class _Names:
+    """The NER names of one side of a relation, read once: the whole text, or for a text
+    above ``NER_WHOLE_MAX`` runs of the sentences the units need (each unit's sentences
+    with ``NER_CONTEXT`` either side, overlapping and adjacent ones merged), at most
+    ``NER_MAX_SENTENCES`` of them. ``runs`` lists the sentence ranges read."""
+
+    def __init__(self, doc: Doc, text: str, units: list[tuple[Span, list[int]]]) -> None:
+        self.doc, self.text = doc, text
+        self.whole = len(text) <= NER_WHOLE_MAX
+        self.runs: list[tuple[int, int]] = []  # sentence index ranges [lo, hi] read by NER
+        self.read: set[tuple[int, int]] = set()  # unit spans whose names NER gives
+        if self.whole:
+            self.regions = [(0, text)] if units else []
+            self.read = {span for span, _ in units}
+            return
+        ss, want, seen = doc.sentences, [], set()
+        for span, sents in sorted(units, key=lambda u: u[0]):
+            if not sents:
+                continue
+            lo, hi = max(0, min(sents) - NER_CONTEXT), min(len(ss) - 1, max(sents) + NER_CONTEXT)
+            new = set(range(lo, hi + 1)) - seen
+            if len(seen) + len(new) > NER_MAX_SENTENCES:
+                break
+            seen |= new
+            want.append((lo, hi))
+            self.read.add(span)
+        for lo, hi in sorted(want):
+            if self.runs and lo <= self.runs[-1][1] + 1:
+                self.runs[-1] = (self.runs[-1][0], max(hi, self.runs[-1][1]))
+            else:
+                self.runs.append((lo, hi))
+        self.regions = [(ss[lo].start, text[ss[lo].start : ss[hi].end]) for lo, hi in self.runs]
+
+    @property
+    def sentences(self) -> int:
+        """Sentences NER reads of this side."""
+        if self.whole:
+            return len(self.doc.sentences) if self.regions else 0
+        return sum(hi - lo + 1 for lo, hi in self.runs)
+
+    def load(self, got: dict[str, tuple[tuple[int, int, str], ...]]) -> None:
+        """Take the names of each region from ``got`` (region text -> names)."""
+        found = sorted({(a + lo, b + lo, lab) for lo, t in self.regions for a, b, lab in got[t]})
+        self.names = found
+        self.starts = [n[0] for n in found]
+
+    def within(self, span: Span) -> list[tuple[int, int, str]] | None:
+        """Names lying inside ``span``; None when NER did not read it (past the cap)."""
+        if span not in self.read:
+            return None
+        k = bisect_left(self.starts, span[0])
+        out = []
+        while k < len(self.names) and self.names[k][0] < span[1]:
+            if self.names[k][1] <= span[1]:
+                out.append(self.names[k])
+            k += 1
+        return out
 
 
 def _caps(text: str, a: int, b: int) -> list[tuple[int, int, str]]:
@@ -394,6 +456,7 @@ class _Extractor:
     def __init__(self, source: Doc, derivative: Doc, relation: Relation) -> None:
         self.src, self.der, self.rel = _Side(source), _Side(derivative), relation.relation
         self.out: list[Change] = []
+        self.ner: dict[str, _Names] = {}  # "s", "d": NER names of an English side
         self.claimed: list[Span] = []  # derivative spans already matched to a source quote
         pairs = []
         self.vectors = (
@@ -417,17 +480,33 @@ class _Extractor:
         if self.rel != "translation":
             free_s = {i for i in self.s_ok if not source.sentences[i].boilerplate}
             free_d = {j for j in self.d_ok if not derivative.sentences[j].boilerplate}
-            while True:  # quote-only pairs, then left-over neighbours of pairs that look alike
-                free_s -= {i for i, _ in edges}
-                free_d -= {j for _, j in edges}
-                near = ((i + k, j + k) for i, j in edges for k in (-1, 1))
-                new = next((e for e in pairs if e[0] in free_s and e[1] in free_d), None) or next(
-                    ((i, j) for i, j in near if i in free_s and j in free_d and self._alike(i, j)),
-                    None,
-                )
+            free_s -= {i for i, _ in edges}
+            free_d -= {j for _, j in edges}
+            # quote-only pairs, then left-over neighbours of pairs that look alike, the
+            # first of each in order; sentences are only ever taken, so a pair or a
+            # neighbour that failed once fails for good and each list is read once
+            # (linear in the pairs: it was read anew for every pair added)
+            at_pair = at_near = 0
+            while True:
+                new = None
+                while new is None and at_pair < len(pairs):
+                    i, j = pairs[at_pair]
+                    if i in free_s and j in free_d:
+                        new = (i, j)
+                    else:
+                        at_pair += 1
+                while new is None and at_near < 2 * len(edges):
+                    k = (-1, 1)[at_near % 2]
+                    i, j = edges[at_near // 2][0] + k, edges[at_near // 2][1] + k
+                    if i in free_s and j in free_d and self._alike(i, j):
+                        new = (i, j)
+                    else:
+                        at_near += 1
                 if new is None:
                     break
                 edges.append(new)
+                free_s.discard(new[0])
+                free_d.discard(new[1])
         self.units = [self._unit(si, dj) for si, dj in _groups(edges)]
 
     def _unit(self, si: list[int], dj: list[int]) -> _Unit:
@@ -504,15 +583,14 @@ class _Extractor:
         """Names of the source sentence that the derivative swapped for a look-alike."""
         st, dt = self.src.text, self.der.text
         s_text, d_text = st[slice(*u.s)], dt[slice(*u.d)]
-        if s_text == d_text:  # no name can differ (and no word: no substitution either)
+        if not self._named(u):  # no name can differ
             return
-        if self.src.doc.lang == "en":
-            s_ents = _ner_within(self.src.doc, st, u.s, u.si)
-        else:
+        s_ents = self.ner["s"].within(u.s) if "s" in self.ner else None
+        if s_ents is None:  # not English, or past NER_MAX_SENTENCES of a long text
             s_ents = [e for e in _caps(st, *u.s) if " " in st[e[0] : e[1]]]
         d_ents = _caps(dt, *u.d)
-        if self.der.doc.lang == "en":
-            d_ents += _ner_within(self.der.doc, dt, u.d, u.dj)
+        if "d" in self.ner:
+            d_ents += self.ner["d"].within(u.d) or []
         came = lambda n: _count(n, s_text) < _count(n, d_text)  # noqa: E731
         pairs = []
         for e in s_ents:
@@ -586,7 +664,8 @@ class _Extractor:
             ("qualifier_added", u.dt, u.st, back, self.der.text),
         ):
             keys, other = [t[0] for t in mine], [t[0] for t in theirs]
-            for i, q in [(i, q) for i in range(len(keys) - 1) for q in _QUALIFIERS]:
+            pos = range(len(keys) - 1)
+            for i, q in [(x, q) for x in pos for q in _QUAL_BY_FIRST.get(keys[x], ())]:
                 k = len(q)
                 if tuple(keys[i : i + k]) != q or i + k >= len(keys):
                     continue
@@ -656,6 +735,7 @@ class _Extractor:
             ("sentence_added", self.der, self.src, self.covered("d")),
         ):
             best = _row_max(mine.doc.sentence_vectors, theirs.doc.sentence_vectors)
+            index: dict[str, list[int]] | None = None  # word -> their sentences holding it
             for s in mine.doc.content_sentences:
                 w = _content(s.text)
                 line = mine.text[s.end : s.end + 1] in ("", "\n")
@@ -663,7 +743,15 @@ class _Extractor:
                     continue
                 if line and not re.search(r"[.!?][\"'”’)]*$", s.text):
                     continue
-                if max(_containment(w, _words(t.text)) for t in theirs.doc.sentences) < 0.6:
+                if index is None:
+                    index = {}
+                    for t in theirs.doc.sentences:
+                        for x in set(_words(t.text)):
+                            index.setdefault(x, []).append(t.index)
+                # the highest share of its words that one of theirs holds, counted through
+                # the index: no pass over all their sentences per sentence
+                shared = Counter(k for x in set(w) for k in index.get(x, ()))
+                if max(shared.values(), default=0) / len(set(w)) < 0.6:
                     span = (s.start, s.end)
                     self.add(kind, *((span, None) if kind == "sentence_dropped" else (None, span)))
 
@@ -683,17 +771,31 @@ class _Extractor:
             self.sentences()
         return sorted(self.out, key=self._anchor)
 
+    def _named(self, u: _Unit) -> bool:
+        """Whether :meth:`entities` reads the unit: its two sides differ, and where a text
+        is longer than ``NER_WHOLE_MAX`` its derivative side brings a capitalised word or
+        a figure (:func:`_needs_ner`)."""
+        s_text, d_text = self.src.text[slice(*u.s)], self.der.text[slice(*u.d)]
+        if s_text == d_text:  # no name can differ (and no word: no substitution either)
+            return False
+        if max(len(self.src.text), len(self.der.text)) <= NER_WHOLE_MAX:
+            return True
+        return _needs_ner(s_text, d_text)
+
     def _read_names(self) -> None:
-        """NER of every part :meth:`entities` will read, in one batch."""
-        regions = []
-        for u in self.units:
-            if self.src.text[slice(*u.s)] == self.der.text[slice(*u.d)]:
-                continue
-            for side, span, sents in ((self.src, u.s, u.si), (self.der, u.d, u.dj)):
-                if side.doc.lang == "en":
-                    regions.append(_ner_region(side.doc, side.text, span, sents)[1])
-        if regions:
-            _ner_batch(regions[-NER_CACHE:])
+        """NER of every part :meth:`entities` will read (:class:`_Names`), in one batch."""
+        named = [u for u in self.units if self._named(u)]
+        self.ner = {
+            key: _Names(
+                side.doc, side.text, [(u.s, u.si) if key == "s" else (u.d, u.dj) for u in named]
+            )
+            for key, side in (("s", self.src), ("d", self.der))
+            if side.doc.lang == "en"
+        }
+        texts = [t for n in self.ner.values() for _, t in n.regions]
+        got = dict(zip(texts, _ner_batch(texts)))
+        for n in self.ner.values():
+            n.load(got)
 
     def _anchor(self, c: Change) -> tuple[int, int]:
         """Derivative offset; for a dropped sentence, where its neighbourhood went."""
@@ -718,10 +820,6 @@ def _content(s: str) -> list[str]:
 def _dice(a: list[str], b: list[str]) -> float:
     sa, sb = set(a), set(b)
     return 2 * len(sa & sb) / (len(sa) + len(sb)) if sa and sb else 0.0
-
-
-def _containment(a: list[str], b: list[str]) -> float:
-    return len(set(a) & set(b)) / len(set(a)) if a else 1.0
 
 
 def _neg(w: str) -> bool:

@@ -24,6 +24,7 @@ import hashlib
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 import numpy as np
 import regex
@@ -34,8 +35,8 @@ from unspin.normalise import (
     DATE_WORDS,
     LOWER,
     NUMBER_WORDS,
+    caps_names,
     caps_words,
-    names,
     normalise_text,
     token_spans,
     words,
@@ -83,6 +84,13 @@ def line_hashes(doc: Doc) -> np.ndarray:
     return out
 
 
+#: sentences whose frames (:func:`frame_key`) are kept per process: the corpus
+#: statistics, the form check and the series check of a pair ask for the same lines'
+#: frames (two long near-copies: each of 4,000 lines three times)
+FRAME_CACHE = 65_536
+
+
+@lru_cache(maxsize=FRAME_CACHE)
 def frame_key(text: str) -> str:
     """A sentence as a form's line: its words with every run of figures and date words
     (months, weekdays) blanked to ``#`` and every run of name words
@@ -92,7 +100,7 @@ def frame_key(text: str) -> str:
     Insured Tax-Free Income Fund.") are filled in with other figures and names from one
     item to the next; their frames are the same line. A pure function of the text (no
     corpus), so frame counts are additive over articles."""
-    nms = {w.removesuffix("'s") for w in names(text, caps=True)}
+    nms = {w.removesuffix("'s") for w in caps_names(text)}
     caps = caps_words(text)
     toks = [text[s:e] for s, e in token_spans(text)]
     out: list[str] = []

@@ -173,6 +173,12 @@ class PairCtx:
         return self.a.article.text.lower(), self.b.article.text.lower()
 
 
+#: most sentence-pair cosines :func:`_soft_cover` holds at once (16 MB of float32): two
+#: longer texts are compared a block of rows at a time (the same values up to float
+#: rounding; news articles never are)
+SOFT_CELLS = 1 << 22
+
+
 def _soft_cover(
     d: Doc, fd: DocFacts, o: Doc, fo: DocFacts, bar: float, margin: float, min_other: int
 ) -> tuple[float, float, float, float]:
@@ -183,8 +189,15 @@ def _soft_cover(
     ia, io = list(fd.content), list(fo.content)
     if not ia or not io:
         return 0.0, 0.0, 1.0, 0.0
-    sim = d.sentence_vectors[ia] @ o.sentence_vectors[io].T
-    best, arg = sim.max(axis=1), sim.argmax(axis=1)
+    va, vo = d.sentence_vectors[ia], o.sentence_vectors[io]
+    step = len(ia) if len(ia) * len(io) <= SOFT_CELLS else max(1, SOFT_CELLS // len(io))
+    parts = []  # two long texts: rows a block at a time, never the n * m matrix
+    for k in range(0, len(ia), step):
+        x = va[k : k + step] @ vo.T
+        parts.append((x.max(axis=1), x.argmax(axis=1), np.median(x, axis=1)))
+    best = np.concatenate([m for m, _, _ in parts])
+    arg = np.concatenate([g for _, g, _ in parts])
+    median = np.concatenate([q for _, _, q in parts])
     w = np.array([len(d.sentences[i].text) for i in ia], float)
     total = float(w.sum()) or 1.0
     hit = best >= bar
@@ -193,7 +206,7 @@ def _soft_cover(
     if len(io) < min_other:
         peak = share  # too few sentences in the other for a background: the plain share
     else:
-        peak = float((w * (best - np.median(sim, axis=1) >= margin)).sum() / total)
+        peak = float((w * (best - median >= margin)).sum() / total)
     return share, float((w * best).sum() / total), _order(pairs), peak
 
 

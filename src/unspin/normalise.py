@@ -224,11 +224,18 @@ def _compound_value(m: re.Match[str]) -> str:
     return str(int(NUMBER_WORDS[m.group(1).lower()]) + int(NUMBER_WORDS[m.group(2).lower()]))
 
 
-def figures(text: str) -> set[str]:
+#: texts whose figures (:func:`figures`) and names (:func:`caps_names`) are kept per
+#: process: the template, form and series checks of a pair and the per-article facts
+#: read the same sentences' (two long near-copies: each of 4,000 lines three times)
+TEXT_CACHE = 65_536
+
+
+@lru_cache(maxsize=TEXT_CACHE)
+def figures(text: str) -> frozenset[str]:
     """The figures of a text as one item filled into a template differs from another:
     :func:`numbers`, plus figures written as words ("five" == ``5``, "two-for-one",
     "thirty-one" == ``31``), and a fraction as one figure, by its value ("37-1/2" ==
-    ``37.5``, not 37, 1 and 2)."""
+    ``37.5``, not 37, 1 and 2). Kept for the last ``TEXT_CACHE`` texts (read only)."""
 
     def value(m: re.Match[str]) -> str:
         whole, num, den = int(m.group(1) or 0), int(m.group(2)), int(m.group(3))
@@ -240,7 +247,7 @@ def figures(text: str) -> set[str]:
     fractions = {value(m) for m in _FRACTION.finditer(text)}
     out = numbers(_FRACTION.sub(" ", text)) | fractions
     out.update(NUMBER_WORDS[w] for w in words(text) if w in NUMBER_WORDS)
-    return out
+    return frozenset(out)
 
 
 # a date's month and weekday are not names of what the item is about (its day is a figure)
@@ -263,7 +270,13 @@ def caps_words(text: str) -> list[bool]:
     consecutive tokens without a lower-case letter, ``CAPS_MIN_WORDS`` of them with letters."""
     toks = [text[s:e] for s, e in token_spans(text)]
     # a script without case (Chinese, Arabic...) has no all-caps stretch
-    upper = [not any(c.islower() or c.isalpha() and not c.isupper() for c in t) for t in toks]
+    # (an ASCII token: no lower-case letter, i.e. its own upper case; the same test)
+    upper = [
+        t == t.upper()
+        if t.isascii()
+        else not any(c.islower() or c.isalpha() and not c.isupper() for c in t)
+        for t in toks
+    ]
     out = [False] * len(toks)
     k = 0
     while k < len(toks):
@@ -371,6 +384,14 @@ def names(
         if k and w[0].isupper() and not re.search(r"[\"“‘:.!?\n]\s*$", before):
             out.add(low)
     return out
+
+
+@lru_cache(maxsize=TEXT_CACHE)
+def caps_names(text: str) -> frozenset[str]:
+    """:func:`names` with ``caps=True`` and no corpus casing, kept for the last
+    ``TEXT_CACHE`` texts (a line's names, which its frame, its fill and a template
+    check all read)."""
+    return frozenset(names(text, caps=True))
 
 
 # ---------------------------------------------------------------- sentences
