@@ -153,6 +153,14 @@ class PairCtx:
         return self.a.lang == self.b.lang
 
     @cached_property
+    def rows(self) -> tuple[BestRows | None, BestRows | None]:
+        """Per side: each content sentence's best match in the other text (see
+        :func:`best_rows`), computed once for the typing features and direction evidence."""
+        return best_rows(self.a, self.fa, self.b, self.fb), best_rows(
+            self.b, self.fb, self.a, self.fa
+        )
+
+    @cached_property
     def soft(self) -> tuple[tuple[float, float, float, float], tuple[float, float, float, float]]:
         """Per side: (share of its content characters whose best match in the other has
         cosine >= ``soft_match``, length-weighted mean best cosine, share of those matches
@@ -162,9 +170,9 @@ class PairCtx:
         p = self.params
         return (
             _soft_cover(self.a, self.fa, self.b, self.fb, p.soft_match, p.peak_margin,
-                        p.peak_min_sentences),
+                        p.peak_min_sentences, self.rows[0]),
             _soft_cover(self.b, self.fb, self.a, self.fa, p.soft_match, p.peak_margin,
-                        p.peak_min_sentences),
+                        p.peak_min_sentences, self.rows[1]),
         )  # fmt: skip
 
     @cached_property
@@ -179,35 +187,69 @@ class PairCtx:
 SOFT_CELLS = 1 << 22
 
 
-def _soft_cover(
-    d: Doc, fd: DocFacts, o: Doc, fo: DocFacts, bar: float, margin: float, min_other: int
-) -> tuple[float, float, float, float]:
-    from unspin.align import _order
+@dataclass(frozen=True)
+class BestRows:
+    """Each content sentence of one text (``ids``) against the other's (``ios``): its best
+    cosine, the position in ``ios`` of that best match, and the median of its cosines."""
 
+    ids: list[int]
+    ios: list[int]
+    best: np.ndarray
+    arg: np.ndarray
+    median: np.ndarray
+
+
+def best_rows(d: Doc, fd: DocFacts, o: Doc, fo: DocFacts) -> BestRows | None:
+    """:class:`BestRows` of ``d`` against ``o`` (None: no vectors or no content sentence).
+    Two long texts are compared a block of rows at a time (``SOFT_CELLS``), never the
+    n x m matrix."""
     if d.sentence_vectors is None or o.sentence_vectors is None:
-        return 0.0, 0.0, 1.0, 0.0
+        return None
     ia, io = list(fd.content), list(fo.content)
     if not ia or not io:
-        return 0.0, 0.0, 1.0, 0.0
+        return None
     va, vo = d.sentence_vectors[ia], o.sentence_vectors[io]
     step = len(ia) if len(ia) * len(io) <= SOFT_CELLS else max(1, SOFT_CELLS // len(io))
-    parts = []  # two long texts: rows a block at a time, never the n * m matrix
+    parts = []
     for k in range(0, len(ia), step):
         x = va[k : k + step] @ vo.T
         parts.append((x.max(axis=1), x.argmax(axis=1), np.median(x, axis=1)))
-    best = np.concatenate([m for m, _, _ in parts])
-    arg = np.concatenate([g for _, g, _ in parts])
-    median = np.concatenate([q for _, _, q in parts])
-    w = np.array([len(d.sentences[i].text) for i in ia], float)
+    return BestRows(
+        ia,
+        io,
+        np.concatenate([m for m, _, _ in parts]),
+        np.concatenate([g for _, g, _ in parts]),
+        np.concatenate([q for _, _, q in parts]),
+    )
+
+
+def _soft_cover(
+    d: Doc,
+    fd: DocFacts,
+    o: Doc,
+    fo: DocFacts,
+    bar: float,
+    margin: float,
+    min_other: int,
+    rows: BestRows | None = None,
+) -> tuple[float, float, float, float]:
+    """One side of :attr:`PairCtx.soft` (``rows``: :func:`best_rows` of the pair, when
+    already computed)."""
+    from unspin.align import _order
+
+    r = rows if rows is not None else best_rows(d, fd, o, fo)
+    if r is None:
+        return 0.0, 0.0, 1.0, 0.0
+    w = np.array([len(d.sentences[i].text) for i in r.ids], float)
     total = float(w.sum()) or 1.0
-    hit = best >= bar
-    pairs = [(i, io[int(k)]) for i, k, h in zip(ia, arg, hit) if h]
+    hit = r.best >= bar
+    pairs = [(i, r.ios[int(k)]) for i, k, h in zip(r.ids, r.arg, hit) if h]
     share = float((w * hit).sum() / total)
-    if len(io) < min_other:
+    if len(r.ios) < min_other:
         peak = share  # too few sentences in the other for a background: the plain share
     else:
-        peak = float((w * (best - median >= margin)).sum() / total)
-    return share, float((w * best).sum() / total), _order(pairs), peak
+        peak = float((w * (r.best - r.median >= margin)).sum() / total)
+    return share, float((w * r.best).sum() / total), _order(pairs), peak
 
 
 # ---------------------------------------------------------------- registry
@@ -553,22 +595,18 @@ def _details(c: PairCtx) -> tuple[float, str] | None:
     return math.log((1 + ua) / (1 + ub)), f"details only in {c.a.id}: {ua}, only in {c.b.id}: {ub}"
 
 
-def _merges_into(d: Doc, fd: DocFacts, o: Doc, fo: DocFacts, bar: float) -> tuple[int, list[int]]:
+def _merges_into(d: Doc, o: Doc, r: BestRows | None, bar: float) -> tuple[int, list[int]]:
     """Sentences of ``d`` merged into one sentence of ``o``: each content sentence of ``d``
-    goes to its best counterpart in ``o`` (cosine >= ``bar``); a sentence of ``o`` that
-    takes two or more of them and is longer (in words) than each is a merge of them. The
-    number merged beyond the first, and the merged sentences of ``o`` (a few shown)."""
-    if d.sentence_vectors is None or o.sentence_vectors is None:
+    goes to its best counterpart in ``o`` (``r``: :func:`best_rows` of ``d`` against ``o``;
+    cosine >= ``bar``); a sentence of ``o`` that takes two or more of them and is longer
+    (in words) than each is a merge of them. The number merged beyond the first, and the
+    merged sentences of ``o`` (a few shown)."""
+    if r is None:
         return 0, []
-    ids, ios = list(fd.content), list(fo.content)
-    if not ids or not ios:
-        return 0, []
-    sim = d.sentence_vectors[ids] @ o.sentence_vectors[ios].T
-    best, arg = sim.max(axis=1), sim.argmax(axis=1)
     took: dict[int, list[int]] = {}
-    for i, k, s in zip(ids, arg, best):
+    for i, k, s in zip(r.ids, r.arg, r.best):
         if s >= bar:
-            took.setdefault(ios[int(k)], []).append(i)
+            took.setdefault(r.ios[int(k)], []).append(i)
     n, shown = 0, []
     for j, group in took.items():
         if len(group) < 2:
@@ -594,8 +632,8 @@ def _merged_sentences(c: PairCtx) -> tuple[float, str] | None:
     if not c.same_language:
         return None
     bar = c.params.merge_match
-    na, into_b = _merges_into(c.a, c.fa, c.b, c.fb, bar)
-    nb, into_a = _merges_into(c.b, c.fb, c.a, c.fa, bar)
+    na, into_b = _merges_into(c.a, c.b, c.rows[0], bar)
+    nb, into_a = _merges_into(c.b, c.a, c.rows[1], bar)
     if na == nb:
         return None
     unit = c.params.merge_unit
