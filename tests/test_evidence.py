@@ -531,6 +531,52 @@ def test_merged_sentences_point_away_from_the_side_that_merged() -> None:
         dataclasses.replace(P, merge_unit=0.0)
 
 
+def _cut_pair(long: str, pieces: list[str]) -> tuple[Doc, Doc]:
+    """a: ``long`` and a second sentence; b: ``pieces`` (each at cosine 0.71 with
+    ``long``) and the same second sentence."""
+    rest = "The club said on Monday that he would miss the next game."
+    a, b = doc_of("a", [long, rest]), doc_of("b", [*pieces, rest])
+    va = np.eye(5, dtype=np.float32)[:2]
+    vb = np.eye(5, dtype=np.float32)[2:].copy()
+    vb[0] = (va[0] + vb[0]) / np.sqrt(2)
+    vb[1] = (va[0] + vb[1]) / np.sqrt(2)
+    vb[2] = va[1]
+    a.sentence_vectors, b.sentence_vectors = va, vb
+    return a, b
+
+
+def test_a_sentence_cut_in_two_on_one_side_only_is_no_merge() -> None:
+    # a machine translation's "..." starts a new sentence: the splitter cuts the round
+    # trip where the source runs on; the pieces carry all of the long sentence
+    long = "Before a final decision is made on surgery... medical teams have decided he should see a second specialist."  # noqa: E501
+    cut = [
+        "Before a final decision is taken on surgery...",
+        "The medical teams have decided that he would have to see a second specialist.",
+    ]
+    a, b = _cut_pair(long, cut)
+    assert _ev("merged_sentences", ctx(a, b, relation="spun")) is None
+    assert _ev("merged_sentences", ctx(b, a, relation="spun")) is None
+    # the same pieces against a long sentence with no sentence end inside: a merge (b's
+    # two merged into a's one: b, the side that was merged, is the source)
+    joined = "Before a final decision is made on surgery, medical teams have decided he should see a second specialist."  # noqa: E501
+    a, b = _cut_pair(joined, cut)
+    assert _ev("merged_sentences", ctx(a, b, relation="spun")) == pytest.approx(-P.merge_unit / 3)
+    # pieces much longer together than the sentence taking them up: details were dropped,
+    # a condensing merge even with a sentence end inside
+    longer = [
+        "Before a final decision is taken on surgery on his injured left knee...",
+        "The medical teams at the club have decided he must see a specialist in London.",
+    ]
+    a, b = _cut_pair(long, longer)
+    assert _ev("merged_sentences", ctx(a, b, relation="spun")) == pytest.approx(-P.merge_unit / 3)
+    # the length band is honoured: with none allowed the cut counts as a merge again
+    exact = dataclasses.replace(P, split_ratio=1.0)
+    a, b = _cut_pair(long, cut)
+    assert _ev("merged_sentences", ctx(a, b, relation="spun", params=exact)) is not None
+    with pytest.raises(ValueError, match="split_ratio"):
+        dataclasses.replace(P, split_ratio=0.9)
+
+
 def test_direction_score_sums_weighted_capped_evidence() -> None:
     a = _doc("a", "Anika Strand said the 12 million euro work takes 18 months for 400 boats.")
     b = _doc("b", "The chair said the work would start soon.")

@@ -595,12 +595,40 @@ def _details(c: PairCtx) -> tuple[float, str] | None:
     return math.log((1 + ua) / (1 + ub)), f"details only in {c.a.id}: {ua}, only in {c.b.id}: {ub}"
 
 
-def _merges_into(d: Doc, o: Doc, r: BestRows | None, bar: float) -> tuple[int, list[int]]:
+#: a sentence end inside a sentence ("... U.K. Farmers", "... an hour?\" he asked",
+#: "surgery... medical"): a place where one sentence splitter ends a sentence and another
+#: (or the same on a machine translation's wording) does not
+_INNER_END = regex.compile(r"(?:\.\.\.|…|[.!?])[\"”’')\]]*\s+(?=\S)")
+
+
+def _split_not_merge(d: Doc, o: Doc, group: list[int], j: int, ratio: float) -> bool:
+    """Whether sentences ``group`` of ``d`` taken up by sentence ``j`` of ``o`` are one
+    sentence cut in two rather than sentences merged: the pieces are consecutive, ``o``'s
+    sentence has a sentence end inside it for every cut, and the pieces together are about
+    as long as it (within a factor ``ratio`` in words: they carry all of it, nothing was
+    dropped). A machine translation that mangles "U.K." into "Or.K." or starts a sentence
+    after "..." is cut there by the sentence splitter, and its round trip then reads as
+    the source having merged two sentences; a rewriter's merge joins two whole sentences
+    with a conjunction or a comma, so its merged sentence has no sentence end inside."""
+    ids = sorted(group)
+    if ids[-1] - ids[0] != len(ids) - 1:
+        return False
+    merged = o.sentences[j].text.strip()
+    if len(_INNER_END.findall(merged)) < len(ids) - 1:
+        return False
+    pieces = sum(len(words(d.sentences[i].text)) for i in ids)
+    return 1.0 / ratio <= pieces / max(1, len(words(merged))) <= ratio
+
+
+def _merges_into(
+    d: Doc, o: Doc, r: BestRows | None, bar: float, split_ratio: float
+) -> tuple[int, list[int]]:
     """Sentences of ``d`` merged into one sentence of ``o``: each content sentence of ``d``
     goes to its best counterpart in ``o`` (``r``: :func:`best_rows` of ``d`` against ``o``;
     cosine >= ``bar``); a sentence of ``o`` that takes two or more of them and is longer
-    (in words) than each is a merge of them. The number merged beyond the first, and the
-    merged sentences of ``o`` (a few shown)."""
+    (in words) than each is a merge of them, unless it is one sentence the splitter cut in
+    two on one side only (:func:`_split_not_merge`, ``split_ratio``). The number merged
+    beyond the first, and the merged sentences of ``o`` (a few shown)."""
     if r is None:
         return 0, []
     took: dict[int, list[int]] = {}
@@ -612,9 +640,12 @@ def _merges_into(d: Doc, o: Doc, r: BestRows | None, bar: float) -> tuple[int, l
         if len(group) < 2:
             continue
         longest = max(len(words(d.sentences[i].text)) for i in group)
-        if len(words(o.sentences[j].text)) > longest:
-            n += len(group) - 1
-            shown.append(j)
+        if len(words(o.sentences[j].text)) <= longest:
+            continue
+        if _split_not_merge(d, o, group, j, split_ratio):
+            continue
+        n += len(group) - 1
+        shown.append(j)
     return n, shown
 
 
@@ -625,15 +656,16 @@ def _merged_sentences(c: PairCtx) -> tuple[float, str] | None:
     reverse, one sentence whose content two shorter sentences of the other text each take
     up, is what a rewriter that splits does, and less often. Sentences of ``a`` merged
     into ``b`` per ``merge_unit`` content sentences of ``a``, minus the same of ``b``
-    merged into ``a`` (:func:`_merges_into`, sentence cosine >= ``merge_match``); as many
+    merged into ``a`` (:func:`_merges_into`, sentence cosine >= ``merge_match``; a sentence
+    the splitter cut in two on one side only is no merge, ``split_ratio``); as many
     merged each way say nothing. Machine translation and spinners keep their source's
     sentences one for one and so say nothing here. One language only (the cosines of a
     sentence and its translation run lower)."""
     if not c.same_language:
         return None
-    bar = c.params.merge_match
-    na, into_b = _merges_into(c.a, c.b, c.rows[0], bar)
-    nb, into_a = _merges_into(c.b, c.a, c.rows[1], bar)
+    bar, split = c.params.merge_match, c.params.split_ratio
+    na, into_b = _merges_into(c.a, c.b, c.rows[0], bar, split)
+    nb, into_a = _merges_into(c.b, c.a, c.rows[1], bar, split)
     if na == nb:
         return None
     unit = c.params.merge_unit
