@@ -1135,12 +1135,66 @@ class ComponentContext:
     docs: Sequence[Doc]
     ps: PairStage
     sp: StoryParams
+    #: story features of pairs inside the components that are no candidate pairs, as
+    #: stored by an earlier run (:func:`inner_key`); the rest are computed
+    known: dict[tuple[int, int], dict[str, float]] = field(default_factory=dict)
+
+
+class _KnownFeatures:
+    """A feature function (:class:`_FeatureFn`) that answers the pairs in ``known``
+    from there and records the ones it computes in ``new`` (to be stored)."""
+
+    with_keys = True
+
+    def __init__(self, fn: Any, known: dict[tuple[int, int], dict[str, float]]) -> None:
+        self.fn = fn
+        self.known = known
+        self.new: dict[tuple[int, int], dict[str, float]] = {}
+        self.form = getattr(fn, "form", lambda i: None)
+
+    def __call__(
+        self, i: int, j: int, ki: StoryKeys | None = None, kj: StoryKeys | None = None
+    ) -> dict[str, float]:
+        got = self.known.get((i, j))
+        if got is None:
+            got = self.fn(i, j, ki, kj) if getattr(self.fn, "with_keys", False) else self.fn(i, j)
+            self.new[(i, j)] = got
+        return got
 
 
 def component_work(ctx: ComponentContext, members: list[int]):
-    """:func:`component_result` for one component of the scan."""
-    return component_result(
-        ctx.docs, members, ctx.ps.features, ctx.ps.reuse, ctx.ps.feature_fn, ctx.sp
+    """:func:`component_result` for one component of the scan, and the story features
+    it computed for pairs inside the component that are no candidate pairs (by pair)."""
+    fn = _KnownFeatures(ctx.ps.feature_fn, ctx.known)
+    groups, scored = component_result(
+        ctx.docs, members, ctx.ps.features, ctx.ps.reuse, fn, ctx.sp
+    )
+    return groups, scored, fn.new
+
+
+def inner_key(
+    ck: str, ak: Sequence[str], docs: Sequence[Doc], feature_fn: Any, i: int, j: int
+) -> str:
+    """The key the story features of a pair inside a component (no candidate pair: its
+    features are computed by ``feature_fn``, :class:`_FeatureFn`) are stored under:
+    everything they are computed from. The settings and code (``ck``), the two articles
+    in order (``ak``: :func:`article_key`), their form lines in the pile, the number of
+    quotations they share, and whether each carries second-space vectors this scan
+    (:func:`unspin.second.plan`: a pair outside the main encoder is read from them)."""
+    form = getattr(feature_fn, "form", lambda i: None)
+    qk = getattr(feature_fn, "qkeys", None)
+    shared = len(qk[i] & qk[j]) if qk is not None else -1
+    di, dj = docs[i], docs[j]
+    return _key(
+        "inner",
+        ck,
+        ak[i],
+        ak[j],
+        repr(sorted((form(i) or {}).items())),
+        repr(sorted((form(j) or {}).items())),
+        str(shared),
+        ("L" if di.second_lead is not None else "") + ("S" if di.second_vectors is not None else ""),
+        ("L" if dj.second_lead is not None else "") + ("S" if dj.second_vectors is not None else ""),
     )
 
 
@@ -1247,12 +1301,33 @@ def _map_components(docs, comps, ps, config, engine, memo) -> list[tuple]:
     if ps.stored:  # the stored features of the candidate pairs inside them, read now
         comp_of = {i: c for c in todo for i in comps[c]}
         ps.fetch(p for p in ps.stored if comp_of.get(p[0], -1) == comp_of.get(p[1], -2))
+    # the stored features of the pairs inside them that are no candidate pairs (a
+    # function of the two articles, their form lines and shared quotations: kept per
+    # pair, so a component that grows by one article computes only that one's pairs)
+    known: dict[tuple[int, int], dict[str, float]] = {}
+    inner: dict[tuple[int, int], str] = {}
+    if memo is not None and todo:
+        ck = config_key(config)
+        ak = ps.article_keys or [article_key(d.article, config.embedder) for d in docs]
+        links = ps.link_strengths()
+        for c in todo:
+            members = comps[c]
+            for x, i in enumerate(members):
+                for j in members[x + 1 :]:
+                    if (i, j) not in links:
+                        inner[(i, j)] = inner_key(ck, ak, docs, ps.feature_fn, i, j)
+        got = memo.memo_get("inner", list(inner.values()))
+        known = {p: got[k] for p, k in inner.items() if k in got}
     fresh = engine.map_components(
-        component_work, [comps[c] for c in todo], ComponentContext(docs, ps, sp)
+        component_work, [comps[c] for c in todo], ComponentContext(docs, ps, sp, known)
     )
     store = {}
-    for c, r in zip(todo, fresh):
+    new_inner: dict[str, dict[str, float]] = {}
+    for c, (groups, scored, new) in zip(todo, fresh):
+        r = (groups, scored)
         done[c] = r
+        if memo is not None:
+            new_inner.update((inner[p], f) for p, f in new.items() if p in inner)
         if memo is not None:
             pos = {m: x for x, m in enumerate(comps[c])}
             store[keys[c]] = (
@@ -1261,6 +1336,8 @@ def _map_components(docs, comps, ps, config, engine, memo) -> list[tuple]:
             )
     if store:
         memo.memo_put("component", store)
+    if new_inner:
+        memo.memo_put("inner", new_inner)
     return done
 
 
