@@ -1166,9 +1166,7 @@ def component_work(ctx: ComponentContext, members: list[int]):
     """:func:`component_result` for one component of the scan, and the story features
     it computed for pairs inside the component that are no candidate pairs (by pair)."""
     fn = _KnownFeatures(ctx.ps.feature_fn, ctx.known)
-    groups, scored = component_result(
-        ctx.docs, members, ctx.ps.features, ctx.ps.reuse, fn, ctx.sp
-    )
+    groups, scored = component_result(ctx.docs, members, ctx.ps.features, ctx.ps.reuse, fn, ctx.sp)
     return groups, scored, fn.new
 
 
@@ -1193,8 +1191,10 @@ def inner_key(
         repr(sorted((form(i) or {}).items())),
         repr(sorted((form(j) or {}).items())),
         str(shared),
-        ("L" if di.second_lead is not None else "") + ("S" if di.second_vectors is not None else ""),
-        ("L" if dj.second_lead is not None else "") + ("S" if dj.second_vectors is not None else ""),
+        ("L" if di.second_lead is not None else "")
+        + ("S" if di.second_vectors is not None else ""),
+        ("L" if dj.second_lead is not None else "")
+        + ("S" if dj.second_vectors is not None else ""),
     )
 
 
