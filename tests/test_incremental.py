@@ -422,8 +422,9 @@ def test_inner_pair_features_follow_form_lines_an_add_changes(tmp_path, monkeypa
     read outside their form lines) must not read those pairs' stored features (every
     feature a component reads equals one computed now), and the result equals a full
     rescan."""
-    import unspin.pipeline as pl
     from test_forms import COMPANIES, notice
+
+    import unspin.pipeline as pl
 
     cfg = _narrow()
     arts = [Article(id=f"n{k}", text=notice(k, n, t)) for k, (n, t) in enumerate(COMPANIES)]
