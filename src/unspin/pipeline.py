@@ -1138,6 +1138,8 @@ class ComponentContext:
     #: story features of pairs inside the components that are no candidate pairs, as
     #: stored by an earlier run (:func:`inner_key`); the rest are computed
     known: dict[tuple[int, int], dict[str, float]] = field(default_factory=dict)
+    #: whether to give back the features computed for such pairs (to be stored)
+    record: bool = False
 
 
 class _KnownFeatures:
@@ -1146,9 +1148,12 @@ class _KnownFeatures:
 
     with_keys = True
 
-    def __init__(self, fn: Any, known: dict[tuple[int, int], dict[str, float]]) -> None:
+    def __init__(
+        self, fn: Any, known: dict[tuple[int, int], dict[str, float]], record: bool = True
+    ) -> None:
         self.fn = fn
         self.known = known
+        self.record = record
         self.new: dict[tuple[int, int], dict[str, float]] = {}
         self.form = getattr(fn, "form", lambda i: None)
 
@@ -1158,43 +1163,40 @@ class _KnownFeatures:
         got = self.known.get((i, j))
         if got is None:
             got = self.fn(i, j, ki, kj) if getattr(self.fn, "with_keys", False) else self.fn(i, j)
-            self.new[(i, j)] = got
+            if self.record:
+                self.new[(i, j)] = got
         return got
 
 
 def component_work(ctx: ComponentContext, members: list[int]):
     """:func:`component_result` for one component of the scan, and the story features
     it computed for pairs inside the component that are no candidate pairs (by pair)."""
-    fn = _KnownFeatures(ctx.ps.feature_fn, ctx.known)
+    fn = _KnownFeatures(ctx.ps.feature_fn, ctx.known, ctx.record)
     groups, scored = component_result(ctx.docs, members, ctx.ps.features, ctx.ps.reuse, fn, ctx.sp)
     return groups, scored, fn.new
 
 
-def inner_key(
-    ck: str, ak: Sequence[str], docs: Sequence[Doc], feature_fn: Any, i: int, j: int
-) -> str:
+def inner_key(ck: str, part_i: str, part_j: str, shared: int) -> str:
     """The key the story features of a pair inside a component (no candidate pair: its
-    features are computed by ``feature_fn``, :class:`_FeatureFn`) are stored under:
-    everything they are computed from. The settings and code (``ck``), the two articles
-    in order (``ak``: :func:`article_key`), their form lines in the pile, the number of
-    quotations they share, and whether each carries second-space vectors this scan
-    (:func:`unspin.second.plan`: a pair outside the main encoder is read from them)."""
+    features are computed by :class:`_FeatureFn`) are stored under: everything they are
+    computed from. The settings and code (``ck``), the two articles in order with their
+    form lines and second-space vectors (``part_i``, ``part_j``: :func:`inner_part`),
+    and the number of quotations they share."""
+    return _key("inner", ck, part_i, part_j, str(shared))
+
+
+def inner_part(ak: Sequence[str], docs: Sequence[Doc], feature_fn: Any, i: int) -> str:
+    """One article's share of :func:`inner_key`: its :func:`article_key` (``ak``), its
+    form lines in the pile (``feature_fn.form``), and whether it carries second-space
+    vectors this scan (:func:`unspin.second.plan`: a pair outside the main encoder is
+    read from them)."""
     form = getattr(feature_fn, "form", lambda i: None)
-    qk = getattr(feature_fn, "qkeys", None)
-    shared = len(qk[i] & qk[j]) if qk is not None else -1
-    di, dj = docs[i], docs[j]
-    return _key(
-        "inner",
-        ck,
-        ak[i],
-        ak[j],
-        repr(sorted((form(i) or {}).items())),
-        repr(sorted((form(j) or {}).items())),
-        str(shared),
-        ("L" if di.second_lead is not None else "")
-        + ("S" if di.second_vectors is not None else ""),
-        ("L" if dj.second_lead is not None else "")
-        + ("S" if dj.second_vectors is not None else ""),
+    d = docs[i]
+    return (
+        ak[i]
+        + repr(sorted((form(i) or {}).items()))
+        + ("L" if d.second_lead is not None else "")
+        + ("S" if d.second_vectors is not None else "")
     )
 
 
@@ -1310,16 +1312,21 @@ def _map_components(docs, comps, ps, config, engine, memo) -> list[tuple]:
         ck = config_key(config)
         ak = ps.article_keys or [article_key(d.article, config.embedder) for d in docs]
         links = ps.link_strengths()
+        qk = getattr(ps.feature_fn, "qkeys", None)
         for c in todo:
             members = comps[c]
+            part = {i: inner_part(ak, docs, ps.feature_fn, i) for i in members}
             for x, i in enumerate(members):
                 for j in members[x + 1 :]:
                     if (i, j) not in links:
-                        inner[(i, j)] = inner_key(ck, ak, docs, ps.feature_fn, i, j)
+                        shared = len(qk[i] & qk[j]) if qk is not None else -1
+                        inner[(i, j)] = inner_key(ck, part[i], part[j], shared)
         got = memo.memo_get("inner", list(inner.values()))
         known = {p: got[k] for p, k in inner.items() if k in got}
     fresh = engine.map_components(
-        component_work, [comps[c] for c in todo], ComponentContext(docs, ps, sp, known)
+        component_work,
+        [comps[c] for c in todo],
+        ComponentContext(docs, ps, sp, known, memo is not None),
     )
     store = {}
     new_inner: dict[str, dict[str, float]] = {}
@@ -1328,7 +1335,6 @@ def _map_components(docs, comps, ps, config, engine, memo) -> list[tuple]:
         done[c] = r
         if memo is not None:
             new_inner.update((inner[p], f) for p, f in new.items() if p in inner)
-        if memo is not None:
             pos = {m: x for x, m in enumerate(comps[c])}
             store[keys[c]] = (
                 [[pos[m] for m in g] for g in r[0]],
