@@ -331,17 +331,24 @@ def test_an_add_computes_only_the_new_articles_pairs(tmp_path, monkeypatch) -> N
     )
     cfg = Config(embedder="hashing", workers=1)
     out = tmp_path / "res"
-    unspin.scan(arts_folder(tmp_path, arts), out=out, config=cfg)
     seen: list[tuple[str, str]] = []
-    real = pl.pair_work
+    real = pl._FeatureFn.__call__
 
-    def recording(ctx, pair):
-        seen.append((ctx.docs[pair[0]].id, ctx.docs[pair[1]].id))
-        return real(ctx, pair)
+    def recording(self, i, j, ki=None, kj=None):
+        seen.append((self.docs[i].id, self.docs[j].id))
+        return real(self, i, j, ki, kj)
 
-    monkeypatch.setattr(pl, "pair_work", recording)
+    monkeypatch.setattr(pl._FeatureFn, "__call__", recording)
+    unspin.scan(arts_folder(tmp_path, arts), out=out, config=cfg)
+    inner = set(seen)  # the scan's pairs inside the component that are no candidates
+    assert inner
+    seen.clear()
     unspin.add([new], out=out, config=cfg)
-    assert seen and all("zz-new" in p for p in seen), seen
+    # computed: pairs with the new article, and pairs that were candidates before the add
+    # (their features were stored with the pair's result, not as an inner pair); none of
+    # the stored inner pairs
+    assert any("zz-new" in p for p in seen), seen
+    assert not inner & set(seen), seen
     _same_as_fresh(out, [*arts, new], cfg)
 
 
@@ -394,3 +401,102 @@ def test_add_and_remove_pause_the_collector_and_a_scan_does_not(tmp_path, monkey
     unspin.remove(["a0"], out=out, config=cfg)
     assert seen == [True, False, False] and gc.isenabled()
     _same_as_fresh(out, arts[1:], cfg)
+
+
+def _narrow(cfg_k: int = 2) -> Config:
+    """Settings whose candidates are each article's ``cfg_k`` nearest documents only (no
+    MinHash or sentence pairs): a story component of similar notices then holds pairs
+    that are no candidate pairs, whose story features the component computes itself."""
+    from unspin.candidates import CandidateParams
+
+    return Config(
+        embedder="hashing",
+        workers=1,
+        candidates=CandidateParams(doc_k=cfg_k, lsh_threshold=1.0, sent_k=1, sent_min_sim=1.0),
+    )
+
+
+def test_inner_pair_features_follow_form_lines_an_add_changes(tmp_path, monkeypatch) -> None:
+    """The story features of pairs inside a component that are no candidate pairs are
+    kept per pair: an add that turns notices into form items (their features are then
+    read outside their form lines) must not read those pairs' stored features (every
+    feature a component reads equals one computed now), and the result equals a full
+    rescan."""
+    from test_forms import COMPANIES, notice
+
+    import unspin.pipeline as pl
+
+    cfg = _narrow()
+    arts = [Article(id=f"n{k}", text=notice(k, n, t)) for k, (n, t) in enumerate(COMPANIES)]
+    other = Article(id="x", text="Mayor Ken Vordanek met the council on Monday. Pay March 31.")
+    out = tmp_path / "res"
+    read: list[tuple[str, str, bool]] = []  # stored features read: pair, both form items
+    stale: list[tuple[str, str]] = []
+    real = pl._KnownFeatures.__call__
+
+    def checking(self, i, j, ki=None, kj=None):
+        got = real(self, i, j, ki, kj)
+        if (i, j) in self.known:
+            d = self.fn.docs
+            read.append((d[i].id, d[j].id, bool(self.form(i)) and bool(self.form(j))))
+            if got != self.fn(i, j, ki, kj):
+                stale.append((d[i].id, d[j].id))
+        return got
+
+    monkeypatch.setattr(pl._KnownFeatures, "__call__", checking)
+    unspin.scan(arts_folder(tmp_path, [*arts[:4], other]), out=out, config=cfg)
+    now = [*arts[:4], other]
+    for a in arts[4:6]:
+        unspin.add([a], out=out, config=cfg)
+        now.append(a)
+        _same_as_fresh(out, now, cfg)
+    unspin.remove(["n4", "n5"], out=out, config=cfg)
+    now = [a for a in now if a.id not in ("n4", "n5")]
+    _same_as_fresh(out, now, cfg)
+    assert any(both for *_, both in read), read  # stored features of form items were read
+    assert not stale, stale
+
+
+def test_an_add_computes_only_the_new_articles_inner_pairs(tmp_path, monkeypatch) -> None:
+    """A component that grows by one article reads its other pairs' story features from
+    the store: only pairs with the new article are computed, and the result equals a
+    full rescan."""
+    import unspin.pipeline as pl
+
+    cfg = _narrow()
+    lines = [
+        "Mayor Ken Vordanek said on Monday the Harbour Bridge in Eastport would open in June.",
+        "The bridge cost 40 million dollars and took three years to build.",
+        "Engineers from Grenfield Mining tested the steel in January.",
+        "Traffic on the old ferry route fell by a third last year.",
+        "Residents of Tarrow welcomed the news at a meeting on Sunday.",
+        "The council will vote on tolls for the bridge in March.",
+        "Oberline Foods said its trucks would use the bridge from July.",
+    ]
+    # copies of one report, each without one of its lines: one story component, in
+    # which the narrow candidates leave some pairs out
+    arts = [
+        Article(id=f"r{k}", text=" ".join(x for n, x in enumerate(lines) if n != k))
+        for k in range(6)
+    ]
+    new = Article(id="zz-new", text=" ".join(lines[1:6]))
+    out = tmp_path / "res"
+    seen: list[tuple[str, str]] = []
+    real = pl._FeatureFn.__call__
+
+    def recording(self, i, j, ki=None, kj=None):
+        seen.append((self.docs[i].id, self.docs[j].id))
+        return real(self, i, j, ki, kj)
+
+    monkeypatch.setattr(pl._FeatureFn, "__call__", recording)
+    unspin.scan(arts_folder(tmp_path, arts), out=out, config=cfg)
+    inner = set(seen)  # the scan's pairs inside the component that are no candidates
+    assert inner
+    seen.clear()
+    unspin.add([new], out=out, config=cfg)
+    # computed: pairs with the new article, and pairs that were candidates before the add
+    # (their features were stored with the pair's result, not as an inner pair); none of
+    # the stored inner pairs
+    assert any("zz-new" in p for p in seen), seen
+    assert not inner & set(seen), (inner, seen)
+    _same_as_fresh(out, [*arts, new], cfg)

@@ -1135,12 +1135,68 @@ class ComponentContext:
     docs: Sequence[Doc]
     ps: PairStage
     sp: StoryParams
+    #: story features of pairs inside the components that are no candidate pairs, as
+    #: stored by an earlier run (:func:`inner_key`); the rest are computed
+    known: dict[tuple[int, int], dict[str, float]] = field(default_factory=dict)
+    #: whether to give back the features computed for such pairs (to be stored)
+    record: bool = False
+
+
+class _KnownFeatures:
+    """A feature function (:class:`_FeatureFn`) that answers the pairs in ``known``
+    from there and records the ones it computes in ``new`` (to be stored)."""
+
+    with_keys = True
+
+    def __init__(
+        self, fn: Any, known: dict[tuple[int, int], dict[str, float]], record: bool = True
+    ) -> None:
+        self.fn = fn
+        self.known = known
+        self.record = record
+        self.new: dict[tuple[int, int], dict[str, float]] = {}
+        self.form = getattr(fn, "form", lambda i: None)
+
+    def __call__(
+        self, i: int, j: int, ki: StoryKeys | None = None, kj: StoryKeys | None = None
+    ) -> dict[str, float]:
+        got = self.known.get((i, j))
+        if got is None:
+            got = self.fn(i, j, ki, kj) if getattr(self.fn, "with_keys", False) else self.fn(i, j)
+            if self.record:
+                self.new[(i, j)] = got
+        return got
 
 
 def component_work(ctx: ComponentContext, members: list[int]):
-    """:func:`component_result` for one component of the scan."""
-    return component_result(
-        ctx.docs, members, ctx.ps.features, ctx.ps.reuse, ctx.ps.feature_fn, ctx.sp
+    """:func:`component_result` for one component of the scan, and the story features
+    it computed for pairs inside the component that are no candidate pairs (by pair)."""
+    fn = _KnownFeatures(ctx.ps.feature_fn, ctx.known, ctx.record)
+    groups, scored = component_result(ctx.docs, members, ctx.ps.features, ctx.ps.reuse, fn, ctx.sp)
+    return groups, scored, fn.new
+
+
+def inner_key(ck: str, part_i: str, part_j: str, shared: int) -> str:
+    """The key the story features of a pair inside a component (no candidate pair: its
+    features are computed by :class:`_FeatureFn`) are stored under: everything they are
+    computed from. The settings and code (``ck``), the two articles in order with their
+    form lines and second-space vectors (``part_i``, ``part_j``: :func:`inner_part`),
+    and the number of quotations they share."""
+    return _key("inner", ck, part_i, part_j, str(shared))
+
+
+def inner_part(ak: Sequence[str], docs: Sequence[Doc], feature_fn: Any, i: int) -> str:
+    """One article's share of :func:`inner_key`: its :func:`article_key` (``ak``), its
+    form lines in the pile (``feature_fn.form``), and whether it carries second-space
+    vectors this scan (:func:`unspin.second.plan`: a pair outside the main encoder is
+    read from them)."""
+    form = getattr(feature_fn, "form", lambda i: None)
+    d = docs[i]
+    return (
+        ak[i]
+        + repr(sorted((form(i) or {}).items()))
+        + ("L" if d.second_lead is not None else "")
+        + ("S" if d.second_vectors is not None else "")
     )
 
 
@@ -1247,13 +1303,38 @@ def _map_components(docs, comps, ps, config, engine, memo) -> list[tuple]:
     if ps.stored:  # the stored features of the candidate pairs inside them, read now
         comp_of = {i: c for c in todo for i in comps[c]}
         ps.fetch(p for p in ps.stored if comp_of.get(p[0], -1) == comp_of.get(p[1], -2))
+    # the stored features of the pairs inside them that are no candidate pairs (a
+    # function of the two articles, their form lines and shared quotations: kept per
+    # pair, so a component that grows by one article computes only that one's pairs)
+    known: dict[tuple[int, int], dict[str, float]] = {}
+    inner: dict[tuple[int, int], str] = {}
+    if memo is not None and todo:
+        ck = config_key(config)
+        ak = ps.article_keys or [article_key(d.article, config.embedder) for d in docs]
+        links = ps.link_strengths()
+        qk = getattr(ps.feature_fn, "qkeys", None)
+        for c in todo:
+            members = comps[c]
+            part = {i: inner_part(ak, docs, ps.feature_fn, i) for i in members}
+            for x, i in enumerate(members):
+                for j in members[x + 1 :]:
+                    if (i, j) not in links:
+                        shared = len(qk[i] & qk[j]) if qk is not None else -1
+                        inner[(i, j)] = inner_key(ck, part[i], part[j], shared)
+        got = memo.memo_get("inner", list(inner.values()))
+        known = {p: got[k] for p, k in inner.items() if k in got}
     fresh = engine.map_components(
-        component_work, [comps[c] for c in todo], ComponentContext(docs, ps, sp)
+        component_work,
+        [comps[c] for c in todo],
+        ComponentContext(docs, ps, sp, known, memo is not None),
     )
     store = {}
-    for c, r in zip(todo, fresh):
+    new_inner: dict[str, dict[str, float]] = {}
+    for c, (groups, scored, new) in zip(todo, fresh):
+        r = (groups, scored)
         done[c] = r
         if memo is not None:
+            new_inner.update((inner[p], f) for p, f in new.items() if p in inner)
             pos = {m: x for x, m in enumerate(comps[c])}
             store[keys[c]] = (
                 [[pos[m] for m in g] for g in r[0]],
@@ -1261,6 +1342,8 @@ def _map_components(docs, comps, ps, config, engine, memo) -> list[tuple]:
             )
     if store:
         memo.memo_put("component", store)
+    if new_inner:
+        memo.memo_put("inner", new_inner)
     return done
 
 
