@@ -142,3 +142,47 @@ def test_cli_remove_drops_an_article_and_its_relations(tmp_path, capsys) -> None
     assert main(["remove", "nope", "--out", str(out)]) == 2
     assert "nope" in capsys.readouterr().err
     assert main(["remove", "x", "--out", str(tmp_path / "none")]) == 2
+
+
+def _blas_threads_now(ctx: int, x: int) -> int:
+    from threadpoolctl import threadpool_info
+
+    return max(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas")
+
+
+def test_blas_threads_limited_in_the_pipeline_and_its_workers_then_restored(
+    monkeypatch,
+) -> None:
+    """Config.blas_threads holds inside a scan (and its forked workers) and inside
+    fingerprint/analyse called directly, and the caller's setting comes back after."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    import unspin
+    from unspin import pipeline
+
+    def blas() -> int:
+        return max(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas")
+
+    with pytest.raises(ValueError, match="blas_threads"):
+        Config(blas_threads=-1)
+    seen: list[int] = []
+    real = pipeline.analyse.__wrapped__
+
+    def spy(docs, config, *a, **k):  # api's own limit, not analyse's
+        seen.append(blas())
+        engine = LocalEngine(2, min_parallel=2)
+        seen.extend(engine.map_pairs(_blas_threads_now, list(range(4)), 0))
+        return real(docs, config, *a, **k)
+
+    monkeypatch.setattr("unspin.api.analyse", spy)
+    arts = [Article(id="a", text="One two three.\n\nFour five six."), Article(id="b", text="x y")]
+    with threadpool_limits(limits=2, user_api="blas"):
+        unspin.scan(arts, config=Config(embedder="hashing", workers=1))
+        assert seen and set(seen) == {1}
+        seen.clear()
+        unspin.scan(arts, config=Config(embedder="hashing", workers=1, blas_threads=2))
+        assert set(seen) == {2}
+        probe = pipeline._blas_limited(lambda first, config: blas())
+        assert probe(None, Config(embedder="hashing")) == 1
+        assert probe(None, Config(embedder="hashing", blas_threads=0)) == 2
+        assert blas() == 2

@@ -22,6 +22,7 @@ from unspin.pipeline import (
     Progress,
     _noop,
     analyse,
+    blas_threads,
     fingerprint,
     provenance,
     quote_speakers,
@@ -212,6 +213,11 @@ def _run(
 
 
 def _run_all(articles, errors, config, out, st, progress, replace, save, drop) -> Result:
+    with blas_threads(config.blas_threads):
+        return _run_limited(articles, errors, config, out, st, progress, replace, save, drop)
+
+
+def _run_limited(articles, errors, config, out, st, progress, replace, save, drop) -> Result:
     engine = LocalEngine(config.workers, progress=None if progress is _noop else progress)
     try:
         docs = fingerprint(articles, config, cache=st, progress=progress, engine=engine)

@@ -47,8 +47,10 @@ SENTENCE_SLOTS = 1 << 20
 MAX_CC_ROUNDS = 100
 
 
-def session(master: str = "local[2]", app: str = "unspin") -> Any:
-    """A Spark session whose Python workers run this interpreter (and so this unspin)."""
+def session(master: str = "local[2]", app: str = "unspin", blas_threads: int = 1) -> Any:
+    """A Spark session whose Python workers run this interpreter (and so this unspin),
+    with ``blas_threads`` BLAS threads each (``Config.blas_threads``; the pair and
+    component work also set it from the scan's config)."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
@@ -60,6 +62,7 @@ def session(master: str = "local[2]", app: str = "unspin") -> Any:
         .config("spark.sql.shuffle.partitions", "8")
         .config("spark.sql.execution.arrow.maxRecordsPerBatch", "256")
         .config("spark.driver.memory", "2g")
+        .config("spark.executorEnv.OPENBLAS_NUM_THREADS", str(blas_threads or ""))
         .getOrCreate()
     )
 
@@ -390,8 +393,9 @@ def corpus_stats(locs: Any) -> Any:
 
 def _pair_rows(it: Iterator[Any], stats_b: Any, config: Any) -> Iterator[tuple]:
     from unspin.corpus import SupportView
-    from unspin.pipeline import pair_features, pair_forms, pair_result
+    from unspin.pipeline import pair_features, pair_forms, pair_result, set_blas_threads
 
+    set_blas_threads(config.blas_threads)
     stats = stats_b.value
     for r in it:
         da, db = pickle.loads(r["da"]), pickle.loads(r["db"])
@@ -483,8 +487,9 @@ def story_components_frame(spark: Any, n_nodes: Any, scored: Any, config: Any) -
 def _component(key: Any, docs_pdf: Any, pairs_pdf: Any, config: Any) -> Any:
     import pandas as pd
 
-    from unspin.pipeline import _FeatureFn, component_result
+    from unspin.pipeline import _FeatureFn, component_result, set_blas_threads
 
+    set_blas_threads(config.blas_threads)
     docs = {int(i): pickle.loads(b) for i, b in zip(docs_pdf["idx"], docs_pdf["doc"])}
     qkeys = {int(i): set(q) for i, q in zip(docs_pdf["idx"], docs_pdf["qkeys"])}
     forms = {
@@ -568,7 +573,7 @@ def scan(
 
     config = config or Config()
     own = spark is None
-    spark = spark or session(master)
+    spark = spark or session(master, blas_threads=config.blas_threads)
     sc = spark.sparkContext
     try:
         rdd, cols = read_articles(spark, input_path)
