@@ -122,8 +122,8 @@ def words(text: str) -> list[str]:
 @lru_cache(maxsize=WORDS_CACHE)
 def _words(text: str) -> tuple[str, ...]:
     if text.isascii() or not _SPECIAL.search(text):
-        return tuple(m.group(0).lower().replace("’", "'") for m in _PLAIN_WORD.finditer(text))
-    return tuple(text[s:e].lower().replace("’", "'") for s, e in token_spans(text))
+        return tuple([m.group(0).lower().replace("’", "'") for m in _PLAIN_WORD.finditer(text)])
+    return tuple([text[s:e].lower().replace("’", "'") for s, e in token_spans(text)])
 
 
 def word_spans(text: str) -> list[tuple[int, int]]:
