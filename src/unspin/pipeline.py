@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from unspin.align import AlignParams, Forms, align, stock_lines
 from unspin.candidates import (
@@ -190,9 +189,7 @@ def _run_chunk(bounds: tuple[int, int]) -> list[Any]:
 
 
 def _worker_init() -> None:
-    # a worker has one core's share: one BLAS thread each (the encoder's matrices, and
-    # numpy's for the pair rules' small products, which two threads made ~30x dearer)
-    threadpool_limits(1, user_api="blas")
+    # a worker has one core's share: one BLAS thread each (the encoder's matrices)
     for name in ("use", "hashing"):
         from unspin.embed import _CACHE
 
@@ -240,11 +237,10 @@ class LocalEngine:
         out: list[Any] = []
         if not parallel:
             step = max(1, n // 20)
-            with threadpool_limits(1, user_api="blas"):  # as in a worker (_worker_init)
-                for k in range(n):
-                    out.append(fn(context, items[k]))
-                    if self.progress and ((k + 1) % step == 0 or k + 1 == n):
-                        self.progress(stage, k + 1, n)
+            for k in range(n):
+                out.append(fn(context, items[k]))
+                if self.progress and ((k + 1) % step == 0 or k + 1 == n):
+                    self.progress(stage, k + 1, n)
         else:
             size = max(1, min(256, n // (self.workers * 8)))
             bounds = [(k, min(n, k + size)) for k in range(0, n, size)]
