@@ -18,6 +18,7 @@ alignment, typing, story features) and around the changes stage, written to
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -86,7 +87,9 @@ def main() -> int:
     cache = VectorsOnly(store)
     engine = pl.LocalEngine(config.workers)
     t0, c0 = time.perf_counter(), os.times()
-    docs = pl.fingerprint(articles, config, cache=cache, engine=engine)
+    limit = getattr(pl, "blas_threads", None)
+    with limit(config.blas_threads) if limit is not None else contextlib.nullcontext():
+        docs = pl.fingerprint(articles, config, cache=cache, engine=engine)
     c1 = os.times()
     profs: dict[str, Any] = {}
     if args.profile:
@@ -95,8 +98,11 @@ def main() -> int:
         profs = {"pairs": cProfile.Profile(), "changes": cProfile.Profile()}
         pl.pair_stage = _profiled(profs["pairs"], pl.pair_stage)
         pl.result_changes = _profiled(profs["changes"], pl.result_changes)
-    result = pl.analyse(docs, config, errors, engine=engine, memo=None, cache=cache)
-    pl.provenance(result, lambda r: pl.result_changes(r, config, engine, None), None)
+    # as a scan runs it (unspin.api): under the BLAS limit, where the checkout has one
+    limit = getattr(pl, "blas_threads", None)
+    with limit(config.blas_threads) if limit is not None else contextlib.nullcontext():
+        result = pl.analyse(docs, config, errors, engine=engine, memo=None, cache=cache)
+        pl.provenance(result, lambda r: pl.result_changes(r, config, engine, None), None)
     c2 = os.times()
     store.close()
     write_results(result, args.out)
