@@ -127,6 +127,12 @@ def _nlp():
     )
 
 
+def warm() -> None:
+    """Load the NER pipeline now: before a fork, so the worker processes share one load
+    (each loaded its own, ~1-3 CPU s apiece) instead of reading it from disk each."""
+    _nlp()
+
+
 #: texts whose names are kept (most recently used), so a doc in several relations is
 #: read by NER once
 NER_CACHE = 512

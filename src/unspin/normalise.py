@@ -107,11 +107,23 @@ def token_spans(text: str) -> list[tuple[int, int]]:
     return out
 
 
+#: texts whose words (:func:`words`) and all-caps marks (:func:`caps_words`) are kept per
+#: process: a pair's alignment, typing and evidence read the same sentences' words many
+#: times, and consecutive pairs share an article (bounded: whole article texts pass too)
+WORDS_CACHE = 8_192
+
+
 def words(text: str) -> list[str]:
-    """Lowercased word tokens (:func:`token_spans`)."""
+    """Lowercased word tokens (:func:`token_spans`); a new list each call (the tokens of
+    the last ``WORDS_CACHE`` texts are kept)."""
+    return list(_words(text))
+
+
+@lru_cache(maxsize=WORDS_CACHE)
+def _words(text: str) -> tuple[str, ...]:
     if text.isascii() or not _SPECIAL.search(text):
-        return [m.group(0).lower().replace("’", "'") for m in _PLAIN_WORD.finditer(text)]
-    return [text[s:e].lower().replace("’", "'") for s, e in token_spans(text)]
+        return tuple([m.group(0).lower().replace("’", "'") for m in _PLAIN_WORD.finditer(text)])
+    return tuple([text[s:e].lower().replace("’", "'") for s, e in token_spans(text)])
 
 
 def word_spans(text: str) -> list[tuple[int, int]]:
@@ -267,7 +279,13 @@ RARE_ZIPF = 3.0  # zipf frequency below 3: once in a million words or less
 
 def caps_words(text: str) -> list[bool]:
     """For each token of :func:`words`, whether it lies in an all-caps stretch: at least
-    consecutive tokens without a lower-case letter, ``CAPS_MIN_WORDS`` of them with letters."""
+    consecutive tokens without a lower-case letter, ``CAPS_MIN_WORDS`` of them with letters.
+    A new list each call (kept for the last ``WORDS_CACHE`` texts)."""
+    return list(_caps_words(text))
+
+
+@lru_cache(maxsize=WORDS_CACHE)
+def _caps_words(text: str) -> tuple[bool, ...]:
     toks = [text[s:e] for s, e in token_spans(text)]
     # a script without case (Chinese, Arabic...) has no all-caps stretch
     # (an ASCII token: no lower-case letter, i.e. its own upper case; the same test)
@@ -286,7 +304,7 @@ def caps_words(text: str) -> list[bool]:
         if sum(any(c.isupper() for c in t) for t in toks[k:j]) >= CAPS_MIN_WORDS:
             out[k:j] = [True] * (j - k)
         k = max(j, k + 1)
-    return out
+    return tuple(out)
 
 
 _WARNED: set[tuple[str, str]] = set()

@@ -1506,6 +1506,10 @@ def result_changes(result: Result, config: Config, engine: Any = None, memo: Any
         for k in range(len(rels)):
             if keys[k] in got:
                 out[k] = got[keys[k]]
+    if todo and isinstance(engine, LocalEngine):
+        from unspin.changes import warm
+
+        engine.timed("changes", warm)  # before the fork: one load for every worker
     fresh = engine.map_pairs(changes_work, [rels[k] for k in todo], docs, stage="changes")
     for k, ch in zip(todo, fresh):
         out[k] = ch
