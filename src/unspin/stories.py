@@ -15,13 +15,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 import regex
 
 from unspin.model import Doc, Relation, Story
-from unspin.normalise import days_apart, zipf
+from unspin.normalise import STOPWORDS, days_apart, words, zipf
 
 FEATURES = (
     "doc_sim",
@@ -91,6 +91,109 @@ def key_weight(key: str, lang: str) -> float:
     return 0.25  # months, weekdays
 
 
+#: a wire ticker in angle brackets ("<DRAN>", "<BLDS ST>"): the company a notice is about
+TICKER = regex.compile(r"<([^<>\n]{1,24})>")
+#: how much of the body after the headline counts as the lead (characters): the wire's
+#: hard line breaks cut its first sentence into fragments, so the lead is a length
+SUBJECT_LEAD_CHARS = 240
+
+
+def _name_words(text: str) -> set[str]:
+    """The words of ``text``'s cased names (``salient_keys``' ``w:`` keys: capitalised
+    runs, a lone capitalised word after a sentence end left out), months and weekdays
+    left out."""
+    from unspin.fingerprint import salient_keys
+
+    dates = _date_words()
+    # lines unindented, so that a table's lone line-opening word ("    Net 4.0 mln") reads
+    # as the sentence start it is
+    text = "\n".join(line.strip() for line in text.splitlines())
+    return {k[2:] for k in salient_keys(text) if k[0] == "w" and k[2:] not in dates}
+
+
+@cache
+def _date_words() -> frozenset[str]:
+    from unspin.fingerprint import _MONTHS, _WEEKDAYS
+
+    return frozenset(_MONTHS) | frozenset(_WEEKDAYS)
+
+
+def _uncased(text: str) -> bool:
+    """Whether casing cannot tell names in ``text``: no lower-case letter (an all-caps
+    wire headline) or most words capitalised (a title-case headline)."""
+    ws = [w for w in regex.findall(r"\p{L}[\p{L}'’.-]*", text)]
+    if not ws:
+        return True
+    caps = sum(w[0].isupper() for w in ws)
+    return not any(c.islower() for c in text) or caps > len(ws) / 2
+
+
+@lru_cache(maxsize=100_000)
+def subject_of(headline_text: str, rest: tuple[str, ...]) -> frozenset[str]:
+    """An article's *subject*: the words of its most salient names, those of its
+    headline and lead (what the item is about: whose earnings, whose bond, which
+    country's index). Headline words count when casing shows them as names, or, in a
+    headline without casing (all capitals, title case), when the body names them with
+    capitals, or a ticker marks them (``TICKER``: the ticker and the words before it);
+    the lead's (:data:`SUBJECT_LEAD_CHARS`) cased names count whole. Pure and cached: one
+    computation per article, however many pairs read it."""
+    head = strip_dateline(headline_text)
+    while rest and not regex.search(r"\p{L}", rest[-1]):
+        rest = rest[:-1]
+    if rest and len(rest[-1].split()) == 1:
+        rest = rest[:-1]  # a sign-off line ("Reuter", "AP"): the wire's, not the item's
+    lead, n = [], 0
+    for t in rest:
+        if n >= SUBJECT_LEAD_CHARS:
+            break
+        n += len(t) + 1
+        # prose only: a line of a table or notice ("Pay May One, 1987") names no one
+        if any(w.islower() and w not in STOPWORDS for w in regex.findall(r"\p{L}+", t)):
+            lead.append(t)
+    lead_text = "\n".join(lead)
+    out: set[str] = set()
+    if _uncased(head):
+        body_names = _name_words("\n".join(rest))
+        out |= {w for w in words(head) if w in body_names}
+        m = TICKER.search(head)
+        if m is not None:
+            out |= set(words(head[: m.start()]))
+    else:
+        out |= _name_words(head)
+    out |= _name_words(lead_text)
+    for m in TICKER.finditer(head + "\n" + lead_text):
+        out |= set(words(m.group(1)))
+    return frozenset(w for w in out if w not in STOPWORDS and not w[:1].isdigit())
+
+
+def article_subject(doc: Doc) -> frozenset[str]:
+    """:func:`subject_of` an article: its title (else its first content sentence) and
+    the content sentences after it."""
+    sents = [s.text for s in doc.sentences if not s.boilerplate] or [s.text for s in doc.sentences]
+    if doc.article.title:
+        return subject_of(doc.article.title, tuple(sents))
+    if not sents:
+        return frozenset()
+    return subject_of(sents[0], tuple(sents[1:]))
+
+
+@lru_cache(maxsize=100_000)
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(words(text))
+
+
+def subject_cross(sa: frozenset[str], sb: frozenset[str], wa, wb, lang: str) -> float:
+    """How much of either article's subject the other mentions anywhere: the larger of
+    the two rarity-weighted shares (``wa``/``wb``: each article's word set). 0 when the
+    subjects are disjoint and neither text names the other's."""
+
+    def share(s: frozenset[str], other) -> float:
+        tot = math.fsum(_rarity(w, lang) for w in s)
+        return math.fsum(_rarity(w, lang) for w in s if w in other) / tot if tot else 0.0
+
+    return max(share(sa, wb), share(sb, wa))
+
+
 class StoryKeys:
     """One article's share of the story features, computed once per article rather than
     once per pair: its salient key sets (all kinds, and names-free ``nmd``), each key's
@@ -112,12 +215,18 @@ class StoryKeys:
         "content_vec",
         "content_vecs",
         "content",
+        "subject",
+        "words",
     )
 
     def __init__(
         self, doc: Doc, form: dict[int, int] | None = None, keys: list[str] | None = None
     ) -> None:
         self.lang = doc.lang
+        #: the article's subject (:func:`article_subject`) and all its words: whose item
+        #: it is, and whether it names another article's subject anywhere
+        self.subject = article_subject(doc)
+        self.words = _word_set(doc.article.text)
         keys = doc.keys if keys is None else keys
         self.all = {k for k in keys if k[0] in "ewnmd"}
         self.nmd = {k for k in keys if k[0] in "nmd"}
@@ -236,6 +345,8 @@ def pair_features(
     ka = ka or StoryKeys(a)
     kb = kb or StoryKeys(b)
     gap = days_apart(a.article.published_at, b.article.published_at)
+    known = bool(ka.subject) and bool(kb.subject)
+    cross = subject_cross(ka.subject, kb.subject, ka.words, kb.words, a.lang) if known else 0.0
     if ka.form_item and kb.form_item:
         # two notices of one kind: similar through their form lines whatever the item;
         # only the rest (whose notice it is, what else it says) tells one event
@@ -255,6 +366,8 @@ def pair_features(
         "dated": 0.0 if gap is None else 1.0,
         "time_near": 0.0 if gap is None else math.exp(-gap / time_scale_days),
         "days": -1.0 if gap is None else gap,
+        "subjects": 1.0 if known else 0.0,
+        "subject_cross": cross,
     }
 
 
