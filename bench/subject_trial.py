@@ -33,11 +33,37 @@ import story_feature_trial as T
 from unspin.stories import FEATURES, StoryParams
 
 
+def _subject_feats(a, b, f) -> dict[str, float]:
+    """The pipeline's subject features, recomputed with this checkout's code (a kept
+    pair stage may be older than the subject rule)."""
+    from unspin.stories import StoryKeys, subject_cross
+
+    ka, kb = StoryKeys(a), StoryKeys(b)
+    known = bool(ka.subject) and bool(kb.subject) and a.lang == b.lang
+    cross = subject_cross(ka.subject, kb.subject, ka.words, kb.words, a.lang) if known else 0.0
+    return {"subjects": float(known), "subject_cross": cross}
+
+
+#: trial features computed from the docs and the stage's features (``subject_off`` is
+#: not in the pipeline; the other two are the pipeline's, recomputed)
+EXTRA = {
+    "subjects": lambda a, b, f: _subject_feats(a, b, f)["subjects"],
+    "subject_cross": lambda a, b, f: _subject_feats(a, b, f)["subject_cross"],
+    "subject_off": lambda a, b, f: (
+        _subject_feats(a, b, f)["subjects"] * float(_subject_feats(a, b, f)["subject_cross"] < 0.25)
+    ),
+}
+
+
 def names_of(spec: str) -> tuple[str, ...]:
     parts = spec.split("+")
     if parts[0] != "base":
         raise SystemExit(f"feature set {spec!r}: must start with 'base'")
-    return (*FEATURES, *parts[1:])
+    return (*FEATURES, *(p for p in parts[1:] if p not in EXTRA))
+
+
+def extra_of(spec: str) -> dict:
+    return {p: EXTRA[p] for p in spec.split("+")[1:] if p in EXTRA}
 
 
 def load_halves(path: str):
@@ -114,7 +140,7 @@ def main() -> int:
         sets, H = load_halves(a.args[0])
         for spec in a.args[1:]:
             print("=====", spec, flush=True)
-            T.run(sets, H, names=names_of(spec))
+            T.run(sets, H, extra_of(spec), names=names_of(spec))
     elif a.cmd == "replay":
         with open(a.args[1], "rb") as fh:
             prep = pickle.load(fh)

@@ -147,23 +147,26 @@ def subject_of(headline_text: str, rest: tuple[str, ...]) -> frozenset[str]:
         if n >= SUBJECT_LEAD_CHARS:
             break
         n += len(t) + 1
-        # prose only: a line of a table or notice ("Pay May One, 1987") names no one
-        if any(w.islower() and w not in STOPWORDS for w in regex.findall(r"\p{L}+", t)):
+        # prose only (a function word in lower case): a line of a table or notice
+        # ("Pay May One, 1987", "Year Oper shr 1.25 dlrs") names no one
+        if any(w in STOPWORDS for w in regex.findall(r"\p{Ll}+", t)):
             lead.append(t)
     lead_text = "\n".join(lead)
     out: set[str] = set()
     if _uncased(head):
-        body_names = _name_words("\n".join(rest))
-        out |= {w for w in words(head) if w in body_names}
         m = TICKER.search(head)
-        if m is not None:
+        if m is not None and words(head[: m.start()]):
+            # "DWG CORP <DWG> 3RD QTR JAN 31 NET": the words before the ticker
             out |= set(words(head[: m.start()]))
+        else:
+            body_names = _name_words("\n".join(rest))
+            out |= {w for w in words(head) if w in body_names}
     else:
         out |= _name_words(head)
     out |= _name_words(lead_text)
     for m in TICKER.finditer(head + "\n" + lead_text):
         out |= set(words(m.group(1)))
-    return frozenset(w for w in out if w not in STOPWORDS and not w[:1].isdigit())
+    return frozenset(w for w in out if len(w) > 1 and w not in STOPWORDS and not w[:1].isdigit())
 
 
 def article_subject(doc: Doc) -> frozenset[str]:
@@ -345,7 +348,8 @@ def pair_features(
     ka = ka or StoryKeys(a)
     kb = kb or StoryKeys(b)
     gap = days_apart(a.article.published_at, b.article.published_at)
-    known = bool(ka.subject) and bool(kb.subject)
+    # names are compared as words: across languages (or scripts) they need not agree
+    known = bool(ka.subject) and bool(kb.subject) and a.lang == b.lang
     cross = subject_cross(ka.subject, kb.subject, ka.words, kb.words, a.lang) if known else 0.0
     if ka.form_item and kb.form_item:
         # two notices of one kind: similar through their form lines whatever the item;
