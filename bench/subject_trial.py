@@ -36,12 +36,18 @@ from unspin.stories import FEATURES, StoryParams
 def _subject_feats(a, b, f) -> dict[str, float]:
     """The pipeline's subject features, recomputed with this checkout's code (a kept
     pair stage may be older than the subject rule)."""
-    from unspin.stories import StoryKeys, subject_cross
+    from unspin.stories import StoryKeys, pair_features
 
+    got = _SEEN.get((a.id, b.id))
+    if got is not None:
+        return got
     ka, kb = StoryKeys(a), StoryKeys(b)
-    known = bool(ka.subject) and bool(kb.subject) and a.lang == b.lang
-    cross = subject_cross(ka.subject, kb.subject, ka.words, kb.words, a.lang) if known else 0.0
-    return {"subjects": float(known), "subject_cross": cross}
+    f = pair_features(a, b, 0, ka=ka, kb=kb)
+    got = _SEEN[a.id, b.id] = {"subjects": f["subjects"], "subject_cross": f["subject_cross"]}
+    return got
+
+
+_SEEN: dict[tuple[str, str], dict[str, float]] = {}
 
 
 #: trial features computed from the docs and the stage's features (``subject_off`` is

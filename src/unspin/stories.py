@@ -349,8 +349,12 @@ def pair_features(
     kb = kb or StoryKeys(b)
     gap = days_apart(a.article.published_at, b.article.published_at)
     # names are compared as words: across languages (or scripts) they need not agree
-    known = bool(ka.subject) and bool(kb.subject) and a.lang == b.lang
-    cross = subject_cross(ka.subject, kb.subject, ka.words, kb.words, a.lang) if known else 0.0
+    # (a table or notice too short to tell its language, "und", is compared)
+    known = (
+        bool(ka.subject) and bool(kb.subject) and (a.lang == b.lang or "und" in (a.lang, b.lang))
+    )
+    lang = b.lang if a.lang == "und" else a.lang
+    cross = subject_cross(ka.subject, kb.subject, ka.words, kb.words, lang) if known else 0.0
     if ka.form_item and kb.form_item:
         # two notices of one kind: similar through their form lines whatever the item;
         # only the rest (whose notice it is, what else it says) tells one event
