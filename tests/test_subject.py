@@ -9,16 +9,15 @@ tests (invented companies and figures).
 
 from __future__ import annotations
 
-from helpers import embed_line_by_line
-
 import unspin
 from unspin.model import Article
 from unspin.pipeline import Config, fingerprint
 from unspin.stories import (
     StoryParams,
     article_subject,
+    cannot_link,
+    other_subjects,
     pair_features,
-    story_probability,
     subject_of,
 )
 
@@ -87,20 +86,22 @@ def test_two_companies_tables_do_not_name_each_other_and_a_table_and_its_prose_d
     assert pair_features(a, n, 0)["subjects"] == 0.0
 
 
-def test_shipped_model_reads_subject_disagreement_as_other_events() -> None:
-    """Two look-alike tables with every other feature equal: the shipped story model puts
-    the two companies' pair below the same company's, and under the ``same_story`` cut."""
+def test_shipped_params_never_join_two_companies_tables() -> None:
+    """The subject rule: two look-alike tables of two companies may never share a story,
+    however alike the rest; a table and its company's prose report may."""
     a = _doc("a", table("Varnell Pump Corp", "VPMP", "25", "4.0"))
     b = _doc("b", table("Hollister Foods Inc", "HLFD", "31", "5.2"))
-    embed_line_by_line(a, b, 0.95)
+    c = _doc("c", prose("Varnell Pump Corp", "VPMP"))
     p = StoryParams()
-    f = pair_features(a, b, 0)
-    same = dict(f, subject_cross=1.0)
-    assert story_probability(f, p) < p.same_story
-    assert story_probability(f, p) < story_probability(same, p)
+    ab = pair_features(a, b, 0)
+    assert other_subjects(ab, p) and cannot_link(ab, p)
+    assert not other_subjects(pair_features(a, c, 0), p)
+    # the rule off, or no subject known: only the span rule is left
+    assert not cannot_link(ab, StoryParams(subject_veto=0.0))
+    assert not other_subjects(dict(ab, subjects=0.0), p)
 
 
-def test_in_a_scan_two_companies_tables_are_two_stories_and_a_table_joins_its_prose() -> None:
+def test_in_a_scan_two_companies_tables_are_two_stories() -> None:
     arts = [
         Article(id="t1", text=table("Varnell Pump Corp", "VPMP", "25", "4.0")),
         Article(id="t2", text=table("Hollister Foods Inc", "HLFD", "31", "5.2")),
@@ -108,5 +109,11 @@ def test_in_a_scan_two_companies_tables_are_two_stories_and_a_table_joins_its_pr
     ]
     res = unspin.scan(arts, config=Config(embedder="hashing"))
     story = {a: s.id for s in res.stories for a in s.articles}
-    assert story["t1"] != story["t2"]
-    assert story["p1"] != story["t2"]
+    assert story["t1"] != story["t2"] and story["p1"] != story["t2"]
+    kinds = {(r.a, r.b): r.relation for r in res.relations}
+    assert kinds.get(("t1", "t2")) != "same_story"
+    # the same scan with the rule off joins the two tables (what the rule is for)
+    off = unspin.Config(embedder="hashing", stories=StoryParams(subject_veto=0.0))
+    res = unspin.scan(arts, config=off)
+    story = {a: s.id for s in res.stories for a in s.articles}
+    assert story["t1"] == story["t2"]

@@ -58,6 +58,13 @@ class StoryParams:
     attach_max: int = 4
     attach_bar: float = 0.2
     attach_link: float = 0.75
+    #: two articles whose subjects (:func:`article_subject`) are both known and of which
+    #: neither names the other's by more than this share (``subject_cross``) are never
+    #: one story unless text is reused between them: two companies' earnings tables, two
+    #: issuers' bonds. Chosen on ECB+ dev and PAC dev (docs/benchmarks.md, session 11):
+    #: of their same-event pairs 36 of 2,723 fall below 0.25, of the different-event
+    #: pairs of one topic 4,331 of 7,839; 0 turns the rule off
+    subject_veto: float = 0.25
     related: float = 0.15  # below same_story but at least this: "related"
     link_sim: float = 0.5  # candidate pairs at least this similar form a component
     max_component: int = 300
@@ -69,6 +76,8 @@ class StoryParams:
             raise ValueError("StoryParams needs 0 < related <= same_story < 1")
         if self.attach_max < 0 or not 0 < self.attach_bar <= 1 or not 0 < self.attach_link <= 1:
             raise ValueError("StoryParams needs attach_max >= 0, attach_bar/link in (0, 1]")
+        if not 0 <= self.subject_veto < 1:
+            raise ValueError("StoryParams needs 0 <= subject_veto < 1")
         if self.time_scale_days <= 0 or self.max_gap_days <= 0:
             raise ValueError("StoryParams needs time_scale_days > 0 and max_gap_days > 0")
 
@@ -383,6 +392,19 @@ def too_far(feats: dict[str, float], p: StoryParams) -> bool:
     """Whether two articles are published too far apart to be one event (the span rule;
     a reuse relation between them overrides it)."""
     return feats.get("days", -1.0) > p.max_gap_days
+
+
+def other_subjects(feats: dict[str, float], p: StoryParams) -> bool:
+    """Whether two articles are about other actors: both subjects known, and neither
+    names the other's (``subject_cross`` below ``subject_veto``; the subject rule)."""
+    return feats.get("subjects", 0.0) > 0 and feats.get("subject_cross", 1.0) < p.subject_veto
+
+
+def cannot_link(feats: dict[str, float], p: StoryParams) -> bool:
+    """Whether two articles may never share a story (a reuse relation between them
+    overrides it): published too far apart (:func:`too_far`) or about other actors
+    (:func:`other_subjects`)."""
+    return too_far(feats, p) or other_subjects(feats, p)
 
 
 def story_probability(feats: dict[str, float], p: StoryParams) -> float:
