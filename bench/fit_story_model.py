@@ -47,10 +47,10 @@ from unspin.stories import (
     FEATURES,
     StoryParams,
     _average_linkage,
-    cannot_link,
     cluster_component,
     component_features,
     story_probability,
+    too_far,
 )
 
 GRID = {
@@ -198,7 +198,7 @@ def cluster(prep: Prepared, params: StoryParams) -> dict[str, int]:
         probs, apart = {}, set()
         for pair, f in cf.items():
             probs[pair] = 1.0 if pair in prep.ps.reuse else story_probability(f, params)
-            if pair not in prep.ps.reuse and cannot_link(f, params):
+            if pair not in prep.ps.reuse and too_far(f, params):
                 apart.add(pair)
         groups.extend(cluster_component(m, probs, params, apart))
     return {prep.docs[i].id: n for n, g in enumerate(groups) for i in g}

@@ -22,7 +22,7 @@ import fit_story_model as F
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-from unspin.stories import FEATURES, StoryParams, cannot_link, cluster_component
+from unspin.stories import FEATURES, StoryParams, cluster_component, too_far
 
 CACHE = Path("/tmp/stories4/halves.pkl")  # delete after a change to the pair stage
 
@@ -47,7 +47,7 @@ def cluster(prep, params, w, b, names):
         for pair, f in cf.items():
             z = b + sum(wk * f[k] for wk, k in zip(w, names))
             probs[pair] = 1.0 if pair in prep.ps.reuse else 1 / (1 + math.exp(-z))
-            if pair not in prep.ps.reuse and cannot_link(f, params):
+            if pair not in prep.ps.reuse and too_far(f, params):
                 apart.add(pair)
         groups.extend(cluster_component(m, probs, params, apart))
     return {prep.docs[i].id: n for n, g in enumerate(groups) for i in g}

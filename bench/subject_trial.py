@@ -62,6 +62,26 @@ EXTRA = {
 }
 
 
+def _cluster_soft(prep, params, w, b, names):
+    """``story_feature_trial.cluster`` with the subject rule as the pipeline has it
+    (``stories.story_probability``: probability 0 for two articles about other actors)."""
+    from unspin.stories import cluster_component, other_subjects, too_far
+
+    groups = []
+    for m, cf in prep.comps:
+        probs, apart = {}, set()
+        for pair, f in cf.items():
+            z = b + sum(wk * f[k] for wk, k in zip(w, names))
+            if pair in prep.ps.reuse:
+                probs[pair] = 1.0
+            else:
+                probs[pair] = 0.0 if other_subjects(f, params) else 1 / (1 + F.math.exp(-z))
+                if too_far(f, params):
+                    apart.add(pair)
+        groups.extend(cluster_component(m, probs, params, apart))
+    return {prep.docs[i].id: n for n, g in enumerate(groups) for i in g}
+
+
 def names_of(spec: str) -> tuple[str, ...]:
     parts = spec.split("+")
     if parts[0] != "base":
@@ -156,6 +176,7 @@ def main() -> int:
         for t in a.args[1:]:
             print("===== subject_veto", t, flush=True)
             T.StoryParams = partial(StoryParams, subject_veto=float(t))
+            T.cluster = _cluster_soft
             extra = {k: EXTRA[k] for k in ("subjects", "subject_cross")}
             T.run(sets, H, extra, names=FEATURES, drop=drop)
     elif a.cmd == "replay":

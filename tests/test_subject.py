@@ -15,9 +15,9 @@ from unspin.pipeline import Config, fingerprint
 from unspin.stories import (
     StoryParams,
     article_subject,
-    cannot_link,
     other_subjects,
     pair_features,
+    story_probability,
     subject_of,
 )
 
@@ -86,19 +86,20 @@ def test_two_companies_tables_do_not_name_each_other_and_a_table_and_its_prose_d
     assert pair_features(a, n, 0)["subjects"] == 0.0
 
 
-def test_shipped_params_never_join_two_companies_tables() -> None:
-    """The subject rule: two look-alike tables of two companies may never share a story,
-    however alike the rest; a table and its company's prose report may."""
+def test_shipped_params_give_two_companies_tables_no_chance_of_one_event() -> None:
+    """The subject rule: two look-alike tables of two companies have event probability
+    0, however alike the rest; a table and its company's prose report keep the model's."""
     a = _doc("a", table("Varnell Pump Corp", "VPMP", "25", "4.0"))
     b = _doc("b", table("Hollister Foods Inc", "HLFD", "31", "5.2"))
     c = _doc("c", prose("Varnell Pump Corp", "VPMP"))
     p = StoryParams()
-    ab = pair_features(a, b, 0)
-    assert other_subjects(ab, p) and cannot_link(ab, p)
-    assert not other_subjects(pair_features(a, c, 0), p)
-    # the rule off, or no subject known: only the span rule is left
-    assert not cannot_link(ab, StoryParams(subject_veto=0.0))
-    assert not other_subjects(dict(ab, subjects=0.0), p)
+    ab, ac = pair_features(a, b, 0), pair_features(a, c, 0)
+    assert other_subjects(ab, p) and story_probability(ab, p) == 0.0
+    assert not other_subjects(ac, p) and story_probability(ac, p) > 0.0
+    # the rule off, or no subject known: the model's probability
+    off = StoryParams(subject_veto=0.0)
+    assert story_probability(ab, off) > 0.0
+    assert story_probability(dict(ab, subjects=0.0), p) == story_probability(ab, off)
 
 
 def test_in_a_scan_two_companies_tables_are_two_stories() -> None:

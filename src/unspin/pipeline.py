@@ -59,12 +59,12 @@ from unspin.second import SecondParams, pair_config, second_pair, story_features
 from unspin.stories import (
     StoryKeys,
     StoryParams,
-    cannot_link,
     cluster_component,
     component_features,
     components,
     make_stories,
     story_probability,
+    too_far,
 )
 from unspin.stories import pair_features as _story_pair_features
 
@@ -1124,7 +1124,7 @@ def component_result(
     apart = set()  # published too far apart to be one event, and no reuse between them
     for pair, f in cf.items():
         probs[pair] = 1.0 if pair in reuse else story_probability(f, sp)
-        if pair not in reuse and cannot_link(f, sp):
+        if pair not in reuse and too_far(f, sp):
             apart.add(pair)
     groups = cluster_component(members, probs, sp, apart)
     return groups, {p: (probs[p], cf[p]) for p in cf if p in base}

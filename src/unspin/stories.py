@@ -59,9 +59,9 @@ class StoryParams:
     attach_bar: float = 0.2
     attach_link: float = 0.75
     #: two articles whose subjects (:func:`article_subject`) are both known and of which
-    #: neither names the other's by more than this share (``subject_cross``) are never
-    #: one story unless text is reused between them: two companies' earnings tables, two
-    #: issuers' bonds. Chosen on ECB+ dev and PAC dev (docs/benchmarks.md, session 11):
+    #: neither names the other's by more than this share (``subject_cross``) have event
+    #: probability 0 (unless text is reused between them): two companies' earnings
+    #: tables, two issuers' bonds. Chosen on ECB+ dev and PAC dev (docs/benchmarks.md, session 11):
     #: of their same-event pairs 36 of 2,723 fall below 0.25, of the different-event
     #: pairs of one topic 4,331 of 7,839; 0 turns the rule off
     subject_veto: float = 0.25
@@ -400,14 +400,13 @@ def other_subjects(feats: dict[str, float], p: StoryParams) -> bool:
     return feats.get("subjects", 0.0) > 0 and feats.get("subject_cross", 1.0) < p.subject_veto
 
 
-def cannot_link(feats: dict[str, float], p: StoryParams) -> bool:
-    """Whether two articles may never share a story (a reuse relation between them
-    overrides it): published too far apart (:func:`too_far`) or about other actors
-    (:func:`other_subjects`)."""
-    return too_far(feats, p) or other_subjects(feats, p)
-
-
 def story_probability(feats: dict[str, float], p: StoryParams) -> float:
+    """Probability that two articles report one event: the logistic model over
+    ``FEATURES``, and 0 for two articles about other actors (:func:`other_subjects`):
+    their pair then pulls apart any group that would hold both, without forbidding it
+    (a cannot-link would split a large story over one pair whose subjects were misread)."""
+    if other_subjects(feats, p):
+        return 0.0
     z = p.bias + sum(w * feats[f] for w, f in zip(p.weights, FEATURES))
     return 1.0 / (1.0 + math.exp(-z))
 
