@@ -5,9 +5,10 @@ pair features that separate look-alike events: document and best-sentence
 similarity (shared facts, not just topic), overlap of rare names, numbers, months
 and weekdays (weighted by how rare the words are in the language, from ``wordfreq``,
 so the weight does not depend on the pile), and shared quotations. Reuse pairs are
-one story by definition. Articles are grouped by average-linkage clustering within
-connected components of the candidate graph, which keeps look-alike events apart
-where single linkage would chain them together.
+one story by definition; two articles about other actors (each one's subject, the names
+of its headline and lead, not named by the other) are not. Articles are grouped by
+average-linkage clustering within connected components of the candidate graph, which
+keeps look-alike events apart where single linkage would chain them together.
 """
 
 from __future__ import annotations
@@ -354,7 +355,10 @@ def pair_features(
     ``ka``/``kb``: the articles' :class:`StoryKeys` when already computed. Two form
     items (wire notices of one kind, :class:`StoryKeys` with their form lines) are
     compared on what lies outside their form lines: ``doc_sim`` and ``top_sent`` from
-    those sentences alone (0 when one has none)."""
+    those sentences alone (0 when one has none). ``subjects`` is 1 when both articles
+    have a subject (:func:`article_subject`) and one language (or one too short to tell
+    it), and then ``subject_cross`` is :func:`subject_cross` (not model features: the
+    subject rule of :func:`story_probability` reads them)."""
     ka = ka or StoryKeys(a)
     kb = kb or StoryKeys(b)
     gap = days_apart(a.article.published_at, b.article.published_at)
