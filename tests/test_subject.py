@@ -1,0 +1,120 @@
+"""Subject agreement in the story model: two items of one kind are not one story.
+
+An article's subject is the words of its headline's and lead's names (a wire ticker
+marks a company in an all-caps headline). Two companies' earnings tables share their
+form and the pile's house words, but neither names the other's company; one company's
+table and its prose report name the same one. The notices below are written for these
+tests (invented companies and figures).
+"""
+
+from __future__ import annotations
+
+import unspin
+from unspin.model import Article
+from unspin.pipeline import Config, fingerprint
+from unspin.stories import (
+    StoryParams,
+    article_subject,
+    other_subjects,
+    pair_features,
+    story_probability,
+    subject_of,
+)
+
+
+def table(company: str, ticker: str, shr: str, net: str) -> str:
+    """A quarterly earnings table of the wire's kind, for one company."""
+    return (
+        f"{company.upper()} <{ticker}> 1ST QTR NET\n\n"
+        f"Shr {shr} cts vs 20 cts\n"
+        f"    Net {net} mln vs 3.1 mln\n"
+        "    Revs 40.2 mln vs 38.7 mln\n"
+        " Reuter\n"
+    )
+
+
+def prose(company: str, ticker: str) -> str:
+    """The same company's report of its quarter in prose."""
+    return (
+        f"{company.upper()} <{ticker}> SEES BETTER YEAR AFTER FIRST QUARTER\n\n"
+        f"{company} said its first quarter profit rose on higher sales of its pumps,\n"
+        "and that it expects a better year, after the results it reported earlier today.\n"
+        f"The {company} chairman said orders were strong in the quarter.\n"
+        " Reuter\n"
+    )
+
+
+def _doc(i: str, text: str):
+    (d,) = fingerprint([Article(id=i, text=text)], Config(embedder="hashing"))
+    return d
+
+
+def test_subject_of_an_all_caps_headline_is_the_company_a_ticker_marks() -> None:
+    d = _doc("a", table("Varnell Pump Corp", "VPMP", "25", "4.0"))
+    assert article_subject(d) == {"varnell", "pump", "corp", "vpmp"}
+    # the table's lines ("Shr", "Net") and the sign-off are no one's names
+    assert subject_of("VARNELL PUMP CORP <VPMP> 1ST QTR NET", ("Shr 25 cts", " Reuter")) == {
+        "varnell",
+        "pump",
+        "corp",
+        "vpmp",
+    }
+
+
+def test_subject_of_a_cased_headline_and_lead() -> None:
+    s = subject_of(
+        "Tara Reid checks into rehab",
+        ("The actress entered the Promises Treatment Center in Malibu on Friday, her rep said.",),
+    )
+    assert {"tara", "reid", "promises", "malibu"} <= s
+    assert "friday" not in s and "rehab" not in s
+    # a title-case headline has no casing to tell names: the body's names decide
+    s = subject_of("Lohan Enters Rehab Again", ("Lindsay Lohan entered a clinic, People said.",))
+    assert "lohan" in s and "enters" not in s and "rehab" not in s
+
+
+def test_two_companies_tables_do_not_name_each_other_and_a_table_and_its_prose_do() -> None:
+    a = _doc("a", table("Varnell Pump Corp", "VPMP", "25", "4.0"))
+    b = _doc("b", table("Hollister Foods Inc", "HLFD", "31", "5.2"))
+    c = _doc("c", prose("Varnell Pump Corp", "VPMP"))
+    ab, ac = pair_features(a, b, 0), pair_features(a, c, 0)
+    assert ab["subjects"] == ac["subjects"] == 1.0
+    assert ab["subject_cross"] < 0.3
+    assert ac["subject_cross"] == 1.0
+    # no subject on one side: unknown, not a disagreement
+    n = _doc("n", "Shr 25 cts vs 20 cts\nNet 4.0 mln vs 3.1 mln\n")
+    assert pair_features(a, n, 0)["subjects"] == 0.0
+
+
+def test_shipped_params_give_two_companies_tables_no_chance_of_one_event() -> None:
+    """The subject rule: two look-alike tables of two companies have event probability
+    0, however alike the rest; a table and its company's prose report keep the model's."""
+    a = _doc("a", table("Varnell Pump Corp", "VPMP", "25", "4.0"))
+    b = _doc("b", table("Hollister Foods Inc", "HLFD", "31", "5.2"))
+    c = _doc("c", prose("Varnell Pump Corp", "VPMP"))
+    p = StoryParams()
+    ab, ac = pair_features(a, b, 0), pair_features(a, c, 0)
+    assert other_subjects(ab, p) and story_probability(ab, p) == 0.0
+    assert not other_subjects(ac, p) and story_probability(ac, p) > 0.0
+    # the rule off, or no subject known: the model's probability
+    off = StoryParams(subject_veto=0.0)
+    assert story_probability(ab, off) > 0.0
+    assert story_probability(dict(ab, subjects=0.0), p) == story_probability(ab, off)
+
+
+def test_in_a_scan_two_companies_tables_are_two_stories() -> None:
+    arts = [
+        Article(id="t1", text=table("Varnell Pump Corp", "VPMP", "25", "4.0")),
+        Article(id="t2", text=table("Hollister Foods Inc", "HLFD", "31", "5.2")),
+        Article(id="p1", text=prose("Varnell Pump Corp", "VPMP")),
+    ]
+    res = unspin.scan(arts, config=Config(embedder="hashing"))
+    story = {a: s.id for s in res.stories for a in s.articles}
+    assert story["t1"] != story["t2"] and story["p1"] != story["t2"]
+    kinds = {(r.a, r.b): r.relation for r in res.relations}
+    assert kinds.get(("t1", "t2")) != "same_story"
+    # the same scan with the rule off joins the two tables (what the rule is for)
+    off = unspin.Config(embedder="hashing", stories=StoryParams(subject_veto=0.0))
+    res = unspin.scan(arts, config=off)
+    story = {a: s.id for s in res.stories for a in s.articles}
+    assert story["t1"] == story["t2"]
