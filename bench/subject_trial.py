@@ -64,7 +64,7 @@ EXTRA = {
 
 def _cluster_soft(prep, params, w, b, names):
     """``story_feature_trial.cluster`` with the subject rule as the pipeline has it
-    (``stories.story_probability``: probability 0 for two articles about other actors)."""
+    (``stories.story_probability``: at most ``related`` for two articles about other actors)."""
     from unspin.stories import cluster_component, other_subjects, too_far
 
     groups = []
@@ -75,7 +75,8 @@ def _cluster_soft(prep, params, w, b, names):
             if pair in prep.ps.reuse:
                 probs[pair] = 1.0
             else:
-                probs[pair] = 0.0 if other_subjects(f, params) else 1 / (1 + F.math.exp(-z))
+                pr = 1 / (1 + F.math.exp(-z))
+                probs[pair] = min(pr, params.related) if other_subjects(f, params) else pr
                 if too_far(f, params):
                     apart.add(pair)
         groups.extend(cluster_component(m, probs, params, apart))

@@ -61,7 +61,7 @@ class StoryParams:
     attach_link: float = 0.75
     #: two articles whose subjects (:func:`article_subject`) are both known and of which
     #: neither names the other's by more than this share (``subject_cross``) have event
-    #: probability 0 (unless text is reused between them): two companies' earnings
+    #: probability at most ``related`` (unless text is reused between them): two companies' earnings
     #: tables, two issuers' bonds. Chosen on ECB+ dev and PAC dev (docs/benchmarks.md,
     #: session 11): below 0.1 fall 16 of their 2,723 same-event pairs and 1,965 of the
     #: 7,839 different-event pairs of one topic; at 0.25 the cross-validated ECB+ ARI fell
@@ -407,13 +407,16 @@ def other_subjects(feats: dict[str, float], p: StoryParams) -> bool:
 
 def story_probability(feats: dict[str, float], p: StoryParams) -> float:
     """Probability that two articles report one event: the logistic model over
-    ``FEATURES``, and 0 for two articles about other actors (:func:`other_subjects`):
-    their pair then pulls apart any group that would hold both, without forbidding it
-    (a cannot-link would split a large story over one pair whose subjects were misread)."""
-    if other_subjects(feats, p):
-        return 0.0
+    ``FEATURES``; for two articles about other actors (:func:`other_subjects`) at most
+    ``related``: the pair is then never one event by itself and pulls apart any group
+    that would hold both, without forbidding it (a cannot-link would split a large story
+    over one pair whose subjects were misread), and two such articles the model finds
+    alike stay ``related`` (two companies' earnings notices: one topic, other events)."""
     z = p.bias + sum(w * feats[f] for w, f in zip(p.weights, FEATURES))
-    return 1.0 / (1.0 + math.exp(-z))
+    prob = 1.0 / (1.0 + math.exp(-z))
+    if other_subjects(feats, p):
+        return min(prob, p.related)
+    return prob
 
 
 def _average_linkage(prob: np.ndarray, cut: float, apart: np.ndarray | None = None) -> list[int]:
