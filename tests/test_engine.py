@@ -186,3 +186,29 @@ def test_blas_threads_limited_in_the_pipeline_and_its_workers_then_restored(
         assert probe(None, Config(embedder="hashing")) == 1
         assert probe(None, Config(embedder="hashing", blas_threads=0)) == 2
         assert blas() == 2
+
+
+def _no_changes(docs, rel):
+    return []
+
+
+def test_ner_warmed_before_the_changes_map_only_when_it_forks(monkeypatch) -> None:
+    """The NER pipeline is loaded ahead of the changes map only for forked workers to
+    share; a map in this process loads it only if a relation needs it."""
+    from unspin import changes, pipeline
+    from unspin.model import Relation, Result
+
+    calls: list[int] = []
+    monkeypatch.setattr(changes, "warm", lambda: calls.append(1))
+    monkeypatch.setattr(pipeline, "changes_work", _no_changes)
+    docs = [prepare(Article(id="a", text="One two.")), prepare(Article(id="b", text="One three."))]
+    rels = [Relation(a="a", b="b", relation="copy", confidence=1.0) for _ in range(4)]
+    result = Result(docs=docs, relations=rels, stories=[], errors=[])
+    cfg = Config(embedder="hashing")
+    one = LocalEngine(1)
+    two = LocalEngine(2, min_parallel=2)
+    assert not one.forks(4) and two.forks(4) and not two.forks(1)
+    for engine, want in ((one, 0), (two, 1)):
+        calls.clear()
+        assert pipeline.result_changes(result, cfg, engine) == []
+        assert len(calls) == want

@@ -217,6 +217,19 @@ class LocalEngine:
         #: whatever else the machine was doing)
         self.cpu: dict[str, float] = {}
 
+    def forks(self, n: int, min_parallel: int | None = None) -> bool:
+        """Whether a map of ``n`` items runs in forked workers (else in this process)."""
+        least = self.min_parallel if min_parallel is None else min_parallel
+        # forking is safe only from the main thread: a thread that forks while others hold
+        # locks (a web server's, the interpreter's) can leave its children hung, and
+        # ``_TASK`` is one per process
+        return (
+            self.workers > 1
+            and n >= least
+            and "fork" in mp.get_all_start_methods()
+            and threading.current_thread() is threading.main_thread()
+        )
+
     def _map(
         self, stage: str, fn, items: Sequence[Any], context: Any, min_parallel: int | None = None
     ) -> list[Any]:
@@ -224,16 +237,7 @@ class LocalEngine:
         t0, c0 = time.perf_counter(), _cpu()
         items = items if isinstance(items, Sequence) else list(items)
         n = len(items)
-        least = self.min_parallel if min_parallel is None else min_parallel
-        # forking is safe only from the main thread: a thread that forks while others hold
-        # locks (a web server's, the interpreter's) can leave its children hung, and
-        # ``_TASK`` is one per process
-        parallel = (
-            self.workers > 1
-            and n >= least
-            and "fork" in mp.get_all_start_methods()
-            and threading.current_thread() is threading.main_thread()
-        )
+        parallel = self.forks(n, min_parallel)
         out: list[Any] = []
         if not parallel:
             step = max(1, n // 20)
@@ -1506,10 +1510,12 @@ def result_changes(result: Result, config: Config, engine: Any = None, memo: Any
         for k in range(len(rels)):
             if keys[k] in got:
                 out[k] = got[keys[k]]
-    if todo and isinstance(engine, LocalEngine):
+    if isinstance(engine, LocalEngine) and engine.forks(len(todo)):
         from unspin.changes import warm
 
-        engine.timed("changes", warm)  # before the fork: one load for every worker
+        # before the fork: one load for every worker (a map in this process loads it
+        # only if a relation needs NER: long near-copies often do not)
+        engine.timed("changes", warm)
     fresh = engine.map_pairs(changes_work, [rels[k] for k in todo], docs, stage="changes")
     for k, ch in zip(todo, fresh):
         out[k] = ch
