@@ -242,6 +242,12 @@ def test_add_and_remove_that_make_and_unmake_form_items_equal_full_rescans(tmp_p
     arts = [Article(id=f"n{k}", text=notice(k, n, t)) for k, (n, t) in enumerate(COMPANIES)]
     other = Article(id="x", text="Mayor Ken Vordanek met the council on Monday. Pay March 31.")
     out = tmp_path / "res"
+    _notices_added_then_removed(tmp_path, arts, other, out, cfg)
+
+
+def _notices_added_then_removed(tmp_path, arts, other, out, cfg) -> None:
+    """Scan the first four notices and ``other``; add notices 4 and 5 one at a time, then
+    remove both: after each step every table equals a full rescan."""
     unspin.scan(arts_folder(tmp_path, [*arts[:4], other]), out=out, config=cfg)
     now = [*arts[:4], other]
     for a in arts[4:6]:
@@ -437,15 +443,7 @@ def test_inner_pair_features_follow_form_lines_an_add_changes(tmp_path, monkeypa
         return got
 
     monkeypatch.setattr(pl._KnownFeatures, "__call__", checking)
-    unspin.scan(arts_folder(tmp_path, [*arts[:4], other]), out=out, config=cfg)
-    now = [*arts[:4], other]
-    for a in arts[4:6]:
-        unspin.add([a], out=out, config=cfg)
-        now.append(a)
-        _same_as_fresh(out, now, cfg)
-    unspin.remove(["n4", "n5"], out=out, config=cfg)
-    now = [a for a in now if a.id not in ("n4", "n5")]
-    _same_as_fresh(out, now, cfg)
+    _notices_added_then_removed(tmp_path, arts, other, out, cfg)
     assert any(both for *_, both in read), read  # stored features of form items were read
     assert not stale, stale
 
