@@ -225,6 +225,27 @@ def test_neighbour_update_reads_kept_vectors_from_the_store_file(tmp_path) -> No
         assert a.new_name(None) != b.new_name(None)
 
 
+def test_pair_keys_from_the_last_state_equal_hashing_every_pair() -> None:
+    """Pair keys answered from the last run's plain keys equal :func:`pair_key`; a pair
+    whose article gained form lines gets its new key, not the stored plain one."""
+    from unspin.pipeline import pair_key, pair_keys, plain_keys
+
+    ak = ["a", "b", "c", "d"]
+    pairs = [(0, 1), (0, 2), (1, 3), (2, 3)]
+    forms: list[dict[int, int]] = [{}, {}, {}, {}]
+    keys = pair_keys("ck", ak, forms, pairs)
+    assert keys == [pair_key("ck", ak, forms, i, j) for i, j in pairs]
+    plain = plain_keys(ak, forms, pairs, keys)
+    assert len(plain) == 4
+    forms2 = [{}, {}, {}, {0: 3}]  # d became a form item
+    again = pair_keys("ck", ak, forms2, pairs, plain)
+    assert again == [pair_key("ck", ak, forms2, i, j) for i, j in pairs]
+    assert again[2] != keys[2] and again[:2] == keys[:2]
+    assert set(plain_keys(ak, forms2, pairs, again)) == {("a", "b"), ("a", "c")}
+    # a wrong stored key would be returned as it is: the state is what makes it exact
+    assert pair_keys("ck", ak, forms, [(0, 1)], {("a", "b"): "stale"}) == ["stale"]
+
+
 def test_corpus_stats_updated_from_the_last_run_equal_a_rebuild(tmp_path) -> None:
     import numpy as np
 

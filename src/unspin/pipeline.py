@@ -468,6 +468,44 @@ def pair_key(ck: str, ak: Sequence[str], forms: Sequence[dict[int, int]], i: int
     return _key(ck, ak[i], ak[j])
 
 
+def pair_keys(
+    ck: str,
+    ak: Sequence[str],
+    forms: Sequence[dict[int, int]],
+    pairs: Sequence[tuple[int, int]],
+    plain: dict[tuple[str, str], str] | None = None,
+) -> list[str]:
+    """:func:`pair_key` of each pair. A pair of two articles without form lines has the
+    key ``_key(ck, ak[i], ak[j])``, a function of the two article keys alone: ``plain``
+    (the last run's such keys by article keys, :attr:`PairState.plain`, same ``ck``)
+    answers it without hashing again, so an add hashes only its new articles' pairs and
+    those of articles with form lines, not every pair of the pile."""
+    plain = plain or {}
+    out = []
+    for i, j in pairs:
+        if forms and (forms[i] or forms[j]):
+            out.append(pair_key(ck, ak, forms, i, j))
+            continue
+        key = plain.get((ak[i], ak[j]))
+        out.append(key if key is not None else _key(ck, ak[i], ak[j]))
+    return out
+
+
+def plain_keys(
+    ak: Sequence[str],
+    forms: Sequence[dict[int, int]],
+    pairs: Sequence[tuple[int, int]],
+    keys: Sequence[str],
+) -> dict[tuple[str, str], str]:
+    """The keys of the pairs of two articles without form lines, by their article keys
+    (kept in :class:`PairState` for :func:`pair_keys`)."""
+    return {
+        (ak[i], ak[j]): key
+        for (i, j), key in zip(pairs, keys)
+        if not (forms and (forms[i] or forms[j]))
+    }
+
+
 #: the highest count of other articles a pair rule reads from the pile (``support`` of a
 #: name, ``phrase_support`` of word pairs): the rules compare these counts with 0 or with
 #: :func:`unspin.classify.wording_votes`' ``min_support`` (2), so a pair is computed from
@@ -711,6 +749,9 @@ class PairState:
     links: np.ndarray
     reuse: np.ndarray
     asked: np.ndarray
+    #: the keys of the pairs of two articles without form lines, by the two articles'
+    #: :func:`article_key` (such a key is a function of those alone: :func:`pair_keys`)
+    plain: dict[tuple[str, str], str] | None = None
 
 
 def add_members(groups: list[list[int]], members: dict[int, int]) -> list[list[int]]:
@@ -1045,9 +1086,9 @@ def pair_stage(
         docs, config, engine, memo, ak or None, need if memo is not None else None
     )
     if memo is not None:
-        keys = [pair_key(ck, ak, ctx.forms, i, j) for i, j in pairs]
         slot = f"last:{ck}"
         last = memo.memo_get("pairs", [slot]).get(slot)
+        keys = pair_keys(ck, ak, ctx.forms, pairs, getattr(last, "plain", None))
         ask = list(range(len(pairs)))
         if last is not None:
             at = dict(zip(last.keys, range(len(last.keys))))
@@ -1103,6 +1144,7 @@ def pair_stage(
             links=link,
             reuse=np.array([r is not None and r[0] is not None for r in results], dtype=bool),
             asked=np.array([r is not None and bool(r[2]) for r in results], dtype=bool),
+            plain=plain_keys(ak, ctx.forms, pairs, keys),
         )
         memo.memo_put("pairs", {slot: state})
     return PairStage(
