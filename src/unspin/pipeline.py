@@ -903,6 +903,14 @@ class FormState:
         lo, hi = int(self.offsets[i]), int(self.offsets[i + 1])
         return self.chars[lo:hi], self.frames[lo:hi], self.lines[lo:hi]
 
+    #: per sentence, whether the pile filled its frame or line in at least ``min_fills``
+    #: ways when its article's verdict was made (None: a state kept before this field)
+    on: np.ndarray | None = None
+
+    def fills(self, stats: CorpusStats) -> np.ndarray:
+        """Per sentence, the fills :func:`~unspin.corpus.form_sentences` reads, now."""
+        return np.maximum(stats.frame_fills(self.frames), stats.line_docs(self.lines))
+
 
 #: above this share of the pile added or removed since the last run, every article's form
 #: lines are worked out again rather than updated (the update is then no cheaper)
@@ -943,14 +951,25 @@ def pile_forms(
             if len(lost) == len(gone):
                 state, redo = _forms_updated(keys, old, at, new, load, list(lost.values()))
                 state.forms = [old.forms[at[k]] if k in at else {} for k in keys]
+                fills = state.fills(stats)
+                state.on = fills >= min_fills
+                was = getattr(old, "on", None)
                 for i in redo:
-                    chars, frames, lines = state.part(i)
-                    fills = np.maximum(stats.frame_fills(frames), stats.line_docs(lines))
-                    state.forms[i] = form_sentences(chars, frames, fills, min_fills, share)
+                    lo, hi = int(state.offsets[i]), int(state.offsets[i + 1])
+                    k = keys[i]
+                    if was is not None and k in at:
+                        # a verdict reads its fills only against min_fills: the same
+                        # sentences over it, the same verdict
+                        olo, ohi = int(old.offsets[at[k]]), int(old.offsets[at[k] + 1])
+                        if np.array_equal(was[olo:ohi], state.on[lo:hi]):
+                            continue
+                    chars, frames, _ = state.part(i)
+                    state.forms[i] = form_sentences(chars, frames, fills[lo:hi], min_fills, share)
     if state is None:
         locs = load(range(n))
         forms = [form_lines_of(loc, stats, min_fills, share) for loc in locs]
         state = FormState.of(keys, forms, [(x.chars, x.frame_seq, x.line_seq) for x in locs])
+        state.on = state.fills(stats) >= min_fills
     memo.memo_put("forms", {slot: state})
     return state.forms
 
