@@ -340,25 +340,26 @@ def _column_types(rows: list[dict[str, Any]], names: list[str]) -> Any:
     samples give the whole column's type. None for a value of another type."""
     import pyarrow as pa
 
-    samples: dict[str, dict[Any, list]] = {n: {} for n in names}
-    for row in rows:
-        for n in names:
-            v = row.get(n)
-            t = type(v)
-            if t not in _CELL_TYPES:
-                return None
-            if t is dict or t is list or t is str:
-                t, v = str, ""  # a cell's text: only its type is sampled
-            got = samples[n].get(t)
-            if got is None:
-                samples[n][t] = [v, v] if t is int else [v]
-            elif t is int:
-                got[0], got[1] = min(got[0], v), max(got[1], v)
+    samples: dict[str, list] = {}
+    for n in names:
+        col = [row.get(n) for row in rows]
+        types = set(map(type, col))
+        if not types <= set(_CELL_TYPES):
+            return None
+        vals: list = []
+        for t in types:
+            if t is int:
+                ints = [v for v in col if type(v) is int]
+                vals += [min(ints), max(ints)]
+            elif t in (str, dict, list):
+                vals.append("")  # a cell's text: only its type is sampled
+            else:
+                vals.append(next(v for v in col if type(v) is t))
+        samples[n] = vals
     fields = []
     for n in names:
-        vals = [x for vs in samples[n].values() for x in vs]
         try:
-            fields.append(pa.field(n, pa.array(vals).type))
+            fields.append(pa.field(n, pa.array(samples[n]).type))
         except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
             return None
     return pa.schema(fields)
@@ -398,7 +399,7 @@ def _patched_table(rows: list[dict[str, Any]], data: bytes, prev: Path, name: st
     if schema is None:
         return None
     try:
-        old = pq.read_table(old_pq)
+        old = pq.ParquetFile(old_pq).read()
     except (OSError, pa.ArrowException):
         return None
     old = old.replace_schema_metadata(None)
