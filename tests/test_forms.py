@@ -260,3 +260,57 @@ def test_pile_forms_kept_from_the_last_run_equal_a_full_pass(tmp_path) -> None:
             want = [form_lines_of(x, stats, p.form_min_fills, p.form_share) for x in ls]
             assert got == want, pick
         assert any(got)  # the pile's notices are form items at the end
+
+
+def test_pile_forms_redo_only_articles_whose_fills_cross_the_threshold(
+    tmp_path, monkeypatch
+) -> None:
+    """An add that moves the pile's counts of an article's lines without taking any of
+    its sentences over or under ``form_min_fills`` leaves its verdict as it was (not
+    worked out again); one that crosses it redoes it. Equal to a full pass each time."""
+    import unspin.pipeline as pl
+    from unspin.corpus import form_lines_of
+    from unspin.pipeline import corpus_stats, pile_forms
+    from unspin.store import Store
+
+    texts = [notice(k, n, t) for k, (n, t) in enumerate(COMPANIES)]
+    texts.append("Mayor Ken Vordanek met the council on Monday. Pay March 31.")
+    texts.append("The port reopened on Tuesday after the storm. Pay March 31.")
+    locs = _locals(texts)
+    keys = [f"k{k}" for k in range(len(locs))]
+    p = AlignParams()
+    calls: list[int] = []
+    real = pl.form_sentences
+
+    def counting(chars, *a, **k):
+        calls.append(len(chars))
+        return real(chars, *a, **k)
+
+    monkeypatch.setattr(pl, "form_sentences", counting)
+    n_mayor, n_port = len(COMPANIES), len(COMPANIES) + 1
+    with Store(tmp_path / "st") as st:
+        st.memo_put("local", dict(zip(keys, locs)))
+        redone = []
+        for pick in (
+            [0, 1, 2, 3, n_mayor],
+            [0, 1, 2, 3, n_mayor, n_port],
+            [0, 1, 2, 3, n_mayor, n_port, 4],
+        ):
+            ks, ls = [keys[i] for i in pick], [locs[i] for i in pick]
+            stats = corpus_stats(ks, ls, st)
+            calls.clear()
+            got = pile_forms(
+                ks,
+                stats,
+                st,
+                lambda idx, ls=ls: [ls[i] for i in idx],
+                p.form_min_fills,
+                p.form_share,
+            )
+            assert got == [form_lines_of(x, stats, p.form_min_fills, p.form_share) for x in ls]
+            redone.append(len(calls))
+        # the port article shares a line with the mayor's (its count 1 -> 2, far below
+        # the threshold): only the new article is worked out; the 5th notice takes the
+        # notices' frames over it: they are redone
+        assert redone[1] == 1, redone
+        assert redone[2] >= 5 and any(got), redone

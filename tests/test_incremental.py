@@ -139,6 +139,113 @@ def test_neighbour_search_updated_for_appended_rows_equals_a_full_search(tmp_pat
             assert np.allclose(got[2][order], want[2][order_w])
 
 
+class _OnlyRows(list):
+    """Rows of a neighbour search where reading any row outside ``allowed`` fails: the
+    kept rows' vectors must come from the store's vector file."""
+
+    def __init__(self, rows, allowed) -> None:
+        super().__init__(rows)
+        self.allowed = set(allowed)
+
+    def __getitem__(self, i):
+        assert i in self.allowed, f"row {i} read from the caller, not the vector file"
+        return super().__getitem__(i)
+
+
+def _same_lists(got, want) -> None:
+    import numpy as np
+
+    order = np.lexsort((got[1], got[0]))
+    order_w = np.lexsort((want[1], want[0]))
+    assert got[0][order].tolist() == want[0][order_w].tolist()
+    assert got[1][order].tolist() == want[1][order_w].tolist()
+    assert np.allclose(got[2][order], want[2][order_w])
+
+
+def test_neighbour_update_reads_kept_vectors_from_the_store_file(tmp_path) -> None:
+    """An add stacks only its new rows: the kept rows' vectors come from the store's
+    vector file (reading them from the caller fails here), and the lists equal a full
+    search, including old rows whose top-k list a new row enters (a near copy of row 7
+    and an exact tie with row 5), after a removal, and with the file lost or cut short
+    (then it searches from the rows given and writes the file again)."""
+    import numpy as np
+
+    from unspin.candidates import VectorFile, _neighbours
+
+    rng = np.random.default_rng(11)
+    v = rng.standard_normal((120, 16)).astype(np.float32)
+    v[100] = v[7] + 0.01 * rng.standard_normal(16).astype(np.float32)
+    v[101] = v[5]
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    keys = [f"r{i}" for i in range(len(v))]
+    rows = [v[i] for i in range(len(v))]
+    with Store(tmp_path / "st") as st:
+        _neighbours(rows[:100], 5, 0.1, keys[:100], st, "t", dim=16)
+        for n in (101, 102, 120):  # appended: only the rows new since the last run read
+            last = 100 if n == 101 else (101 if n == 102 else 102)
+            got = _neighbours(
+                _OnlyRows(rows[:n], range(last, n)), 5, 0.1, keys[:n], st, "t", dim=16
+            )
+            want = _neighbours(v[:n], 5, 0.1)
+            _same_lists(got, want)
+        assert 100 in got[1][got[0] == 7].tolist() and 101 in got[1][got[0] == 5].tolist()
+        # a removal then an add after it: the kept rows still read from the file
+        kept = [x for x in range(120) if x not in {7, 100, 33}]
+        got = _neighbours(
+            _OnlyRows([rows[x] for x in kept], []), 5, 0.1, [keys[x] for x in kept], st, "t", dim=16
+        )
+        _same_lists(got, _neighbours(v[kept], 5, 0.1))
+        kept.append(33)
+        got = _neighbours(
+            _OnlyRows([rows[x] for x in kept], [len(kept) - 1]),
+            5,
+            0.1,
+            [keys[x] for x in kept],
+            st,
+            "t",
+            dim=16,
+        )
+        _same_lists(got, _neighbours(v[kept], 5, 0.1))
+        # the file lost, then cut short: searched from the rows given, exact
+        files = sorted((tmp_path / "st").glob("knn-*.f32"))
+        assert len(files) == 1
+        files[0].unlink()
+        kept.append(7)
+        got = _neighbours([rows[x] for x in kept], 5, 0.1, [keys[x] for x in kept], st, "t", dim=16)
+        _same_lists(got, _neighbours(v[kept], 5, 0.1))
+        f = sorted((tmp_path / "st").glob("knn-*.f32"))[0]
+        with open(f, "r+b") as fh:
+            fh.truncate(f.stat().st_size - 4)
+        kept.append(100)
+        got = _neighbours([rows[x] for x in kept], 5, 0.1, [keys[x] for x in kept], st, "t", dim=16)
+        _same_lists(got, _neighbours(v[kept], 5, 0.1))
+        # another slot (other k) never reads or writes this slot's file
+        a = VectorFile(tmp_path / "st", "t:5:0.1", 16)
+        b = VectorFile(tmp_path / "st", "t:3:0.1", 16)
+        assert a.new_name(None) != b.new_name(None)
+
+
+def test_pair_keys_from_the_last_state_equal_hashing_every_pair() -> None:
+    """Pair keys answered from the last run's plain keys equal :func:`pair_key`; a pair
+    whose article gained form lines gets its new key, not the stored plain one."""
+    from unspin.pipeline import pair_key, pair_keys, plain_keys
+
+    ak = ["a", "b", "c", "d"]
+    pairs = [(0, 1), (0, 2), (1, 3), (2, 3)]
+    forms: list[dict[int, int]] = [{}, {}, {}, {}]
+    keys = pair_keys("ck", ak, forms, pairs)
+    assert keys == [pair_key("ck", ak, forms, i, j) for i, j in pairs]
+    plain = plain_keys(ak, forms, pairs, keys)
+    assert len(plain) == 4
+    forms2 = [{}, {}, {}, {0: 3}]  # d became a form item
+    again = pair_keys("ck", ak, forms2, pairs, plain)
+    assert again == [pair_key("ck", ak, forms2, i, j) for i, j in pairs]
+    assert again[2] != keys[2] and again[:2] == keys[:2]
+    assert set(plain_keys(ak, forms2, pairs, again)) == {("a", "b"), ("a", "c")}
+    # a wrong stored key would be returned as it is: the state is what makes it exact
+    assert pair_keys("ck", ak, forms, [(0, 1)], {("a", "b"): "stale"}) == ["stale"]
+
+
 def test_corpus_stats_updated_from_the_last_run_equal_a_rebuild(tmp_path) -> None:
     import numpy as np
 

@@ -51,3 +51,59 @@ def test_parquet_cells_keep_text_and_replace_lone_surrogates() -> None:
     assert _flat("Zürich") == "Zürich"
     assert _flat("lone \ud800 x") == "lone ? x"
     assert _flat(3) == 3 and _flat(None) is None
+
+
+def _whole_and_patched(tmp_path, old_rows, new_rows):
+    """The Parquet copy of ``new_rows`` written whole, and patched from a previous
+    generation holding ``old_rows`` (its JSON lines and Parquet copy written whole)."""
+    import pyarrow.parquet as pq
+
+    from unspin.output import _json_line, _write_parquet
+
+    prev, whole, patched = (tmp_path / x for x in ("prev", "whole", "patched"))
+    for d in (prev, whole, patched):
+        d.mkdir(parents=True)
+    (prev / "t.jsonl").write_bytes("".join(_json_line(r) for r in old_rows).encode())
+    _write_parquet({"t": old_rows}, prev)
+    data = "".join(_json_line(r) for r in new_rows).encode()
+    _write_parquet({"t": new_rows}, whole)
+    _write_parquet({"t": new_rows}, patched, prev, {"t": data})
+    return pq.read_table(whole / "t.parquet"), pq.read_table(patched / "t.parquet")
+
+
+def test_parquet_patched_from_the_last_generation_equals_a_whole_build(tmp_path, monkeypatch):
+    """A table's Parquet copy taken from the previous generation's for its unchanged
+    rows equals the one built whole (same schema, same rows in the same order), and it
+    does patch: only the new rows are flattened. A change of a column's type (an int
+    column given a float, an all-empty column given text, the last float row removed)
+    builds it whole."""
+    import unspin.output as out
+
+    def row(k, **kw):
+        base = {"id": f"r{k}", "n": k, "x": 0.5 * k, "s": None, "nested": {"k": [k, "é"]}}
+        return {**base, **kw}
+
+    old = [row(k) for k in range(40)] + [row(99, s="lone \ud800")]
+    flattened: list = []
+    real = out._flat
+    monkeypatch.setattr(out, "_flat", lambda v: flattened.append(v) or real(v))
+    cases = [
+        [row(k) for k in range(40) if k not in (3, 17)] + [row(40), row(41), old[-1]],
+        [old[5], old[2], *old[10:], row(200, x=None)],  # reordered, one new
+        [*old, *old[:3]],  # duplicate lines
+        [row(k, n=k + 0.5) if k == 0 else row(k) for k in range(40)],  # int -> float
+        [row(k, s="text") if k == 1 else row(k) for k in range(40)],  # null -> str
+    ]
+    for k, new in enumerate(cases):
+        flattened.clear()
+        a, b = _whole_and_patched(tmp_path / f"c{k}", old, new)
+        assert a.schema.equals(b.schema) and a.equals(b), k
+        assert b.to_pylist() == a.to_pylist()
+        if k == 0:  # the previous and the whole copy flatten every row (5 columns each),
+            # the patched one only its 2 new rows
+            assert len(flattened) == (len(old) + len(new) + 2) * 5, len(flattened)
+    # the float column's only non-integral rows removed: the ints alone are int64 now
+    ints = [row(k, x=k) for k in range(40)]
+    floats = [*ints, row(50, x=0.25)]
+    a, b = _whole_and_patched(tmp_path / "d", floats, ints[:39])
+    assert a.schema.equals(b.schema) and a.equals(b)

@@ -234,33 +234,172 @@ def merge_neighbours(
 
 class NeighbourState:
     """The exact search's answer for a list of rows, kept between runs: row keys in order
-    and the ``(row, neighbour, similarity)`` arrays (see :func:`_neighbours`)."""
+    and the ``(row, neighbour, similarity)`` arrays (see :func:`_neighbours`); with a
+    store, where the rows' vectors are kept (:class:`VectorFile`), so the next run
+    stacks only the vectors of its new rows."""
 
-    def __init__(self, keys: list[str], q: np.ndarray, c: np.ndarray, s: np.ndarray) -> None:
+    def __init__(
+        self,
+        keys: list[str],
+        q: np.ndarray,
+        c: np.ndarray,
+        s: np.ndarray,
+        file: str | None = None,
+        at: np.ndarray | None = None,
+        used: int = 0,
+    ) -> None:
         self.keys, self.q, self.c, self.s = keys, q, c, s
+        #: the vector file's name in the store's folder, each row's place in it, and
+        #: how many of its rows are in use (rows before ``used`` are never written again)
+        self.file, self.at, self.used = file, at, used
+
+
+#: float32 vectors per row kept in a vector file are rewritten (compacted into a new
+#: file) when the file holds more than this many times the rows in use
+VECTOR_FILE_SLACK = 2.0
+
+
+class VectorFile:
+    """The vectors a kept neighbour state was searched over, as a float32 row-major file
+    in the store's folder (``knn-TAG-N.f32``; the tag names the state's slot and the
+    vectors' width, so no other state's file is ever read or written), appended per add
+    and memory-mapped.
+
+    Crash safety: rows before the state's ``used`` are never written again; an add
+    writes its new rows after them and syncs the file before the state naming them is
+    stored, so a run killed before that leaves the stored state and the rows it names
+    intact (the next add writes over the rows past ``used``). A file whose size does not
+    hold the rows the state names is not read (the search starts again)."""
+
+    def __init__(self, folder: Any, slot: str, dim: int) -> None:
+        import hashlib
+        from pathlib import Path
+
+        self.folder, self.dim = Path(folder), dim
+        self.tag = hashlib.sha1(f"{slot}|{dim}".encode()).hexdigest()[:12]
+
+    def path(self, file: str) -> Any:
+        return self.folder / file
+
+    def read(self, file: str | None, used: int) -> np.ndarray | None:
+        """The first ``used`` rows of ``file``, memory-mapped (None: missing or short)."""
+        if not file or used <= 0 or not file.startswith(f"knn-{self.tag}-"):
+            return None
+        path = self.path(file)
+        try:
+            size = path.stat().st_size
+        except OSError:
+            return None
+        if size < used * self.dim * 4:
+            return None
+        mat = np.memmap(path, dtype=np.float32, mode="r", shape=(used, self.dim))
+        return mat.view(np.ndarray)
+
+    def append(self, file: str, used: int, rows: np.ndarray) -> None:
+        """Write ``rows`` after the first ``used`` rows of ``file`` and sync it."""
+        import os
+
+        path = self.path(file)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            os.ftruncate(fd, used * self.dim * 4)
+            os.lseek(fd, used * self.dim * 4, os.SEEK_SET)
+            data = np.ascontiguousarray(rows, dtype=np.float32).tobytes()
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def new_name(self, old: str | None) -> str:
+        """A file name other than ``old`` (a compacted or first file)."""
+        n = 0
+        if old and old.startswith(f"knn-{self.tag}-"):
+            try:
+                n = int(old.rsplit("-", 1)[1].split(".")[0]) + 1
+            except (IndexError, ValueError):
+                n = 0
+        return f"knn-{self.tag}-{n}.f32"
+
+    def prune(self, keep: str) -> None:
+        """Remove this tag's other vector files (earlier ones no state names now)."""
+        for p in self.folder.glob(f"knn-{self.tag}-*.f32"):
+            if p.name != keep:
+                p.unlink(missing_ok=True)
+
+
+def _stacked(rows: np.ndarray | Sequence[np.ndarray], dim: int) -> np.ndarray:
+    if isinstance(rows, np.ndarray):
+        return rows.astype(np.float32, copy=False)
+    if not len(rows):
+        return np.zeros((0, dim), np.float32)
+    return np.vstack(rows).astype(np.float32, copy=False)
+
+
+def _kept_vectors(
+    rows: np.ndarray | Sequence[np.ndarray],
+    keys: list[str],
+    old: NeighbourState,
+    vf: VectorFile,
+) -> tuple[np.ndarray, str, np.ndarray, int] | None:
+    """The vectors of rows ``keys``: kept rows' from the last run's vector file, only
+    the new rows' taken from ``rows`` (appended to the file). Returns the vectors (a view
+    of the file when the rows are its first rows in order, as after an append), the
+    file, each row's place in it and the rows in use; None when the file cannot serve."""
+    at_old = getattr(old, "at", None)
+    base = vf.read(getattr(old, "file", None), getattr(old, "used", 0))
+    if base is None or at_old is None or len(at_old) != len(old.keys):
+        return None
+    where = dict(zip(old.keys, at_old.tolist()))
+    at = np.fromiter((where.get(k, -1) for k in keys), dtype=np.int64, count=len(keys))
+    new = np.flatnonzero(at < 0)
+    file, used = old.file, old.used
+    if len(new):
+        fresh = _stacked([rows[i] for i in new.tolist()], vf.dim)
+        vf.append(file, used, fresh)  # type: ignore[arg-type]
+        at[new] = used + np.arange(len(new))
+        used += len(new)
+    mat = vf.read(file, used)
+    if mat is None:
+        return None
+    if len(at) == used and bool(np.all(at == np.arange(used))):
+        return mat, file, at, used  # type: ignore[return-value]
+    vectors = np.asarray(mat[at])
+    if used > VECTOR_FILE_SLACK * max(len(keys), 1):
+        file = vf.new_name(file)
+        vf.append(file, 0, vectors)
+        at, used = np.arange(len(keys), dtype=np.int64), len(keys)
+    return vectors, file, at, used  # type: ignore[return-value]
 
 
 def _neighbours(
-    vectors: np.ndarray,
+    vectors: np.ndarray | Sequence[np.ndarray],
     k: int,
     min_sim: float,
     keys: list[str] | None = None,
     cache: Any = None,
     name: str = "",
     mapper: Mapper | None = None,
+    dim: int | None = None,
 ):
     """(row, neighbour row, similarity) of the ``k + 1`` nearest (itself included) above
-    ``min_sim``: exact up to ``EXACT_KNN_MAX`` rows, faiss HNSW above.
+    ``min_sim``: exact up to ``EXACT_KNN_MAX`` rows, faiss HNSW above. ``vectors``: a
+    matrix, or the rows as a list (stacked only where needed; ``dim`` their width).
 
     With ``cache`` (a Store) and ``keys`` (one per row, distinct), the answer of the last
     run is kept and updated (:func:`_update_neighbours`) when rows were added or removed
     since (``unspin add`` / ``remove``): only new rows, and old rows that lost a
     neighbour, are searched against all; the other old rows' lists are merged with the
     new rows (the top ``k`` of a union of top-``k`` lists is exact), so a change of a few
-    rows costs O(rows), not O(rows^2). Otherwise everything is searched again."""
+    rows costs O(rows), not O(rows^2). The kept rows' vectors are then read from the
+    store's vector file (:class:`VectorFile`), so only the new rows of ``vectors`` are
+    stacked. Otherwise everything is searched again."""
     n = len(vectors)
+    if dim is None:
+        dim = int(vectors.shape[1]) if isinstance(vectors, np.ndarray) else len(vectors[0])
     if n > EXACT_KNN_MAX:
-        sims, idx = _knn(vectors, k)
+        sims, idx = _knn(_stacked(vectors, dim), k)
         r = np.repeat(np.arange(n), idx.shape[1])
         c, v = idx.ravel(), sims.ravel()
         ok = (c >= 0) & (v >= min_sim)
@@ -271,15 +410,33 @@ def _neighbours(
     old = None
     if cache is not None and keys is not None:
         old = cache.memo_get("neighbours", [slot]).get(slot)
-    out = None
     if old is not None and old.keys == keys:
-        out = (old.q, old.c, old.s)
-    elif old is not None and len(old.keys) and n:
-        out = _update_neighbours(vectors, keys, old, kk, min_sim, mapper)
+        return old.q, old.c, old.s
+    folder = getattr(cache, "path", None) if keys is not None else None
+    vf = VectorFile(folder, slot, dim) if folder is not None and name else None
+    out = None
+    file, at, used = None, None, 0
+    mat = None
+    if old is not None and len(old.keys) and n and vf is not None:
+        kept = _kept_vectors(vectors, keys, old, vf)  # type: ignore[arg-type]
+        if kept is not None:
+            mat, file, at, used = kept
+    if old is not None and len(old.keys) and n:
+        if mat is None:
+            mat = _stacked(vectors, dim)
+        out = _update_neighbours(mat, keys, old, kk, min_sim, mapper)  # type: ignore[arg-type]
     if out is None:
-        out = search(vectors, ids, vectors, ids, kk, min_sim, mapper)
-    if cache is not None and keys is not None and (old is None or old.keys != keys):
-        cache.memo_put("neighbours", {slot: NeighbourState(list(keys), *out)})
+        if mat is None:
+            mat = _stacked(vectors, dim)
+        out = search(mat, ids, mat, ids, kk, min_sim, mapper)
+    if cache is not None and keys is not None:
+        if vf is not None and file is None:
+            file = vf.new_name(getattr(old, "file", None))
+            vf.append(file, 0, mat)
+            at, used = np.arange(n, dtype=np.int64), n
+        cache.memo_put("neighbours", {slot: NeighbourState(list(keys), *out, file, at, used)})
+        if vf is not None and file is not None:
+            vf.prune(file)
     return out
 
 
@@ -346,8 +503,8 @@ def doc_knn_pairs(
 ) -> None:
     if len(docs) < 2:
         return
-    vecs = np.vstack([d.doc_vector for d in docs]).astype(np.float32)
-    r, c, _ = _neighbours(vecs, k, min_sim, keys, cache, "doc", mapper)
+    rows = [d.doc_vector for d in docs]
+    r, c, _ = _neighbours(rows, k, min_sim, keys, cache, "doc", mapper, len(rows[0]))
     for i, j in zip(r.tolist(), c.tolist()):
         if j != i:
             _add(out, i, j, "doc_knn")
@@ -417,8 +574,7 @@ def sent_knn_pairs(
         for o in owner:
             row_keys.append(f"{keys[o]}:{seen[o]}")
             seen[o] += 1
-    vecs = np.vstack(rows).astype(np.float32)
-    r, c, _ = _neighbours(vecs, k, min_sim, row_keys, cache, "sentence", mapper)
+    r, c, _ = _neighbours(rows, k, min_sim, row_keys, cache, "sentence", mapper, len(rows[0]))
     for i, j in sentence_hits(owner_a[r], owner_a[c]):
         _add(out, int(i), int(j), "sent_knn")
 

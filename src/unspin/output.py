@@ -183,7 +183,7 @@ def _write_generation(
             old = json.loads((prev / DIGESTS).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             old = {}
-    names, digests, to_parquet = [], {}, {}
+    names, digests, to_parquet, lines = [], {}, {}, {}
     for name, rows in tables.items():
         data = "".join(_json_line(row) for row in rows).encode("utf-8")
         digest = [hashlib.sha1(data).hexdigest(), len(data)]
@@ -197,6 +197,7 @@ def _write_generation(
             continue
         _write_bytes(gen / f"{name}.jsonl", data)
         to_parquet[name] = rows
+        lines[name] = data
     meta = {
         "schema_version": SCHEMA_VERSION,
         "counts": {k: len(v) for k, v in tables.items()},
@@ -207,7 +208,7 @@ def _write_generation(
     _write_file(gen / "manifest.json", [json.dumps(meta, indent=2) + "\n"])
     names.append("manifest.json")
     if parquet:
-        _write_parquet(to_parquet, gen)
+        _write_parquet(to_parquet, gen, prev, lines)
         names.extend(f"{n}.parquet" for n in tables if (gen / f"{n}.parquet").exists())
     _write_file(gen / DIGESTS, [json.dumps(digests)])
     return names
@@ -290,7 +291,16 @@ def _prune(gens: Path, current: Path) -> None:
         shutil.rmtree(g, ignore_errors=True)
 
 
-def _write_parquet(tables: dict[str, list[dict[str, Any]]], out: Path) -> list[Path]:
+def _write_parquet(
+    tables: dict[str, list[dict[str, Any]]],
+    out: Path,
+    prev: Path | None = None,
+    lines: dict[str, bytes] | None = None,
+) -> list[Path]:
+    """The Parquet copy of each table into ``out``. With the previous generation
+    ``prev`` and each table's JSON lines (``lines``), a table is patched from its
+    previous Parquet copy where it can be (:func:`_patched_table`: the same table), so
+    an add builds the cells of its changed rows only."""
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -298,15 +308,109 @@ def _write_parquet(tables: dict[str, list[dict[str, Any]]], out: Path) -> list[P
         return []
     paths = []
     for name, rows in tables.items():
-        # nested fields (alignment, coverage, features) go in as JSON strings: stable schema
-        flat = [{k: _flat(v) for k, v in row.items()} for row in rows]
+        table = None
+        if prev is not None and lines is not None and name in lines and rows:
+            table = _patched_table(rows, lines[name], prev, name)
+        if table is None:
+            # nested fields (alignment, coverage, features) go in as JSON strings: a
+            # stable schema
+            flat = [{k: _flat(v) for k, v in row.items()} for row in rows]
+            table = pa.Table.from_pylist(flat) if flat else pa.table({})
         path = out / f"{name}.parquet"
         with os.fdopen(_create(path), "wb") as fh:
-            pq.write_table(pa.Table.from_pylist(flat) if flat else pa.table({}), fh)
+            pq.write_table(table, fh)
             fh.flush()
             os.fsync(fh.fileno())
         paths.append(path)
     return paths
+
+
+#: above this share of a table's rows new since the previous generation, its Parquet
+#: copy is built whole rather than patched (the patch is then no cheaper)
+PARQUET_PATCH_MAX_SHARE = 0.5
+
+#: the Python types of record values a patched Parquet copy handles (others: built whole)
+_CELL_TYPES = (type(None), bool, int, float, str, dict, list)
+
+
+def _column_types(rows: list[dict[str, Any]], names: list[str]) -> Any:
+    """The Arrow schema ``pa.Table.from_pylist`` infers for the flattened ``rows`` (its
+    columns the first row's keys), from one sample value per column and Python type
+    (the smallest and largest of the ints): inference unifies by type alone, so the
+    samples give the whole column's type. None for a value of another type."""
+    import pyarrow as pa
+
+    samples: dict[str, list] = {}
+    for n in names:
+        col = [row.get(n) for row in rows]
+        types = set(map(type, col))
+        if not types <= set(_CELL_TYPES):
+            return None
+        vals: list = []
+        for t in types:
+            if t is int:
+                ints = [v for v in col if type(v) is int]
+                vals += [min(ints), max(ints)]
+            elif t in (str, dict, list):
+                vals.append("")  # a cell's text: only its type is sampled
+            else:
+                vals.append(next(v for v in col if type(v) is t))
+        samples[n] = vals
+    fields = []
+    for n in names:
+        try:
+            fields.append(pa.field(n, pa.array(samples[n]).type))
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+            return None
+    return pa.schema(fields)
+
+
+def _patched_table(rows: list[dict[str, Any]], data: bytes, prev: Path, name: str) -> Any:
+    """Table ``name`` for its Parquet copy, equal to ``pa.Table.from_pylist`` of its
+    flattened ``rows``: the rows whose JSON line (in ``data``) is a line of the previous
+    generation's ``name.jsonl`` are taken from that generation's Parquet copy (the same
+    line is the same record, so the same cells), and only the others are flattened and
+    built. None when that cannot be done exactly (a file missing or not matching its
+    lines, another schema) or would not pay."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    old_json, old_pq = prev / f"{name}.jsonl", prev / f"{name}.parquet"
+    if not (old_json.is_file() and old_pq.is_file()):
+        return None
+    new_lines = data.split(b"\n")
+    if new_lines[-1] != b"" or len(new_lines) - 1 != len(rows):
+        return None
+    try:
+        old_lines = old_json.read_bytes().split(b"\n")
+    except OSError:
+        return None
+    if old_lines[-1] != b"":
+        return None
+    at: dict[bytes, int] = {}
+    for k, line in enumerate(old_lines[:-1]):
+        at.setdefault(line, k)
+    take = [at.get(line, -1) for line in new_lines[:-1]]
+    fresh = [k for k, x in enumerate(take) if x < 0]
+    if len(fresh) > PARQUET_PATCH_MAX_SHARE * len(rows):
+        return None
+    names = list(rows[0])
+    schema = _column_types(rows, names)
+    if schema is None:
+        return None
+    try:
+        old = pq.ParquetFile(old_pq).read()
+    except (OSError, pa.ArrowException):
+        return None
+    old = old.replace_schema_metadata(None)
+    if old.num_rows != len(old_lines) - 1 or not old.schema.equals(schema):
+        return None
+    flat = [{n: _flat(rows[k].get(n)) for n in names} for k in fresh]
+    small = pa.Table.from_pylist(flat, schema=schema)
+    for k, x in zip(fresh, range(old.num_rows, old.num_rows + len(fresh))):
+        take[k] = x
+    both = pa.concat_tables([old, small]) if fresh else old
+    return both.take(pa.array(take, type=pa.int64())).combine_chunks()
 
 
 def _flat(v: Any) -> Any:

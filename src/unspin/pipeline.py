@@ -468,6 +468,44 @@ def pair_key(ck: str, ak: Sequence[str], forms: Sequence[dict[int, int]], i: int
     return _key(ck, ak[i], ak[j])
 
 
+def pair_keys(
+    ck: str,
+    ak: Sequence[str],
+    forms: Sequence[dict[int, int]],
+    pairs: Sequence[tuple[int, int]],
+    plain: dict[tuple[str, str], str] | None = None,
+) -> list[str]:
+    """:func:`pair_key` of each pair. A pair of two articles without form lines has the
+    key ``_key(ck, ak[i], ak[j])``, a function of the two article keys alone: ``plain``
+    (the last run's such keys by article keys, :attr:`PairState.plain`, same ``ck``)
+    answers it without hashing again, so an add hashes only its new articles' pairs and
+    those of articles with form lines, not every pair of the pile."""
+    plain = plain or {}
+    out = []
+    for i, j in pairs:
+        if forms and (forms[i] or forms[j]):
+            out.append(pair_key(ck, ak, forms, i, j))
+            continue
+        key = plain.get((ak[i], ak[j]))
+        out.append(key if key is not None else _key(ck, ak[i], ak[j]))
+    return out
+
+
+def plain_keys(
+    ak: Sequence[str],
+    forms: Sequence[dict[int, int]],
+    pairs: Sequence[tuple[int, int]],
+    keys: Sequence[str],
+) -> dict[tuple[str, str], str]:
+    """The keys of the pairs of two articles without form lines, by their article keys
+    (kept in :class:`PairState` for :func:`pair_keys`)."""
+    return {
+        (ak[i], ak[j]): key
+        for (i, j), key in zip(pairs, keys)
+        if not (forms and (forms[i] or forms[j]))
+    }
+
+
 #: the highest count of other articles a pair rule reads from the pile (``support`` of a
 #: name, ``phrase_support`` of word pairs): the rules compare these counts with 0 or with
 #: :func:`unspin.classify.wording_votes`' ``min_support`` (2), so a pair is computed from
@@ -711,6 +749,9 @@ class PairState:
     links: np.ndarray
     reuse: np.ndarray
     asked: np.ndarray
+    #: the keys of the pairs of two articles without form lines, by the two articles'
+    #: :func:`article_key` (such a key is a function of those alone: :func:`pair_keys`)
+    plain: dict[tuple[str, str], str] | None = None
 
 
 def add_members(groups: list[list[int]], members: dict[int, int]) -> list[list[int]]:
@@ -862,6 +903,14 @@ class FormState:
         lo, hi = int(self.offsets[i]), int(self.offsets[i + 1])
         return self.chars[lo:hi], self.frames[lo:hi], self.lines[lo:hi]
 
+    #: per sentence, whether the pile filled its frame or line in at least ``min_fills``
+    #: ways when its article's verdict was made (None: a state kept before this field)
+    on: np.ndarray | None = None
+
+    def fills(self, stats: CorpusStats) -> np.ndarray:
+        """Per sentence, the fills :func:`~unspin.corpus.form_sentences` reads, now."""
+        return np.maximum(stats.frame_fills(self.frames), stats.line_docs(self.lines))
+
 
 #: above this share of the pile added or removed since the last run, every article's form
 #: lines are worked out again rather than updated (the update is then no cheaper)
@@ -902,14 +951,25 @@ def pile_forms(
             if len(lost) == len(gone):
                 state, redo = _forms_updated(keys, old, at, new, load, list(lost.values()))
                 state.forms = [old.forms[at[k]] if k in at else {} for k in keys]
+                fills = state.fills(stats)
+                state.on = fills >= min_fills
+                was = getattr(old, "on", None)
                 for i in redo:
-                    chars, frames, lines = state.part(i)
-                    fills = np.maximum(stats.frame_fills(frames), stats.line_docs(lines))
-                    state.forms[i] = form_sentences(chars, frames, fills, min_fills, share)
+                    lo, hi = int(state.offsets[i]), int(state.offsets[i + 1])
+                    k = keys[i]
+                    if was is not None and k in at:
+                        # a verdict reads its fills only against min_fills: the same
+                        # sentences over it, the same verdict
+                        olo, ohi = int(old.offsets[at[k]]), int(old.offsets[at[k] + 1])
+                        if np.array_equal(was[olo:ohi], state.on[lo:hi]):
+                            continue
+                    chars, frames, _ = state.part(i)
+                    state.forms[i] = form_sentences(chars, frames, fills[lo:hi], min_fills, share)
     if state is None:
         locs = load(range(n))
         forms = [form_lines_of(loc, stats, min_fills, share) for loc in locs]
         state = FormState.of(keys, forms, [(x.chars, x.frame_seq, x.line_seq) for x in locs])
+        state.on = state.fills(stats) >= min_fills
     memo.memo_put("forms", {slot: state})
     return state.forms
 
@@ -1045,9 +1105,9 @@ def pair_stage(
         docs, config, engine, memo, ak or None, need if memo is not None else None
     )
     if memo is not None:
-        keys = [pair_key(ck, ak, ctx.forms, i, j) for i, j in pairs]
         slot = f"last:{ck}"
         last = memo.memo_get("pairs", [slot]).get(slot)
+        keys = pair_keys(ck, ak, ctx.forms, pairs, getattr(last, "plain", None))
         ask = list(range(len(pairs)))
         if last is not None:
             at = dict(zip(last.keys, range(len(last.keys))))
@@ -1103,6 +1163,7 @@ def pair_stage(
             links=link,
             reuse=np.array([r is not None and r[0] is not None for r in results], dtype=bool),
             asked=np.array([r is not None and bool(r[2]) for r in results], dtype=bool),
+            plain=plain_keys(ak, ctx.forms, pairs, keys),
         )
         memo.memo_put("pairs", {slot: state})
     return PairStage(
