@@ -213,7 +213,9 @@ def best_rows(d: Doc, fd: DocFacts, o: Doc, fo: DocFacts) -> BestRows | None:
     parts = []
     for k in range(0, len(ia), step):
         x = va[k : k + step] @ vo.T
-        parts.append((x.max(axis=1), x.argmax(axis=1), np.median(x, axis=1)))
+        parts.append((x.max(axis=1), x.argmax(axis=1), _row_medians(x)))
+    if len(parts) == 1:
+        return BestRows(ia, io, *parts[0])
     return BestRows(
         ia,
         io,
@@ -221,6 +223,17 @@ def best_rows(d: Doc, fd: DocFacts, o: Doc, fo: DocFacts) -> BestRows | None:
         np.concatenate([g for _, g, _ in parts]),
         np.concatenate([q for _, _, q in parts]),
     )
+
+
+def _row_medians(x: np.ndarray) -> np.ndarray:
+    """``np.median(x, axis=1)``, the same values (the middle of each sorted row, or the
+    mean of the two middle ones in ``x``'s precision) in one sort: ``np.median``'s checks
+    and reductions cost ~10x the work on a pair's few rows, twice per pair."""
+    s = np.sort(x, axis=1)
+    h = x.shape[1] // 2
+    if x.shape[1] % 2:
+        return s[:, h]
+    return (s[:, h - 1] + s[:, h]) / 2
 
 
 def _soft_cover(
