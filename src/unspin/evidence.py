@@ -155,10 +155,9 @@ class PairCtx:
     @cached_property
     def rows(self) -> tuple[BestRows | None, BestRows | None]:
         """Per side: each content sentence's best match in the other text (see
-        :func:`best_rows`), computed once for the typing features and direction evidence."""
-        return best_rows(self.a, self.fa, self.b, self.fb), best_rows(
-            self.b, self.fb, self.a, self.fa
-        )
+        :func:`best_rows`), computed once for the typing features and direction evidence,
+        both sides from one product (:func:`best_rows_both`)."""
+        return best_rows_both(self.a, self.fa, self.b, self.fb)
 
     @cached_property
     def soft(self) -> tuple[tuple[float, float, float, float], tuple[float, float, float, float]]:
@@ -222,6 +221,30 @@ def best_rows(d: Doc, fd: DocFacts, o: Doc, fo: DocFacts) -> BestRows | None:
         np.concatenate([m for m, _, _ in parts]),
         np.concatenate([g for _, g, _ in parts]),
         np.concatenate([q for _, _, q in parts]),
+    )
+
+
+def best_rows_both(
+    a: Doc, fa: DocFacts, b: Doc, fb: DocFacts
+) -> tuple[BestRows | None, BestRows | None]:
+    """``(best_rows(a, fa, b, fb), best_rows(b, fb, a, fa))`` from one product of the two
+    texts' content sentences, read by rows for ``a`` and by columns for ``b`` (two long
+    texts, above ``SOFT_CELLS``: each side a block of rows at a time, as
+    :func:`best_rows`). The columns' cosines are the same dot products as the other
+    side's own product up to float rounding in the last bits (BLAS adds in another
+    order)."""
+    if a.sentence_vectors is None or b.sentence_vectors is None:
+        return None, None
+    ia, ib = list(fa.content), list(fb.content)
+    if not ia or not ib:
+        return None, None
+    if len(ia) * len(ib) > SOFT_CELLS:
+        return best_rows(a, fa, b, fb), best_rows(b, fb, a, fa)
+    x = a.sentence_vectors[ia] @ b.sentence_vectors[ib].T
+    xt = x.T
+    return (
+        BestRows(ia, ib, x.max(axis=1), x.argmax(axis=1), _row_medians(x)),
+        BestRows(ib, ia, xt.max(axis=1), xt.argmax(axis=1), _row_medians(xt)),
     )
 
 
