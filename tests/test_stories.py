@@ -266,3 +266,25 @@ def test_story_keys_are_computed_once_per_article_and_again_for_other_form_lines
     n = len(built)
     st.story_keys(docs[2])
     assert len(built) == n + 1
+
+
+def test_top_sentence_similarity_in_python_is_numpys_to_the_last_bit() -> None:
+    """The best-sentence similarity from Python floats rounded to float32 equals the
+    numpy sort-and-mean it replaces, bit for bit."""
+    from unspin.stories import _top_sent
+
+    def numpy_top(va: np.ndarray, vb: np.ndarray, k: int = 3) -> float:
+        sim = va @ vb.T
+        ra = np.sort(sim.max(axis=1))[::-1][:k].mean()
+        rb = np.sort(sim.max(axis=0))[::-1][:k].mean()
+        return float((ra + rb) / 2)
+
+    rng = np.random.default_rng(5)
+    for n in range(1, 15):
+        for m in range(1, 15):
+            va = rng.standard_normal((n, 32)).astype(np.float32)
+            vb = rng.standard_normal((m, 32)).astype(np.float32)
+            va /= np.linalg.norm(va, axis=1, keepdims=True)
+            vb /= np.linalg.norm(vb, axis=1, keepdims=True)
+            assert _top_sent(va, vb) == numpy_top(va, vb)
+            assert _top_sent(va, vb, k=1) == numpy_top(va, vb, k=1)

@@ -370,9 +370,26 @@ def _top_sent(va: np.ndarray | None, vb: np.ndarray | None, k: int = 3) -> float
     if va is None or vb is None:
         return 0.0
     sim = va @ vb.T
-    ra = np.sort(sim.max(axis=1))[::-1][:k].mean()
-    rb = np.sort(sim.max(axis=0))[::-1][:k].mean()
-    return float((ra + rb) / 2)
+    ra = _top_mean(sim.max(axis=1), k)
+    rb = _top_mean(sim.max(axis=0), k)
+    return _f32(_f32(ra + rb) / 2)
+
+
+def _f32(x: float) -> float:
+    """``x`` rounded to float32 (the precision of the sentence vectors)."""
+    return float(np.float32(x))
+
+
+def _top_mean(v: np.ndarray, k: int) -> float:
+    """Mean of the ``k`` largest values of a float32 vector as
+    ``np.sort(v)[::-1][:k].mean()`` gives it, to the last bit (float32 sums in order, each
+    rounded; a float32 sum of two rounded once is the float32 of their exact sum), in
+    Python: the arrays' overhead was most of the cost of a pair's few values."""
+    top = sorted(v.tolist(), reverse=True)[:k]
+    s = 0.0
+    for x in top:
+        s = _f32(s + x)
+    return _f32(s / len(top))
 
 
 def pair_features(
