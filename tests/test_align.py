@@ -118,3 +118,24 @@ def test_params_are_validated() -> None:
         AlignParams(extend_score=0.3)
     with pytest.raises(ValueError):
         AlignParams(max_gap=2, bridge_gap=1)
+
+
+def test_passage_means_in_python_are_numpys_to_the_last_bit() -> None:
+    """The aligner's weighted means and sums without arrays give numpy's values exactly
+    (np.average by rows, np.average and np.mean of a list: pairwise summation)."""
+    import numpy as np
+
+    from unspin.align import _weighted_means
+    from unspin.normalise import np_sum
+
+    rng = np.random.default_rng(11)
+    for n in [*range(1, 20), 64, 127, 128, 129, 300]:
+        for _ in range(5):
+            g = [(0, 0, *map(float, rng.random(3) * 10 ** rng.uniform(-3, 1)), False, True)
+                 for _ in range(n)]  # fmt: skip
+            wts = [int(w) for w in rng.integers(1, 3000, n)]
+            want = np.average(np.array([x[2:5] for x in g]), axis=0, weights=wts)
+            assert _weighted_means(g, wts) == tuple(float(v) for v in want)
+            xs = [x[2] for x in g]
+            assert np_sum(xs) == float(np.sum(np.array(xs)))
+            assert np_sum(xs) / n == float(np.mean(xs))

@@ -599,3 +599,40 @@ def test_no_evidence_leaves_the_direction_undecided_even_at_margin_zero() -> Non
     c = ctx(a, b, relation="spun", params=off)
     src, der, why, _ = direction(a, b, c.al, "spun", off, None, c)
     assert (src, der) == (None, None) and "undecided" in why
+
+
+def test_row_medians_are_numpy_medians_to_the_last_bit() -> None:
+    """best_rows' medians in one sort give np.median's values (odd and even widths)."""
+    from unspin.evidence import _row_medians
+
+    rng = np.random.default_rng(7)
+    for n in range(1, 12):
+        for m in range(1, 25):
+            x = rng.standard_normal((n, m)).astype(np.float32)
+            got, want = _row_medians(x), np.median(x, axis=1)
+            assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_both_sides_best_rows_from_one_product(monkeypatch) -> None:
+    """Each side's best match, its position and median from one product equal each
+    side's own product up to float rounding; two long texts go a block at a time."""
+    from unspin import evidence as ev
+
+    a = doc_of("a", [f"Sentence number {k} of the first article is here." for k in range(9)])
+    b = doc_of("b", [f"Sentence number {k} of the second article is here." for k in range(6)])
+    rng = np.random.default_rng(3)
+    for d in (a, b):
+        v = rng.standard_normal((len(d.sentences), 64)).astype(np.float32)
+        d.sentence_vectors = v / np.linalg.norm(v, axis=1, keepdims=True)
+    fa, fb = ev.doc_facts(a), ev.doc_facts(b)
+    both = ev.best_rows_both(a, fa, b, fb)
+    own = ev.best_rows(a, fa, b, fb), ev.best_rows(b, fb, a, fa)
+    for x, y in zip(both, own):
+        assert x is not None and y is not None
+        assert (x.ids, x.ios) == (y.ids, y.ios) and len(x.ids) > 1
+        assert np.allclose(x.best, y.best, atol=1e-6)
+        assert np.allclose(x.median, y.median, atol=1e-6)
+        assert x.arg.tolist() == y.arg.tolist()
+    monkeypatch.setattr(ev, "SOFT_CELLS", 7)  # above it: each side on its own, in blocks
+    for x, y in zip(ev.best_rows_both(a, fa, b, fb), own):
+        assert np.allclose(x.best, y.best, atol=1e-6) and x.arg.tolist() == y.arg.tolist()

@@ -210,3 +210,81 @@ def test_component_features_equal_per_pair_features() -> None:
         assert f["details"] == key_overlap(docs[i], docs[j], kinds="nmd")
         assert f["top_sent"] == top_sentence_sim(docs[i], docs[j])
         assert f["keys_local"] == key_overlap(docs[i], docs[j], local)
+
+
+def test_story_keys_are_computed_once_per_article_and_again_for_other_form_lines(
+    monkeypatch,
+) -> None:
+    """A pair and a component read the article's one StoryKeys (kept on the doc), equal
+    to a fresh one; other form lines (an add may change the pile's verdict) or new
+    vectors give keys computed again."""
+    import unspin.stories as st
+    from unspin.model import Article
+    from unspin.pipeline import Config, fingerprint
+
+    texts = [
+        "Mayor Ken Vordanek met the council in Leeds on Monday. He said 40 jobs would go.",
+        "Qtly div 3 cts. Pay April 10. Ken Vordanek told the Leeds council on Monday.",
+        "Shares in Acme rose 5% on Friday after the company said profits doubled in 2004.",
+    ]
+    docs = fingerprint(
+        [Article(id=f"d{k}", text=t) for k, t in enumerate(texts)], Config(embedder="hashing")
+    )
+    built = []
+    real = st.StoryKeys
+
+    class Counted(real):  # type: ignore[misc, valid-type]
+        def __init__(self, doc, form=None, keys=None, whole=None) -> None:
+            built.append((doc.id, whole is not None))
+            super().__init__(doc, form, keys, whole)
+
+    monkeypatch.setattr(st, "StoryKeys", Counted)
+    k0 = st.story_keys(docs[0])
+    for _ in range(3):
+        st.pair_features(docs[0], docs[1], 0)
+        st.pair_features(docs[0], docs[2], 0)
+    st.component_features(docs, [0, 1, 2], {}, lambda i, j: st.pair_features(docs[i], docs[j], 0))
+    assert sorted(built) == [("d0", False), ("d1", False), ("d2", False)]
+    assert st.story_keys(docs[0]) is k0
+    fresh = real(docs[0])
+    assert (k0.all, k0.weight, k0.total, k0.subject, k0.words) == (
+        fresh.all,
+        fresh.weight,
+        fresh.total,
+        fresh.subject,
+        fresh.words,
+    )
+    assert np.array_equal(k0.vecs, fresh.vecs)
+    # form lines: keys of its own (and its content's, sharing the article's subject)
+    formed = st.story_keys(docs[1], {0: 1, 1: 2})
+    assert formed.form_item and formed.content is not None
+    assert formed.content.subject is formed.subject
+    assert st.story_keys(docs[1], {0: 7, 1: 9}) is formed  # same lines, same keys
+    assert st.story_keys(docs[1]) is not formed and not st.story_keys(docs[1]).form_item
+    # new vectors: computed again
+    docs[2].sentence_vectors = docs[2].sentence_vectors.copy()
+    n = len(built)
+    st.story_keys(docs[2])
+    assert len(built) == n + 1
+
+
+def test_top_sentence_similarity_in_python_is_numpys_to_the_last_bit() -> None:
+    """The best-sentence similarity from Python floats rounded to float32 equals the
+    numpy sort-and-mean it replaces, bit for bit."""
+    from unspin.stories import _top_sent
+
+    def numpy_top(va: np.ndarray, vb: np.ndarray, k: int = 3) -> float:
+        sim = va @ vb.T
+        ra = np.sort(sim.max(axis=1))[::-1][:k].mean()
+        rb = np.sort(sim.max(axis=0))[::-1][:k].mean()
+        return float((ra + rb) / 2)
+
+    rng = np.random.default_rng(5)
+    for n in range(1, 15):
+        for m in range(1, 15):
+            va = rng.standard_normal((n, 32)).astype(np.float32)
+            vb = rng.standard_normal((m, 32)).astype(np.float32)
+            va /= np.linalg.norm(va, axis=1, keepdims=True)
+            vb /= np.linalg.norm(vb, axis=1, keepdims=True)
+            assert _top_sent(va, vb) == numpy_top(va, vb)
+            assert _top_sent(va, vb, k=1) == numpy_top(va, vb, k=1)

@@ -32,6 +32,7 @@ from unspin.normalise import (
     figure_signatures,
     figures,
     names,
+    np_sum,
     numbers,
     unquoted_text,
     words,
@@ -170,19 +171,23 @@ def stock_lines(a: Doc, b: Doc, support: Any, p: AlignParams) -> tuple[Doc, Doc]
     ha, hb = seq(a.id), seq(b.id)
     ha = line_hashes(a) if ha is None else ha
     hb = line_hashes(b) if hb is None else hb
-    common = np.intersect1d(ha, hb)
-    if not len(common):
+    # sets of the few line hashes of two articles (numpy's intersect1d and isin cost
+    # ~20x as much on arrays this short)
+    la, lb = ha.tolist(), hb.tolist()
+    common = set(la).intersection(lb)
+    if not common:
         return a, b
 
-    def long(doc: Doc, hs: np.ndarray) -> set[int]:
+    def long(doc: Doc, hs: list[int]) -> set[int]:
         return {
-            int(hs[k])
-            for k in np.flatnonzero(np.isin(hs, common))
-            if not doc.sentences[k].boilerplate
+            h
+            for k, h in enumerate(hs)
+            if h in common
+            and not doc.sentences[k].boilerplate
             and len(words(doc.sentences[k].text)) >= p.min_strong_words
         }
 
-    shared = sorted(long(a, ha) & long(b, hb))
+    shared = sorted(long(a, la) & long(b, lb))
     if not shared:
         return a, b
     often = in_at_least(np.array(shared, dtype=np.uint64), p.stock_min_docs)
@@ -722,7 +727,7 @@ def _passage(a: Doc, b: Doc, g: list[_Item]) -> AlignedPassage:
     ai = sorted({x[0] for x in g})
     bj = sorted({x[1] for x in g})
     wts = [len(a.sentences[x[0]].text) + len(b.sentences[x[1]].text) for x in g]
-    avg = np.average(np.array([x[2:5] for x in g]), axis=0, weights=wts)
+    avg = _weighted_means(g, wts)
     return AlignedPassage(
         a_start=a.sentences[ai[0]].start,
         a_end=a.sentences[ai[-1]].end,
@@ -737,9 +742,26 @@ def _passage(a: Doc, b: Doc, g: list[_Item]) -> AlignedPassage:
     )
 
 
+def _weighted_means(g: list[_Item], wts: list[int]) -> tuple[float, float, float]:
+    """Weighted means of the items' score, cosine and lexical overlap: what
+    ``np.average(rows, axis=0, weights=wts)`` gives, to the last bit (column sums of the
+    weighted rows added in row order), in Python: a passage has a few items, and the
+    arrays cost more than the sums."""
+    scl = float(np_sum([float(w) for w in wts]))
+    s0 = s1 = s2 = 0.0
+    for k, (x, w) in enumerate(zip(g, wts)):
+        p0, p1, p2 = float(x[2]) * w, float(x[3]) * w, float(x[4]) * w
+        if k:
+            s0, s1, s2 = s0 + p0, s1 + p1, s2 + p2
+        else:
+            s0, s1, s2 = p0, p1, p2
+    return s0 / scl, s1 / scl, s2 / scl
+
+
 def _core_score(a: Doc, b: Doc, core: list[_Item]) -> float:
     wts = [len(a.sentences[x[0]].text) + len(b.sentences[x[1]].text) for x in core]
-    return float(np.average([x[2] for x in core], weights=wts))
+    # np.average(scores, weights=wts), the same sums in Python
+    return np_sum([float(x[2]) * w for x, w in zip(core, wts)]) / np_sum([float(w) for w in wts])
 
 
 def _coverage(doc: Doc, idx: set[int]) -> float:
@@ -753,11 +775,15 @@ def _coverage(doc: Doc, idx: set[int]) -> float:
 def _own_run(doc: Doc, spans: list[tuple[int, int]]) -> int:
     """Characters in the longest run of content sentences outside every passage span."""
     best = run = 0
-    inside = np.zeros(len(doc.sentences) + 1, dtype=np.int64)  # +1 at lo, -1 past hi
+    n = len(doc.sentences)
+    marks = [0] * (n + 1)  # +1 at lo, -1 past hi (a list: a few dozen sentences)
     for lo, hi in spans:
-        inside[max(0, lo)] += 1
-        inside[min(len(doc.sentences), hi + 1)] -= 1
-    inside = np.cumsum(inside)
+        marks[max(0, lo)] += 1
+        marks[min(n, hi + 1)] -= 1
+    inside, depth = [], 0
+    for m in marks:
+        depth += m
+        inside.append(depth)
     for s in doc.sentences:
         if s.boilerplate:
             continue
@@ -1009,8 +1035,9 @@ def align(
             )
         ),
         "verbatim": sum(v * n for v, n in verb) / w,
-        "semantic": float(np.mean([x.semantic for x in reuse])) if reuse else 0.0,
-        "lexical": float(np.mean([x.lexical for x in reuse])) if reuse else 0.0,
+        # np.mean of each, the same sums in Python
+        "semantic": np_sum([x.semantic for x in reuse]) / len(reuse) if reuse else 0.0,
+        "lexical": np_sum([x.lexical for x in reuse]) / len(reuse) if reuse else 0.0,
         "order": _order(pair_idx),
         "doc_sim": float(a.doc_vector @ b.doc_vector) if a.doc_vector is not None else 0.0,
         # the longest stretch of each article's own text (not inside a reused passage)

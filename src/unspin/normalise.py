@@ -587,6 +587,39 @@ def days_apart(a: str | None, b: str | None) -> float | None:
     return abs((ta - tb).total_seconds()) / 86400.0
 
 
+#: numpy sums more than this many float64 values a block of eight accumulators at a time
+_NP_UNROLL = 8
+#: numpy sums longer runs as two halves (``PW_BLOCKSIZE``)
+_NP_BLOCK = 128
+
+
+def np_sum(xs: Sequence[float]) -> float:
+    """``float(np.sum(np.array(xs, float)))`` to the last bit, without the arrays: numpy's
+    pairwise summation of a 1-d float64 array (a plain sum below eight terms, eight
+    running sums up to 128, halves above), in Python. A pair's rules average a handful of
+    numbers many times; numpy's per-call overhead was most of their cost, and the same
+    order keeps every result the same."""
+    n = len(xs)
+    if n < _NP_UNROLL:
+        res = 0.0
+        for x in xs:
+            res += x
+        return res
+    if n <= _NP_BLOCK:
+        r = [float(x) for x in xs[:_NP_UNROLL]]
+        stop = n - n % _NP_UNROLL
+        for i in range(_NP_UNROLL, stop, _NP_UNROLL):
+            for k in range(_NP_UNROLL):
+                r[k] += xs[i + k]
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        for i in range(stop, n):
+            res += xs[i]
+        return res
+    half = n // 2
+    half -= half % _NP_UNROLL
+    return np_sum(xs[:half]) + np_sum(xs[half:])
+
+
 # ---------------------------------------------------------------- language
 
 

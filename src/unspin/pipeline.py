@@ -65,6 +65,7 @@ from unspin.stories import (
     component_features,
     components,
     make_stories,
+    story_keys,
     story_probability,
     too_far,
 )
@@ -628,7 +629,7 @@ def pair_features(
         a,
         b,
         lambda x, y: _story_pair_features(
-            x, y, shared_quotes, sp.time_scale_days, StoryKeys(x, fa), StoryKeys(y, fb)
+            x, y, shared_quotes, sp.time_scale_days, story_keys(x, fa), story_keys(y, fb)
         ),
     )
 
@@ -807,13 +808,13 @@ class _FeatureFn:
 
             def feats(x: Doc, y: Doc) -> dict[str, float]:
                 own = x is di and y is dj
-                kx = (ki if own else None) or StoryKeys(x, fi)
-                ky = (kj if own else None) or StoryKeys(y, fj)
+                kx = (ki if own else None) or story_keys(x, fi)
+                ky = (kj if own else None) or story_keys(y, fj)
                 return _story_pair_features(x, y, shared, self.sp.time_scale_days, kx, ky)
 
             return story_features(di, dj, feats)
-        ki = ki or StoryKeys(self.docs[i], self.form(i))
-        kj = kj or StoryKeys(self.docs[j], self.form(j))
+        ki = ki or story_keys(self.docs[i], self.form(i))
+        kj = kj or story_keys(self.docs[j], self.form(j))
         return _story_pair_features(
             self.docs[i], self.docs[j], shared, self.sp.time_scale_days, ki, kj
         )

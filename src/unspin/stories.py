@@ -139,15 +139,15 @@ def _uncased(text: str) -> bool:
     return not any(c.islower() for c in text) or caps > len(ws) / 2
 
 
-@lru_cache(maxsize=100_000)
 def subject_of(headline_text: str, rest: tuple[str, ...]) -> frozenset[str]:
     """An article's *subject*: the words of its most salient names, those of its
     headline and lead (what the item is about: whose earnings, whose bond, which
     country's index). Headline words count when casing shows them as names, or, in a
     headline without casing (all capitals, title case), when the body names them with
     capitals, or a ticker marks them (``TICKER``: the ticker and the words before it);
-    the lead's (:data:`SUBJECT_LEAD_CHARS`) cased names count whole. Pure and cached: one
-    computation per article, however many pairs read it."""
+    the lead's (:data:`SUBJECT_LEAD_CHARS`) cased names count whole. Pure; computed once
+    per article by :func:`story_keys` (kept with the article's :class:`StoryKeys`), however
+    many pairs read it."""
     head = strip_dateline(headline_text)
     while rest and not regex.search(r"\p{L}", rest[-1]):
         rest = rest[:-1]
@@ -191,8 +191,8 @@ def article_subject(doc: Doc) -> frozenset[str]:
     return subject_of(sents[0], tuple(sents[1:]))
 
 
-@lru_cache(maxsize=100_000)
 def _word_set(text: str) -> frozenset[str]:
+    """The set of ``text``'s words (computed once per article: :func:`story_keys`)."""
     return frozenset(words(text))
 
 
@@ -234,13 +234,21 @@ class StoryKeys:
     )
 
     def __init__(
-        self, doc: Doc, form: dict[int, int] | None = None, keys: list[str] | None = None
+        self,
+        doc: Doc,
+        form: dict[int, int] | None = None,
+        keys: list[str] | None = None,
+        whole: StoryKeys | None = None,
     ) -> None:
         self.lang = doc.lang
         #: the article's subject (:func:`article_subject`) and all its words: whose item
-        #: it is, and whether it names another article's subject anywhere
-        self.subject = article_subject(doc)
-        self.words = _word_set(doc.article.text)
+        #: it is, and whether it names another article's subject anywhere (``whole``: the
+        #: article's own StoryKeys, whose values a form item's ``content`` shares)
+        if whole is not None:
+            self.subject, self.words = whole.subject, whole.words
+        else:
+            self.subject = article_subject(doc)
+            self.words = _word_set(doc.article.text)
         keys = doc.keys if keys is None else keys
         self.all = {k for k in keys if k[0] in "ewnmd"}
         self.nmd = {k for k in keys if k[0] in "nmd"}
@@ -250,7 +258,7 @@ class StoryKeys:
         ma = [s.index for s in doc.sentences if not s.boilerplate] or [
             s.index for s in doc.sentences
         ]
-        self.vecs = doc.sentence_vectors[ma] if ma else None
+        self.vecs = _rows(doc.sentence_vectors, ma) if ma else None
         # a form item (a wire notice: corpus.form_sentences): what tells which item it is
         # lies outside its form lines, which every notice of the kind shares
         self.form_item = bool(form)
@@ -262,7 +270,9 @@ class StoryKeys:
             from unspin.fingerprint import salient_keys
 
             rest = [s for s in doc.sentences if not s.boilerplate and s.index not in form]
-            self.content = StoryKeys(doc, None, salient_keys("\n".join(s.text for s in rest)))
+            self.content = StoryKeys(
+                doc, None, salient_keys("\n".join(s.text for s in rest)), whole=self
+            )
         if form and doc.sentence_vectors is not None:
             if rest:
                 rows = doc.sentence_vectors[[s.index for s in rest]]
@@ -275,6 +285,33 @@ class StoryKeys:
     def local_total(self, local: dict[str, float]) -> float:
         """Sum of the key weights times the component-local weights."""
         return math.fsum(self.weight[k] * local.get(k, 1.0) for k in self.all)
+
+
+def _rows(vectors: np.ndarray | None, idx: list[int]) -> np.ndarray | None:
+    """Rows ``idx`` (ascending) of ``vectors``: a view when they are consecutive (most
+    articles: boilerplate, if any, at the ends), so an article's kept
+    :class:`StoryKeys` holds no second copy of its vectors; else a copy."""
+    if vectors is None:
+        return None
+    if idx[-1] - idx[0] + 1 == len(idx):
+        return vectors[idx[0] : idx[-1] + 1]
+    return vectors[idx]
+
+
+def story_keys(doc: Doc, form: dict[int, int] | None = None) -> StoryKeys:
+    """``doc``'s :class:`StoryKeys` with its form lines in the pile (``form``), computed
+    once per article and kept on the doc (as :func:`unspin.evidence.doc_facts` keeps its
+    facts): every pair and story component that reads the article in this process reads
+    the same keys. Kept for the article's last form lines (a verdict of the pile that an
+    ``add`` may change) and its vectors and keys as they are; either changed, computed
+    again."""
+    fk = frozenset(form) if form else None
+    got = doc.__dict__.get("_story_keys")
+    if got is not None and got[0] == fk and got[1] is doc.sentence_vectors and got[2] is doc.keys:
+        return got[3]
+    sk = StoryKeys(doc, form)
+    doc.__dict__["_story_keys"] = (fk, doc.sentence_vectors, doc.keys, sk)
+    return sk
 
 
 def _dice(
@@ -326,16 +363,33 @@ def local_idf(docs: Sequence[Doc], members: Sequence[int], cast_share: float = 1
 
 def top_sentence_sim(a: Doc, b: Doc, k: int = 3) -> float:
     """Mean of the k best sentence matches each way: shared facts, not just topic."""
-    return _top_sent(StoryKeys(a).vecs, StoryKeys(b).vecs, k)
+    return _top_sent(story_keys(a).vecs, story_keys(b).vecs, k)
 
 
 def _top_sent(va: np.ndarray | None, vb: np.ndarray | None, k: int = 3) -> float:
     if va is None or vb is None:
         return 0.0
     sim = va @ vb.T
-    ra = np.sort(sim.max(axis=1))[::-1][:k].mean()
-    rb = np.sort(sim.max(axis=0))[::-1][:k].mean()
-    return float((ra + rb) / 2)
+    ra = _top_mean(sim.max(axis=1), k)
+    rb = _top_mean(sim.max(axis=0), k)
+    return _f32(_f32(ra + rb) / 2)
+
+
+def _f32(x: float) -> float:
+    """``x`` rounded to float32 (the precision of the sentence vectors)."""
+    return float(np.float32(x))
+
+
+def _top_mean(v: np.ndarray, k: int) -> float:
+    """Mean of the ``k`` largest values of a float32 vector as
+    ``np.sort(v)[::-1][:k].mean()`` gives it, to the last bit (float32 sums in order, each
+    rounded; a float32 sum of two rounded once is the float32 of their exact sum), in
+    Python: the arrays' overhead was most of the cost of a pair's few values."""
+    top = sorted(v.tolist(), reverse=True)[:k]
+    s = 0.0
+    for x in top:
+        s = _f32(s + x)
+    return _f32(s / len(top))
 
 
 def pair_features(
@@ -359,8 +413,8 @@ def pair_features(
     have a subject (:func:`article_subject`) and one language (or one too short to tell
     it), and then ``subject_cross`` is :func:`subject_cross` (not model features: the
     subject rule of :func:`story_probability` reads them)."""
-    ka = ka or StoryKeys(a)
-    kb = kb or StoryKeys(b)
+    ka = ka or story_keys(a)
+    kb = kb or story_keys(b)
     gap = days_apart(a.article.published_at, b.article.published_at)
     # names are compared as words: across languages (or scripts) they need not agree
     # (a table or notice too short to tell its language, "und", is compared)
@@ -487,12 +541,12 @@ def component_features(
 ) -> dict[tuple[int, int], dict[str, float]]:
     """Features of every pair inside a component, with the component-local key overlap.
 
-    Each member's :class:`StoryKeys` (and its local total) is computed once for the
-    component; ``feat_fn`` gets them as ``feat_fn(i, j, ki, kj)`` when it takes them
-    (``with_keys`` attribute true)."""
+    Each member's :class:`StoryKeys` is the article's (:func:`story_keys`, computed once
+    per article), its local total once for the component; ``feat_fn`` gets them as
+    ``feat_fn(i, j, ki, kj)`` when it takes them (``with_keys`` attribute true)."""
     local = local_idf(docs, members)
     form = getattr(feat_fn, "form", lambda i: None)
-    keys = {i: StoryKeys(docs[i], form(i)) for i in members}
+    keys = {i: story_keys(docs[i], form(i)) for i in members}
     totals = {i: keys[i].local_total(local) for i in members} if local else {}
     with_keys = getattr(feat_fn, "with_keys", False)
     out = {}
