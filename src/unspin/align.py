@@ -108,6 +108,13 @@ class AlignParams:
     # articles 12,001-15,500 (docs/benchmarks.md).
     series_share: float = 0.5
     series_min_lines: int = 1
+    # a series reworded: when True, aligned lines count as carrying other figures (and
+    # as keeping them) in any wording, not only when their frames match, provided each
+    # of the two lines has figures the other lacks (a rewrite that drops figures, or
+    # adds a converted one beside the kept ones, is not another item). Reuters series
+    # are often written again in other words (the money market on two days, a tender a
+    # week later).
+    series_reworded: bool = True
 
     def __post_init__(self) -> None:
         for name in (
@@ -902,7 +909,9 @@ def series_lines(
                 if fa:  # the same figures; lines without any cannot tell
                     kept += 1
                     keep.append((ta, tb))
-            elif 2 * len(fa & fb) < len(fa | fb) and same_frame(ta, tb):
+            elif 2 * len(fa & fb) < len(fa | fb) and (
+                (p.series_reworded and fa - fb and fb - fa) or same_frame(ta, tb)
+            ):
                 # most of the line's figures are others (a corrected figure among kept
                 # ones, "70 cts vs 70" -> "70 cts vs 75", is an edit, not another item)
                 changed += 1
@@ -913,7 +922,7 @@ def series_lines(
         for ta, tb in keep:
             if not is_series(agree, differ, p):
                 break
-            agree += same_frame(ta, tb)
+            agree += p.series_reworded or same_frame(ta, tb)
     return agree, differ, flags
 
 
