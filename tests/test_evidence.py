@@ -431,13 +431,12 @@ SPACED = [
     "Officials do n't agree on when the harbour will reopen ?",
     "The port 's board said on Monday , after a long meeting , that repairs will cost "
     "$ 60 million .",
-    "\" It 's a matter of weeks , \" the harbour master said .",
+    '" It \'s a matter of weeks , " the harbour master said .',
 ]
 PLAIN = [
     "Officials disagree about when the harbour will reopen.",
-    "After a long meeting on Monday, the board of the port put the cost of repairs at "
-    "$60 million.",
-    "\"We are talking about weeks,\" the harbour master said.",
+    "After a long meeting on Monday, the board of the port put the cost of repairs at $60 million.",
+    '"We are talking about weeks," the harbour master said.',
 ]
 
 

@@ -40,13 +40,19 @@ _QUOTE_TRANS = str.maketrans(
     }
 )
 _WS = re.compile(r"\s+")
+#: spaces a tokeniser puts around punctuation and before clitics ("do n't", "Sununu 's",
+#: "weeks , \" the"): where spacing alone differs, two texts are one text
+_TOKENISER_SPACE = re.compile(
+    r" (?=[,.;:!?%)\]}\"]|n't\b|'(?:s|re|ve|ll|d|m)\b)|(?<=[(\[{$\"]) ", re.IGNORECASE
+)
 
 
 def normalise_text(text: str) -> str:
-    """Case-, whitespace-, quote-mark- and dash-insensitive form of a text."""
+    """Case-, whitespace-, quote-mark- and dash-insensitive form of a text; spacing
+    around punctuation and clitics (tokeniser spacing) is left out too."""
     text = unicodedata.normalize("NFKC", text).translate(_QUOTE_TRANS)
     text = text.replace("''", '"')
-    return _WS.sub(" ", text).strip().lower()
+    return _TOKENISER_SPACE.sub("", _WS.sub(" ", text).strip()).lower()
 
 
 #: tokeniser spacing ("When does life begin ? Religions do n't agree ."): a text whose
