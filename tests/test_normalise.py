@@ -84,6 +84,7 @@ def test_normalise_text_folds_tokeniser_spacing() -> None:
         "Officials do n't agree , it 's said . \" It 's weeks , \" the master said ( at 9 % ) ."
     )
     assert normalise_text(spaced) == normalise_text(plain)
+    assert normalise_text("a long - term plan") == normalise_text("a long-term plan")
     # words stay apart: only spacing around punctuation and clitics is folded
     assert normalise_text("do not agree") != normalise_text("donot agree")
     assert normalise_text("Mr Smith's plan") != normalise_text("Mr Smith plan")

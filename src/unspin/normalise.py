@@ -40,10 +40,11 @@ _QUOTE_TRANS = str.maketrans(
     }
 )
 _WS = re.compile(r"\s+")
-#: spaces a tokeniser puts around punctuation and before clitics ("do n't", "Sununu 's",
-#: "weeks , \" the"): where spacing alone differs, two texts are one text
+#: spaces a tokeniser puts around punctuation, hyphens and dashes and before clitics
+#: ("do n't", "Sununu 's", "long - term", "weeks , \" the"): where spacing alone
+#: differs, two texts are one text
 _TOKENISER_SPACE = re.compile(
-    r" (?=[,.;:!?%)\]}\"]|n't\b|'(?:s|re|ve|ll|d|m)\b)|(?<=[(\[{$\"]) ", re.IGNORECASE
+    r" (?=[,.;:!?%)\]}\"-]|n't\b|'(?:s|re|ve|ll|d|m)\b)|(?<=[(\[{$\"-]) ", re.IGNORECASE
 )
 
 
