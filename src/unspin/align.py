@@ -111,9 +111,9 @@ class AlignParams:
     # a series reworded: when True, aligned lines count as carrying other figures (and
     # as keeping them) in any wording, not only when their frames match, provided each
     # of the two lines has figures the other lacks (a rewrite that drops figures, or
-    # adds a converted one beside the kept ones, is not another item). Reuters series
-    # are often written again in other words (the money market on two days, a tender a
-    # week later).
+    # adds a converted one beside the kept ones, is not another item); within one
+    # language only (a translation keeps its figures). Reuters series are often written
+    # again in other words (the money market on two days, a tender a week later).
     series_reworded: bool = True
 
     def __post_init__(self) -> None:
@@ -895,6 +895,9 @@ def series_lines(
         fk = frame_key(ta)
         return "#" in fk.split() and fk == frame_key(tb)
 
+    # in other words only within one language: a translation keeps its figures, and
+    # one edited figure in a short translated text must not make it another item
+    reworded = p.series_reworded and a.lang == b.lang
     differ = 0
     flags = []
     keep: list[tuple[str, str]] = []  # lines that keep their figures, for the agree count
@@ -910,7 +913,7 @@ def series_lines(
                     kept += 1
                     keep.append((ta, tb))
             elif 2 * len(fa & fb) < len(fa | fb) and (
-                (p.series_reworded and fa - fb and fb - fa) or same_frame(ta, tb)
+                (reworded and fa - fb and fb - fa) or same_frame(ta, tb)
             ):
                 # most of the line's figures are others (a corrected figure among kept
                 # ones, "70 cts vs 70" -> "70 cts vs 75", is an edit, not another item)
@@ -922,7 +925,7 @@ def series_lines(
         for ta, tb in keep:
             if not is_series(agree, differ, p):
                 break
-            agree += p.series_reworded or same_frame(ta, tb)
+            agree += reworded or same_frame(ta, tb)
     return agree, differ, flags
 
 
