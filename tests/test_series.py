@@ -137,3 +137,25 @@ def test_a_rewrite_that_drops_figures_is_no_series() -> None:
     assert differ == 0
     al = align(a, b)
     assert al.features["series"] == 0.0
+
+
+def test_one_as_a_pronoun_or_a_name_is_no_figure_of_another_item() -> None:
+    # "one of the" and "BBC One" read as the figure 1: without a 1 in digits beside
+    # them, a reworded line with another number word is not another item's line
+    a, b = _aligned(
+        [
+            "It looks set to be one of the core battlegrounds, with both big parties in it.",
+            "The drama is among the highlights of the season on BBC One this winter.",
+        ],
+        [
+            "It seems likely to be a central battleground, with the two main parties in it.",
+            "The drama heads the £178m winter season of the channel.",
+        ],
+    )
+    groups = [[(k, k, 1.0, 0.97, 1.0, False, True)] for k in range(2)]
+    assert series_lines(a, b, groups, AlignParams())[:2] == (0, 0)
+    # with a 1 written in digits the word counts as the figure it is
+    c, d = _aligned(
+        ["One bid of 1 mln stg was accepted."], ["Two bids of 3 mln stg were accepted."]
+    )
+    assert series_lines(c, d, [[(0, 0, 1.0, 0.97, 1.0, False, True)]], AlignParams())[1] == 1
