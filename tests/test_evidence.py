@@ -425,6 +425,46 @@ def test_artefacts_point_to_the_machine_translated_side() -> None:
     assert _ev("artefacts", ctx(a, b, [(0, 0)], relation="translation")) is None
 
 
+# a source stored in tokeniser spacing, as many news datasets keep their texts, and
+# a rewrite of it in ordinary spacing (texts written for the test)
+SPACED = [
+    "Officials do n't agree on when the harbour will reopen ?",
+    "The port 's board said on Monday , after a long meeting , that repairs will cost "
+    "$ 60 million .",
+    '" It \'s a matter of weeks , " the harbour master said .',
+]
+PLAIN = [
+    "Officials disagree about when the harbour will reopen.",
+    "After a long meeting on Monday, the board of the port put the cost of repairs at $60 million.",
+    '"We are talking about weeks," the harbour master said.',
+]
+
+
+def test_tokeniser_spacing_is_a_texts_format_not_an_artefact() -> None:
+    from unspin.normalise import spaced_style
+
+    assert spaced_style(" ".join(SPACED))
+    assert not spaced_style(" ".join(PLAIN))
+    # a few spaced marks in an ordinary text (a spinner's slips) are not its format
+    assert not spaced_style(" ".join(PLAIN) + " It cost $ 60 , they said . " + " ".join(PLAIN))
+    a, b = doc_of("a", SPACED), doc_of("b", PLAIN)
+    pairs = [(0, 0), (1, 1), (2, 2)]
+    # the spaced source reads as no more damaged than its rewrite
+    v = _ev("artefacts", ctx(a, b, pairs, relation="spun"))
+    assert v is None or v >= 0
+    # the same marks scattered in an ordinary text still count against it
+    slips = doc_of("c", [PLAIN[0], PLAIN[1].replace("$60", "$ 60").replace(",", " ,"), PLAIN[2]])
+    v = _ev("artefacts", ctx(b, slips, pairs, relation="spun"))
+    assert v is not None and v > 0
+
+
+def test_name_variants_fold_typographic_apostrophes_and_possessives() -> None:
+    a = doc_of("a", ["The vote was a blow to Senator Schumer’s plan for the harbour bill."])
+    b = doc_of("b", ["The vote was a blow to Senator Schumer's plan for the harbour bill."])
+    support = _support("Senator Schumer's office said the bill would pass.")
+    assert _ev("name_variants", ctx(a, b, [(0, 0)], relation="spun", support=support)) is None
+
+
 def test_function_words_count_only_when_the_wordier_side_is_longer() -> None:
     a = doc_of("a", ["Council backs harbour plan despite protests by fishermen."])
     b = doc_of(

@@ -77,6 +77,19 @@ def test_normalise_text_folds_case_space_quotes() -> None:
     assert normalise_text("“Hello”  World\n") == normalise_text('"hello" world')
 
 
+def test_normalise_text_folds_tokeniser_spacing() -> None:
+    # one text stored as a tokeniser's output and as written: one normal form
+    plain = "Officials don't agree, it's said. \"It's weeks,\" the master said (at 9%)."
+    spaced = (
+        "Officials do n't agree , it 's said . \" It 's weeks , \" the master said ( at 9 % ) ."
+    )
+    assert normalise_text(spaced) == normalise_text(plain)
+    assert normalise_text("a long - term plan") == normalise_text("a long-term plan")
+    # words stay apart: only spacing around punctuation and clitics is folded
+    assert normalise_text("do not agree") != normalise_text("donot agree")
+    assert normalise_text("Mr Smith's plan") != normalise_text("Mr Smith plan")
+
+
 def test_language() -> None:
     en = detect_language("The council voted on Thursday to approve the new bridge over the river.")
     es = detect_language(

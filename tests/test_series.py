@@ -95,3 +95,67 @@ def test_the_share_decides_and_is_validated() -> None:
         AlignParams(series_share=1.5)
     with pytest.raises(ValueError):
         AlignParams(series_min_lines=0)
+
+
+# the next day's report of MONDAY's market, written again in other words with other
+# figures: no line shares MONDAY's frame, so only the reworded reading sees the series
+TUESDAY_REWORDED = [
+    "The Harbour Board gave the money market 145 mln stg of help in the morning.",
+    "It had expected the market to be short of some 400 mln stg for the day.",
+    "The board bought bills at 9-3/4 pct in the session.",
+    "Dealers said trading was thin.",
+]
+# a condensing rewrite of MONDAY that drops some figures and keeps the rest
+CONDENSED = [
+    "The Harbour Board lent the market 310 mln stg in the morning.",
+    "A shortage had been forecast for the day.",
+    "It bought bills at 9-7/8 pct.",
+    "The market was quiet, dealers said.",
+]
+
+
+def test_a_series_written_again_in_other_words_is_two_items() -> None:
+    a, b = _aligned(MONDAY, TUESDAY_REWORDED)
+    groups = [[(k, k, 1.0, 0.97, 1.0, False, True)] for k in range(4)]
+    # frames only: the reworded lines match no frame, so nothing is counted
+    strict = AlignParams(series_reworded=False)
+    assert series_lines(a, b, groups, strict)[:2] == (0, 0)
+    assert align(a, b, strict).features["series"] == 0.0
+    # in any wording: three lines carry other figures on both sides, none keeps them
+    assert series_lines(a, b, groups, AlignParams())[:2] == (0, 3)
+    al = align(a, b)
+    assert al.features["series"] == 1.0
+    assert reuse_type(a, b, al, ClassifyParams())[0] not in ("copy", "spun", "duplicate")
+
+
+def test_a_rewrite_that_drops_figures_is_no_series() -> None:
+    # a line that keeps some figures and drops others has no figure of its own: not
+    # another item's line; lines that keep all their figures count as kept
+    a, b = _aligned(MONDAY, CONDENSED)
+    groups = [[(k, k, 1.0, 0.97, 1.0, False, True)] for k in range(4)]
+    agree, differ, _ = series_lines(a, b, groups, AlignParams())
+    assert differ == 0
+    al = align(a, b)
+    assert al.features["series"] == 0.0
+
+
+def test_one_as_a_pronoun_or_a_name_is_no_figure_of_another_item() -> None:
+    # "one of the" and "BBC One" read as the figure 1: without a 1 in digits beside
+    # them, a reworded line with another number word is not another item's line
+    a, b = _aligned(
+        [
+            "It looks set to be one of the core battlegrounds, with both big parties in it.",
+            "The drama is among the highlights of the season on BBC One this winter.",
+        ],
+        [
+            "It seems likely to be a central battleground, with the two main parties in it.",
+            "The drama heads the £178m winter season of the channel.",
+        ],
+    )
+    groups = [[(k, k, 1.0, 0.97, 1.0, False, True)] for k in range(2)]
+    assert series_lines(a, b, groups, AlignParams())[:2] == (0, 0)
+    # with a 1 written in digits the word counts as the figure it is
+    c, d = _aligned(
+        ["One bid of 1 mln stg was accepted."], ["Two bids of 3 mln stg were accepted."]
+    )
+    assert series_lines(c, d, [[(0, 0, 1.0, 0.97, 1.0, False, True)]], AlignParams())[1] == 1

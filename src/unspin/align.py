@@ -109,6 +109,14 @@ class AlignParams:
     # articles 12,001-15,500 (docs/benchmarks.md).
     series_share: float = 0.5
     series_min_lines: int = 1
+    # a series reworded: when True, aligned lines count as carrying other figures (and
+    # as keeping them) in any wording, not only when their frames match, provided each
+    # of the two lines has figures the other lacks ("one" as a word only with a 1 in
+    # digits beside it: the pronoun, "BBC One"; a rewrite that drops figures, or
+    # adds a converted one beside the kept ones, is not another item); within one
+    # language only (a translation keeps its figures). Reuters series are often written
+    # again in other words (the money market on two days, a tender a week later).
+    series_reworded: bool = True
 
     def __post_init__(self) -> None:
         for name in (
@@ -914,6 +922,9 @@ def series_lines(
         fk = frame_key(ta)
         return "#" in fk.split() and fk == frame_key(tb)
 
+    # in other words only within one language: a translation keeps its figures, and
+    # one edited figure in a short translated text must not make it another item
+    reworded = p.series_reworded and a.lang == b.lang
     differ = 0
     flags = []
     keep: list[tuple[str, str]] = []  # lines that keep their figures, for the agree count
@@ -928,7 +939,9 @@ def series_lines(
                 if fa:  # the same figures; lines without any cannot tell
                     kept += 1
                     keep.append((ta, tb))
-            elif 2 * len(fa & fb) < len(fa | fb) and same_frame(ta, tb):
+            elif 2 * len(fa & fb) < len(fa | fb) and (
+                (reworded and _own_figures(ta, tb)) or same_frame(ta, tb)
+            ):
                 # most of the line's figures are others (a corrected figure among kept
                 # ones, "70 cts vs 70" -> "70 cts vs 75", is an edit, not another item)
                 changed += 1
@@ -939,8 +952,23 @@ def series_lines(
         for ta, tb in keep:
             if not is_series(agree, differ, p):
                 break
-            agree += same_frame(ta, tb)
+            agree += reworded or same_frame(ta, tb)
     return agree, differ, flags
+
+
+def _own_figures(ta: str, tb: str) -> bool:
+    """Whether each of two lines has a figure the other lacks, "one" as a word left out
+    unless the line also writes 1 in digits: a line of another item in other words
+    ("4.03 billion dlrs" / "4.96 billion dlrs", "six pct" / "6-3/16 pct"), not the
+    pronoun or the name read as a figure ("one of the core battlegrounds", "BBC One"
+    against "£178m")."""
+
+    def own(t: str) -> frozenset[str]:
+        f = figures(t)
+        return f - {"1"} if "1" in f and "1" not in numbers(t) else f
+
+    fa, fb = own(ta), own(tb)
+    return bool(fa - fb) and bool(fb - fa)
 
 
 def is_series(agree: int, differ: int, p: AlignParams) -> bool:

@@ -233,12 +233,13 @@ _LOWER_NAMES = re.compile(
 _SPACED_PUNCT = re.compile(r"\s[,.;:!?](?:\s|$)|[$€£]\s\d|\w\s-\w")
 
 
-def artefact_count(text: str) -> tuple[int, int]:
+def artefact_count(text: str, spaced: bool = False) -> tuple[int, int]:
     """Machine-translation/spinning artefacts in a sentence, and its word count.
 
     Counted: function words capitalised mid-sentence ("met him On Thursday"), words
     glued across a lost space ("homanAccording"), spaces inside numbers and before
-    punctuation ("$ 60", "re -election"), lower-case day and month names, a lower-case
+    punctuation ("$ 60", "re -election"; not in a text written in tokeniser spacing,
+    ``spaced``: there they are its format), lower-case day and month names, a lower-case
     sentence start.
     """
     toks = _TOKEN.findall(text)
@@ -259,7 +260,8 @@ def artefact_count(text: str) -> tuple[int, int]:
             n += 1
         if _GLUED.search(core) and not core.startswith(("Mc", "Mac")):
             n += 1
-    n += len(_SPACED_PUNCT.findall(text))
+    if not spaced:
+        n += len(_SPACED_PUNCT.findall(text))
     n += len(_LOWER_NAMES.findall(text))
     first = next((c for c in text if c.isalpha()), "")
     if first and first.islower():
@@ -267,11 +269,12 @@ def artefact_count(text: str) -> tuple[int, int]:
     return n, max(1, len(toks))
 
 
-def artefact_rate(doc: Doc, idx: set[int]) -> float:
-    """Artefacts per 100 words over the given sentences."""
+def artefact_rate(doc: Doc, idx: set[int], spaced: bool = False) -> float:
+    """Artefacts per 100 words over the given sentences (``spaced``: the text is written
+    in tokeniser spacing, :func:`artefact_count`)."""
     hits = n_words = 0
     for i in idx:
-        h, w = artefact_count(doc.sentences[i].text)
+        h, w = artefact_count(doc.sentences[i].text, spaced)
         hits, n_words = hits + h, n_words + w
     return 100.0 * hits / n_words if n_words else 0.0
 
@@ -423,11 +426,17 @@ def _look_alike(u: str, v: str) -> bool:
     return SequenceMatcher(None, u, v).ratio() >= 0.6
 
 
+_POSSESSIVE = re.compile(r"'s?$")
+
+
 def _names(doc: Doc, idx: set[int]) -> set[str]:
+    """Lower-cased capitalised words not opening a sentence, typographic apostrophes
+    folded and a possessive ending cut ("Schumer’s" and "Schumer's" are one name,
+    "Schumer")."""
     out = set()
     for i in idx:
         for m in regex.finditer(rf"(?<![.!?]\s)(?<!^)\b{UPPER}[\w'’-]+", doc.sentences[i].text):
-            w = m.group(0).lower()
+            w = _POSSESSIVE.sub("", m.group(0).lower().replace("’", "'"))
             if w not in STOPWORDS and len(w) > 2:
                 out.add(w)
     return out
@@ -618,7 +627,7 @@ def _artefacts(c: PairCtx) -> tuple[float, str] | None:
     if c.relation not in ("spun", "copy", "partial"):
         return None
     a, b, ia, ib, support = c.a, c.b, c.ia, c.ib, c.support
-    ra, rb = artefact_rate(a, ia), artefact_rate(b, ib)
+    ra, rb = artefact_rate(a, ia, c.fa.spaced), artefact_rate(b, ib, c.fb.spaced)
     la = _broken_names(a, ia, b, ib) + odd_words(a, ia, b, ib)
     lb = _broken_names(b, ib, a, ia) + odd_words(b, ib, a, ia)
     if c.same_language:  # names and casing compare only within one language
@@ -666,7 +675,7 @@ def _name_variants(c: PairCtx) -> tuple[float, str] | None:
         return None
     a, b, support = c.a, c.b, c.support
     na, nb = _names(a, c.ia), _names(b, c.ib)
-    low_a, low_b = c.lowered
+    low_a, low_b = (t.replace("’", "'") for t in c.lowered)
     only_a = {w for w in na - nb if not _uses(low_b, w, []) and rare_word(w, a.lang)}
     only_b = {w for w in nb - na if not _uses(low_a, w, []) and rare_word(w, b.lang)}
     only_a = {w for w in only_a if any(_look_alike(w, v) for v in nb - na)}

@@ -37,6 +37,7 @@ from unspin.normalise import (
     edit_distance_within,
     figures,
     names,
+    spaced_style,
     words,
     zipf,
 )
@@ -85,6 +86,9 @@ class DocFacts:
     words: frozenset[str]
     joined: str  # the text's words joined by single spaces (for containment of quotes)
     content: tuple[int, ...]  # content sentence indexes
+    #: written in tokeniser spacing (:func:`unspin.normalise.spaced_style`): its spaced
+    #: punctuation is the text's format, not a translation or spinning artefact
+    spaced: bool = False
 
 
 def doc_facts(doc: Doc) -> DocFacts:
@@ -108,6 +112,7 @@ def doc_facts(doc: Doc) -> DocFacts:
         words=frozenset(ws),
         joined=" ".join(ws),
         content=content,
+        spaced=spaced_style(text),
     )
     doc._facts = facts  # type: ignore[attr-defined]
     return facts

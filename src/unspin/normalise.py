@@ -40,13 +40,40 @@ _QUOTE_TRANS = str.maketrans(
     }
 )
 _WS = re.compile(r"\s+")
+#: spaces a tokeniser puts around punctuation, hyphens and dashes and before clitics
+#: ("do n't", "Sununu 's", "long - term", "weeks , \" the"): where spacing alone
+#: differs, two texts are one text
+_TOKENISER_SPACE = re.compile(
+    r" (?=[,.;:!?%)\]}\"-]|n't\b|'(?:s|re|ve|ll|d|m)\b)|(?<=[(\[{$\"-]) ", re.IGNORECASE
+)
 
 
 def normalise_text(text: str) -> str:
-    """Case-, whitespace-, quote-mark- and dash-insensitive form of a text."""
+    """Case-, whitespace-, quote-mark- and dash-insensitive form of a text; spacing
+    around punctuation and clitics (tokeniser spacing) is left out too."""
     text = unicodedata.normalize("NFKC", text).translate(_QUOTE_TRANS)
     text = text.replace("''", '"')
-    return _WS.sub(" ", text).strip().lower()
+    return _TOKENISER_SPACE.sub("", _WS.sub(" ", text).strip()).lower()
+
+
+#: tokeniser spacing ("When does life begin ? Religions do n't agree ."): a text whose
+#: clause punctuation is mostly set off by a space on both sides was stored as a
+#: tokeniser's output (the Penn Treebank convention of many news datasets); its spaced
+#: marks are its format, not damage done by a translator or a spinner. Shares of the
+#: marks (``, . ; : ! ?`` followed by a space or the end) preceded by a space at least
+#: SPACED_STYLE_SHARE, and at least SPACED_STYLE_MIN of them.
+SPACED_STYLE_SHARE = 0.5
+SPACED_STYLE_MIN = 5
+_CLAUSE_MARK = re.compile(r"(\s?)[,.;:!?](?=\s|$)")
+
+
+def spaced_style(text: str) -> bool:
+    """Whether ``text`` is written in tokeniser spacing (see ``SPACED_STYLE_SHARE``)."""
+    spaced = total = 0
+    for m in _CLAUSE_MARK.finditer(text):
+        total += 1
+        spaced += bool(m.group(1))
+    return spaced >= SPACED_STYLE_MIN and spaced >= SPACED_STYLE_SHARE * total
 
 
 def text_hash(text: str) -> str:
