@@ -184,7 +184,10 @@ def subject_of(headline_text: str, rest: tuple[str, ...], lang: str = "en") -> f
     them, or, in a headline without casing (all capitals, title case), the runs of
     headline words the body names with capitals, or the words before a ticker
     (``TICKER``) and the ticker; the lead's (:data:`SUBJECT_LEAD_CHARS`) cased names count
-    too. Each name gives its rarest word, so the house words names share ("Corp",
+    too (of prose lines only: a table's "Year" and "Shr" are every table's); a bracketed
+    name counts as a name, a ticker without its exchange suffix; an uncased headline
+    with none of these (over a bare table) gives its first word. Each name gives its
+    rarest word, so the house words names share ("Corp",
     "Group", "Ministry", "First") are no subject unless a name has nothing rarer. Pure
     and cached: one computation per article, however many pairs read it."""
     head = strip_dateline(headline_text)
@@ -199,8 +202,7 @@ def subject_of(headline_text: str, rest: tuple[str, ...], lang: str = "en") -> f
         n += len(t) + 1
         # prose only (a function word in lower case): a line of a table or notice
         # ("Pay May One, 1987", "Year Oper shr 1.25 dlrs") names no one
-        if any(w in STOPWORDS for w in regex.findall(r"\p{Ll}+", t)):
-            lead.append(t)
+        lead += _prose([t])
     lead_text = "\n".join(lead)
     names: list[list[str]] = []
     if _uncased(head):
@@ -211,11 +213,11 @@ def subject_of(headline_text: str, rest: tuple[str, ...], lang: str = "en") -> f
             # rare ("Docugraphix Inc", not the "Oxford" of "Oxford First Corp" nor "First"):
             # a name's later words are the house words of many ("Corp", "Realty",
             # "Industries"), and the lead of a table or notice names no one else
-            first = words(head[: m.start()])[0]
-            z = zipf(first, lang) or zipf(first, "en") or 0.0
-            return frozenset([*words(m.group(1)), *([first] if z < SUBJECT_RARE_ZIPF else [])])
+            return frozenset(_ticker_words(m.group(1)) | _rare_first(head[: m.start()], lang))
         else:
-            body_names = _name_words("\n".join(rest))
+            # headline words the body's prose names with capitals (a table's lines, "Year",
+            # "Shr", are every table's): the runs of them are names
+            body_names = _name_words("\n".join(_prose(rest)))
             run: list[str] = []
             for w in [*words(head), ""]:
                 if w and w in body_names:
@@ -226,9 +228,39 @@ def subject_of(headline_text: str, rest: tuple[str, ...], lang: str = "en") -> f
     else:
         names += _name_spans(head)
     names += _name_spans(lead_text)
+    out = {w for span in names for w in _distinctive(span, lang)}
     for m in TICKER.finditer(head + "\n" + lead_text):
-        names.append(words(m.group(1)))
-    return frozenset(w for span in names for w in _distinctive(span, lang))
+        if len(m.group(1).split()) == 1:  # a ticker ("PZA", "TSBA.T")
+            out |= _ticker_words(m.group(1))
+        else:  # a name in brackets ("<Qintex America Ltd>", "<OCELOT INDUSTRIES LTD>")
+            out |= _distinctive(words(m.group(1)), lang)
+    if not out and _uncased(head):
+        # no prose to tell the names ("WILSON BROTHERS 4TH QTR" over a table): the wire
+        # opens such a headline with the company, its first word tells it
+        out = _rare_first(head, lang, math.inf)
+    return frozenset(out)
+
+
+def _ticker_words(ticker: str) -> set[str]:
+    """A wire ticker's words without its exchange suffix ("OCBM.SI" -> ocbm, "TSBA.T"
+    -> tsba): the suffix is every company's of that exchange."""
+    return {w for w in words(ticker.split(".")[0]) if len(w) > 1}
+
+
+def _rare_first(head: str, lang: str, below: float = SUBJECT_RARE_ZIPF) -> set[str]:
+    """A wire headline's first word when rarer than ``below`` (``wordfreq`` Zipf; a
+    company name opens it: "Docugraphix", "Transducer"; "Oxford", "First", "New" open
+    many)."""
+    ws = [w for w in words(head) if w not in STOPWORDS]
+    if not ws or ws[0][:1].isdigit():
+        return set()
+    z = zipf(ws[0], lang) or zipf(ws[0], "en") or 0.0
+    return {ws[0]} if z < below else set()
+
+
+def _prose(lines: Sequence[str]) -> list[str]:
+    """The lines with a lower-case function word: prose, not a table's or notice's."""
+    return [t for t in lines if any(w in STOPWORDS for w in regex.findall(r"\p{Ll}+", t))]
 
 
 def article_subject(doc: Doc) -> frozenset[str]:
