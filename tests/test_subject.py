@@ -194,3 +194,31 @@ def test_one_companys_table_and_its_prose_report_are_one_story_in_a_scan() -> No
     f = pair_features(a, b, 0)
     assert f["subjects"] == 1.0 and f["subject_cross"] == 1.0 and f["other_day"] == 0.0
     assert not other_subjects(f, StoryParams())
+
+
+def bare_table(company: str, shr: str) -> str:
+    """A table under a headline without ticker ("WILSON BROTHERS 4TH QTR")."""
+    return (
+        f"{company.upper()} 4TH QTR\n\n"
+        f"Shr loss {shr} cts vs loss 31 cts\n"
+        "    Net loss 1.0 mln vs loss 1.0 mln\n"
+        "    Year\n"
+        "    Shr profit 10 cts vs loss 45 cts\n"
+        " Reuter\n"
+    )
+
+
+def test_a_table_without_ticker_is_its_headlines_company_not_its_lines() -> None:
+    """A bare table's lines ("Year", "Shr") are every table's: they are no subject, so
+    two companies' bare tables do not name each other (nor glue other tables into one
+    story as articles of unknown subject); a ticker's exchange suffix is no name."""
+    a = _doc("a", bare_table("Wilson Brothers", "30"))
+    b = _doc("b", bare_table("Transducer Systems Inc", "12"))
+    assert article_subject(a) == {"wilson"} and article_subject(b) == {"transducer"}
+    f = pair_features(a, b, 0)
+    assert f["subjects"] == 1.0 and f["subject_cross"] == 0.0
+    assert subject_of("OVERSEA-CHINESE BANKING CORP LTD <OCBM.SI> YEAR", ("Shr 21 cts",)) == {
+        "ocbm",
+        "oversea",
+    }
+    assert subject_of("UNITED OVERSEAS BANK LTD <UOBM.SI> YEAR", ("Shr 26.9 cts",)) == {"uobm"}
