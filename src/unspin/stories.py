@@ -456,7 +456,9 @@ def pair_features(
     those sentences alone (0 when one has none). ``subjects`` is 1 when both articles
     have a subject (:func:`article_subject`) and one language (or one too short to tell
     it), and then ``subject_cross`` is :func:`subject_cross` (not model features: the
-    subject rule of :func:`story_probability` reads them)."""
+    subject rule of :func:`story_probability` reads them). ``other_day`` is 1 when both
+    are reports of their own day (:func:`day_bound`) published on other calendar days
+    (the series rule reads it)."""
     ka = ka or StoryKeys(a)
     kb = kb or StoryKeys(b)
     gap = days_apart(a.article.published_at, b.article.published_at)
