@@ -44,7 +44,11 @@ def _subject_feats(a, b, f) -> dict[str, float]:
         return got
     ka, kb = StoryKeys(a), StoryKeys(b)
     f = pair_features(a, b, 0, ka=ka, kb=kb)
-    got = _SEEN[a.id, b.id] = {"subjects": f["subjects"], "subject_cross": f["subject_cross"]}
+    got = _SEEN[a.id, b.id] = {
+        "subjects": f["subjects"],
+        "subject_cross": f["subject_cross"],
+        "other_day": f["other_day"],
+    }
     return got
 
 
@@ -56,6 +60,7 @@ _SEEN: dict[tuple[str, str], dict[str, float]] = {}
 EXTRA = {
     "subjects": lambda a, b, f: _subject_feats(a, b, f)["subjects"],
     "subject_cross": lambda a, b, f: _subject_feats(a, b, f)["subject_cross"],
+    "other_day": lambda a, b, f: _subject_feats(a, b, f)["other_day"],
     "subject_off": lambda a, b, f: (
         _subject_feats(a, b, f)["subjects"] * float(_subject_feats(a, b, f)["subject_cross"] < 0.25)
     ),
@@ -65,7 +70,7 @@ EXTRA = {
 def _cluster_soft(prep, params, w, b, names):
     """``story_feature_trial.cluster`` with the subject rule as the pipeline has it
     (``stories.story_probability``: at most ``related`` for two articles about other actors)."""
-    from unspin.stories import cluster_component, other_subjects, too_far
+    from unspin.stories import cluster_component, other_days, other_subjects, too_far
 
     groups = []
     for m, cf in prep.comps:
@@ -76,7 +81,8 @@ def _cluster_soft(prep, params, w, b, names):
                 probs[pair] = 1.0
             else:
                 pr = 1 / (1 + F.math.exp(-z))
-                probs[pair] = min(pr, params.related) if other_subjects(f, params) else pr
+                capped = other_subjects(f, params) or other_days(f, params)
+                probs[pair] = min(pr, params.related) if capped else pr
                 if too_far(f, params):
                     apart.add(pair)
         groups.extend(cluster_component(m, probs, params, apart))
@@ -173,12 +179,16 @@ def main() -> int:
         # the shipped features fitted as they are; the subject rule a cannot-link in the
         # clustering the grid search and the held-out halves use (0: off, the baseline)
         sets, H = load_halves(a.args[0])
-        drop = ("keys", "subjects", "subject_cross")
+        # a threshold may end in "+day" (the series rule on) or "-day" (off; the default
+        # is the shipped StoryParams.other_day_related)
+        drop = ("keys", "subjects", "subject_cross", "other_day")
         for t in a.args[1:]:
             print("===== subject_veto", t, flush=True)
-            T.StoryParams = partial(StoryParams, subject_veto=float(t))
+            day = {"+day": True, "-day": False}.get(t[-4:], StoryParams.other_day_related)
+            t = t[:-4] if t[-4:] in ("+day", "-day") else t
+            T.StoryParams = partial(StoryParams, subject_veto=float(t), other_day_related=day)
             T.cluster = _cluster_soft
-            extra = {k: EXTRA[k] for k in ("subjects", "subject_cross")}
+            extra = {k: EXTRA[k] for k in ("subjects", "subject_cross", "other_day")}
             T.run(sets, H, extra, names=FEATURES, drop=drop)
     elif a.cmd == "replay":
         with open(a.args[1], "rb") as fh:

@@ -22,7 +22,7 @@ import numpy as np
 import regex
 
 from unspin.model import Doc, Relation, Story
-from unspin.normalise import STOPWORDS, days_apart, words, zipf
+from unspin.normalise import STOPWORDS, days_apart, parse_time, words, zipf
 
 FEATURES = (
     "doc_sim",
@@ -67,6 +67,10 @@ class StoryParams:
     #: 7,839 different-event pairs of one topic; at 0.25 the cross-validated ECB+ ARI fell
     #: 0.960 -> 0.936, at 0.1 it is unchanged. 0 turns the rule off
     subject_veto: float = 0.1
+    #: two reports of their own day (:func:`day_bound`) published on other calendar days
+    #: have event probability at most ``related`` unless text is reused between them
+    #: (``other_day``): one actor's daily series (the money market on Monday and Tuesday)
+    other_day_related: bool = True
     related: float = 0.15  # below same_story but at least this: "related"
     link_sim: float = 0.5  # candidate pairs at least this similar form a component
     max_component: int = 300
@@ -107,19 +111,52 @@ TICKER = regex.compile(r"<([^<>\n]{1,24})>")
 #: how much of the body after the headline counts as the lead (characters): the wire's
 #: hard line breaks cut its first sentence into fragments, so the lead is a length
 SUBJECT_LEAD_CHARS = 240
+#: a ticker-marked company's first name word is part of its subject when rarer than this
+#: (``wordfreq`` Zipf): "Gelco", "Qintex", "Caesars" tell the company, "Oxford", "First",
+#: "Union", "New" are the first words of many
+SUBJECT_RARE_ZIPF = 4.0
+#: words that date a report to its own day: two such reports of the same actor published
+#: on other calendar days (the money market's help on Monday and on Tuesday) are two
+#: events (:func:`day_bound`, ``StoryParams.other_day_related``)
+DAY_DEIXIS = regex.compile(r"(?i)\b(?:today|tonight|this (?:morning|afternoon|evening))\b")
 
 
-def _name_words(text: str) -> set[str]:
-    """The words of ``text``'s cased names (``salient_keys``' ``w:`` keys: capitalised
-    runs, a lone capitalised word after a sentence end left out), months and weekdays
-    left out."""
+def _name_spans(text: str) -> list[list[str]]:
+    """``text``'s cased names, each as its words (``salient_keys``' ``e:`` spans, a lone
+    capitalised word after a sentence end left out, words shorter than 3 letters, months
+    and weekdays dropped)."""
     from unspin.fingerprint import salient_keys
 
     dates = _date_words()
     # lines unindented, so that a table's lone line-opening word ("    Net 4.0 mln") reads
     # as the sentence start it is
     text = "\n".join(line.strip() for line in text.splitlines())
-    return {k[2:] for k in salient_keys(text) if k[0] == "w" and k[2:] not in dates}
+    keys = salient_keys(text)
+    single = {k[2:] for k in keys if k[0] == "w"}
+    spans = []
+    for k in keys:
+        if k[0] == "e":
+            ws = [w for w in k[2:].split() if w in single and w not in dates]
+            if ws:
+                spans.append(ws)
+    return spans
+
+
+def _name_words(text: str) -> set[str]:
+    """The words of ``text``'s cased names (:func:`_name_spans`)."""
+    return {w for span in _name_spans(text) for w in span}
+
+
+def _distinctive(span: Sequence[str], lang: str = "en") -> set[str]:
+    """A name's distinctive word(s): the rarest in the language (``wordfreq``; ties all
+    kept). What tells "Oxford First Corp" from "First Federal Corp" or the "New Zealand
+    Statistics Department" from another country's: not the house word both share."""
+    ws = [w for w in span if len(w) > 1 and w not in STOPWORDS and not w[:1].isdigit()]
+    if not ws:
+        return set()
+    z = {w: zipf(w, lang) or zipf(w, "en") or 0.0 for w in ws}
+    low = min(z.values())
+    return {w for w in ws if z[w] == low}
 
 
 @cache
@@ -139,15 +176,20 @@ def _uncased(text: str) -> bool:
     return not any(c.islower() for c in text) or caps > len(ws) / 2
 
 
-def subject_of(headline_text: str, rest: tuple[str, ...]) -> frozenset[str]:
-    """An article's *subject*: the words of its most salient names, those of its
-    headline and lead (what the item is about: whose earnings, whose bond, which
-    country's index). Headline words count when casing shows them as names, or, in a
-    headline without casing (all capitals, title case), when the body names them with
-    capitals, or a ticker marks them (``TICKER``: the ticker and the words before it);
-    the lead's (:data:`SUBJECT_LEAD_CHARS`) cased names count whole. Pure; computed once
-    per article by :func:`story_keys` (kept with the article's :class:`StoryKeys`), however
-    many pairs read it."""
+def subject_of(headline_text: str, rest: tuple[str, ...], lang: str = "en") -> frozenset[str]:
+    """An article's *subject*: the distinctive words (:func:`_distinctive`) of its most
+    salient names, those of its headline and lead (what the item is about: whose
+    earnings, whose bond, which country's index). Headline names count when casing shows
+    them, or, in a headline without casing (all capitals, title case), the runs of
+    headline words the body names with capitals, or the words before a ticker
+    (``TICKER``) and the ticker; the lead's (:data:`SUBJECT_LEAD_CHARS`) cased names count
+    too (of prose lines only: a table's "Year" and "Shr" are every table's); a bracketed
+    name counts as a name, a ticker without its exchange suffix; an uncased headline
+    with none of these (over a bare table) gives its first word. Each name gives its
+    rarest word, so the house words names share ("Corp",
+    "Group", "Ministry", "First") are no subject unless a name has nothing rarer. Pure;
+    computed once per article by :func:`story_keys` (kept with the article's
+    :class:`StoryKeys`), however many pairs read it."""
     head = strip_dateline(headline_text)
     while rest and not regex.search(r"\p{L}", rest[-1]):
         rest = rest[:-1]
@@ -160,24 +202,65 @@ def subject_of(headline_text: str, rest: tuple[str, ...]) -> frozenset[str]:
         n += len(t) + 1
         # prose only (a function word in lower case): a line of a table or notice
         # ("Pay May One, 1987", "Year Oper shr 1.25 dlrs") names no one
-        if any(w in STOPWORDS for w in regex.findall(r"\p{Ll}+", t)):
-            lead.append(t)
+        lead += _prose([t])
     lead_text = "\n".join(lead)
-    out: set[str] = set()
+    names: list[list[str]] = []
     if _uncased(head):
         m = TICKER.search(head)
         if m is not None and words(head[: m.start()]):
-            # "DWG CORP <DWG> 3RD QTR JAN 31 NET": the words before the ticker
-            out |= set(words(head[: m.start()]))
+            # "DWG CORP <DWG> 3RD QTR JAN 31 NET": the company the wire's ticker marks is
+            # the item's subject, told by the ticker and the name's first word when that is
+            # rare ("Docugraphix Inc", not the "Oxford" of "Oxford First Corp" nor "First"):
+            # a name's later words are the house words of many ("Corp", "Realty",
+            # "Industries"), and the lead of a table or notice names no one else
+            return frozenset(_ticker_words(m.group(1)) | _rare_first(head[: m.start()], lang))
         else:
-            body_names = _name_words("\n".join(rest))
-            out |= {w for w in words(head) if w in body_names}
+            # headline words the body's prose names with capitals (a table's lines, "Year",
+            # "Shr", are every table's): the runs of them are names
+            body_names = _name_words("\n".join(_prose(rest)))
+            run: list[str] = []
+            for w in [*words(head), ""]:
+                if w and w in body_names:
+                    run.append(w)
+                elif run:
+                    names.append(run)
+                    run = []
     else:
-        out |= _name_words(head)
-    out |= _name_words(lead_text)
+        names += _name_spans(head)
+    names += _name_spans(lead_text)
+    out = {w for span in names for w in _distinctive(span, lang)}
     for m in TICKER.finditer(head + "\n" + lead_text):
-        out |= set(words(m.group(1)))
-    return frozenset(w for w in out if len(w) > 1 and w not in STOPWORDS and not w[:1].isdigit())
+        if len(m.group(1).split()) == 1:  # a ticker ("PZA", "TSBA.T")
+            out |= _ticker_words(m.group(1))
+        else:  # a name in brackets ("<Qintex America Ltd>", "<OCELOT INDUSTRIES LTD>")
+            out |= _distinctive(words(m.group(1)), lang)
+    if not out and _uncased(head):
+        # no prose to tell the names ("WILSON BROTHERS 4TH QTR" over a table): the wire
+        # opens such a headline with the company, its first word tells it
+        out = _rare_first(head, lang, math.inf)
+    return frozenset(out)
+
+
+def _ticker_words(ticker: str) -> set[str]:
+    """A wire ticker's words without its exchange suffix ("OCBM.SI" -> ocbm, "TSBA.T"
+    -> tsba): the suffix is every company's of that exchange."""
+    return {w for w in words(ticker.split(".")[0]) if len(w) > 1}
+
+
+def _rare_first(head: str, lang: str, below: float = SUBJECT_RARE_ZIPF) -> set[str]:
+    """A wire headline's first word when rarer than ``below`` (``wordfreq`` Zipf; a
+    company name opens it: "Docugraphix", "Transducer"; "Oxford", "First", "New" open
+    many)."""
+    ws = [w for w in words(head) if w not in STOPWORDS]
+    if not ws or ws[0][:1].isdigit():
+        return set()
+    z = zipf(ws[0], lang) or zipf(ws[0], "en") or 0.0
+    return {ws[0]} if z < below else set()
+
+
+def _prose(lines: Sequence[str]) -> list[str]:
+    """The lines with a lower-case function word: prose, not a table's or notice's."""
+    return [t for t in lines if any(w in STOPWORDS for w in regex.findall(r"\p{Ll}+", t))]
 
 
 def article_subject(doc: Doc) -> frozenset[str]:
@@ -185,21 +268,35 @@ def article_subject(doc: Doc) -> frozenset[str]:
     the content sentences after it."""
     sents = [s.text for s in doc.sentences if not s.boilerplate] or [s.text for s in doc.sentences]
     if doc.article.title:
-        return subject_of(doc.article.title, tuple(sents))
+        return subject_of(doc.article.title, tuple(sents), doc.lang)
     if not sents:
         return frozenset()
-    return subject_of(sents[0], tuple(sents[1:]))
+    return subject_of(sents[0], tuple(sents[1:]), doc.lang)
 
 
 def _word_set(text: str) -> frozenset[str]:
-    """The set of ``text``'s words (computed once per article: :func:`story_keys`)."""
-    return frozenset(words(text))
+    """The words of ``text``'s cased names (:func:`_name_words`) and of its lines without
+    casing (an all-caps headline or table): what the article names, against which
+    another article's subject is matched (a subject word in a lower-case phrase, "the
+    first quarter", "the group", is no mention of "First Corp" or "Lex Group")."""
+    out = set(_name_words(text))
+    for line in text.splitlines():
+        if regex.search(r"\p{L}", line) and _uncased(line):
+            out |= set(words(line))
+    return frozenset(out)
+
+
+def day_bound(text: str) -> bool:
+    """Whether ``text`` reports its own day (:data:`DAY_DEIXIS`: "today", "this
+    morning"): a daily report, whose copies and follow-ups share its day. Computed once
+    per article (:class:`StoryKeys`)."""
+    return DAY_DEIXIS.search(text) is not None
 
 
 def subject_cross(sa: frozenset[str], sb: frozenset[str], wa, wb, lang: str) -> float:
-    """How much of either article's subject the other mentions anywhere: the larger of
-    the two rarity-weighted shares (``wa``/``wb``: each article's word set). 0 when the
-    subjects are disjoint and neither text names the other's."""
+    """How much of either article's subject the other names: the larger of the two
+    rarity-weighted shares of one subject's words among the other's name words
+    (``wa``/``wb``: :func:`_word_set` of each text). 0 when neither names the other's."""
 
     def share(s: frozenset[str], other) -> float:
         tot = math.fsum(_rarity(w, lang) for w in s)
@@ -231,6 +328,7 @@ class StoryKeys:
         "content",
         "subject",
         "words",
+        "day",
     )
 
     def __init__(
@@ -244,11 +342,13 @@ class StoryKeys:
         #: the article's subject (:func:`article_subject`) and all its words: whose item
         #: it is, and whether it names another article's subject anywhere (``whole``: the
         #: article's own StoryKeys, whose values a form item's ``content`` shares)
+        #: and whether it reports its own day (:func:`day_bound`)
         if whole is not None:
-            self.subject, self.words = whole.subject, whole.words
+            self.subject, self.words, self.day = whole.subject, whole.words, whole.day
         else:
             self.subject = article_subject(doc)
             self.words = _word_set(doc.article.text)
+            self.day = day_bound(doc.article.text)
         keys = doc.keys if keys is None else keys
         self.all = {k for k in keys if k[0] in "ewnmd"}
         self.nmd = {k for k in keys if k[0] in "nmd"}
@@ -412,7 +512,9 @@ def pair_features(
     those sentences alone (0 when one has none). ``subjects`` is 1 when both articles
     have a subject (:func:`article_subject`) and one language (or one too short to tell
     it), and then ``subject_cross`` is :func:`subject_cross` (not model features: the
-    subject rule of :func:`story_probability` reads them)."""
+    subject rule of :func:`story_probability` reads them). ``other_day`` is 1 when both
+    are reports of their own day (:func:`day_bound`) published on other calendar days
+    (the series rule reads it)."""
     ka = ka or story_keys(a)
     kb = kb or story_keys(b)
     gap = days_apart(a.article.published_at, b.article.published_at)
@@ -423,6 +525,9 @@ def pair_features(
     )
     lang = b.lang if a.lang == "und" else a.lang
     cross = subject_cross(ka.subject, kb.subject, ka.words, kb.words, lang) if known else 0.0
+    # two reports of their own day, published on other calendar days
+    ta, tb = parse_time(a.article.published_at), parse_time(b.article.published_at)
+    other_day = ta is not None and tb is not None and ta.date() != tb.date() and ka.day and kb.day
     if ka.form_item and kb.form_item:
         # two notices of one kind: similar through their form lines whatever the item;
         # only the rest (whose notice it is, what else it says) tells one event
@@ -444,6 +549,7 @@ def pair_features(
         "days": -1.0 if gap is None else gap,
         "subjects": 1.0 if known else 0.0,
         "subject_cross": cross,
+        "other_day": float(other_day),
     }
 
 
@@ -459,6 +565,13 @@ def other_subjects(feats: dict[str, float], p: StoryParams) -> bool:
     return feats.get("subjects", 0.0) > 0 and feats.get("subject_cross", 1.0) < p.subject_veto
 
 
+def other_days(feats: dict[str, float], p: StoryParams) -> bool:
+    """Whether two articles are reports of their own day published on other calendar
+    days (``other_day``; the series rule, when ``other_day_related``): a daily series of
+    one actor (the money market's help, a central bank's repurchases) on two days."""
+    return p.other_day_related and feats.get("other_day", 0.0) > 0
+
+
 def story_probability(feats: dict[str, float], p: StoryParams) -> float:
     """Probability that two articles report one event: the logistic model over
     ``FEATURES``; for two articles about other actors (:func:`other_subjects`) at most
@@ -468,7 +581,7 @@ def story_probability(feats: dict[str, float], p: StoryParams) -> float:
     alike stay ``related`` (two companies' earnings notices: one topic, other events)."""
     z = p.bias + sum(w * feats[f] for w, f in zip(p.weights, FEATURES))
     prob = 1.0 / (1.0 + math.exp(-z))
-    if other_subjects(feats, p):
+    if other_subjects(feats, p) or other_days(feats, p):
         return min(prob, p.related)
     return prob
 
