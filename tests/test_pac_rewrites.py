@@ -8,8 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from tests.conftest import REPO, SHARED
+from conftest import REPO, SHARED
 
 sys.path.insert(0, str(REPO / "bench"))
 import eval_pac_rewrites as epr  # noqa: E402
