@@ -125,3 +125,10 @@ def test_translationese_features() -> None:
     assert function_word_share(der, {0}) > function_word_share(src, {0})
     assert odd_words(der, {0}, src, {0}) == 1  # "querompen": unknown to English
     assert odd_words(src, {0}, der, {0}) == 0
+
+
+def test_numbers_read_indian_digit_grouping() -> None:
+    from unspin.normalise import numbers
+
+    assert numbers("3,60,000 people and 12,34,567 votes") == {"360000", "1234567"}
+    assert numbers("360,000 people and 1,234,567 votes") == {"360000", "1234567"}

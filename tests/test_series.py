@@ -159,3 +159,21 @@ def test_one_as_a_pronoun_or_a_name_is_no_figure_of_another_item() -> None:
         ["One bid of 1 mln stg was accepted."], ["Two bids of 3 mln stg were accepted."]
     )
     assert series_lines(c, d, [[(0, 0, 1.0, 0.97, 1.0, False, True)]], AlignParams())[1] == 1
+
+
+def test_one_amount_in_two_counting_systems_is_no_other_item() -> None:
+    # an Indian edition of one report: lakh grouping and counting words, same amounts
+    a, b = _aligned(
+        [
+            "More than 360,000 people have died in the war since 2011, officials said.",
+            "The deal averted an assault on the province, where three million people live.",
+        ],
+        [
+            "More than 3,60,000 people have died in the war since 2011, officials said.",
+            "The deal averted an assault on the province, where thirty lakh people live.",
+        ],
+    )
+    groups = [[(k, k, 1.0, 0.97, 1.0, False, True)] for k in range(2)]
+    agree, differ, _ = series_lines(a, b, groups, AlignParams())
+    assert differ == 0
+    assert align(a, b).features["series"] == 0.0

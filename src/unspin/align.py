@@ -958,17 +958,18 @@ def series_lines(
 
 def _own_figures(ta: str, tb: str) -> bool:
     """Whether each of two lines has a figure the other lacks, "one" as a word left out
-    unless the line also writes 1 in digits: a line of another item in other words
-    ("4.03 billion dlrs" / "4.96 billion dlrs", "six pct" / "6-3/16 pct"), not the
-    pronoun or the name read as a figure ("one of the core battlegrounds", "BBC One"
-    against "£178m")."""
+    unless the line also writes 1 in digits, and the two differ in a figure written in
+    digits: a line of another item in other words ("4.03 billion dlrs" / "4.96 billion
+    dlrs", "six pct" / "6-3/16 pct"), not the pronoun or the name read as a figure ("one
+    of the core battlegrounds", "BBC One" against "£178m") nor one amount in two
+    counting words ("three million" / "thirty lakh")."""
 
     def own(t: str) -> frozenset[str]:
         f = figures(t)
         return f - {"1"} if "1" in f and "1" not in numbers(t) else f
 
     fa, fb = own(ta), own(tb)
-    return bool(fa - fb) and bool(fb - fa)
+    return bool(fa - fb) and bool(fb - fa) and bool(numbers(ta) ^ numbers(tb))
 
 
 def is_series(agree: int, differ: int, p: AlignParams) -> bool:

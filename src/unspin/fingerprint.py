@@ -32,7 +32,7 @@ from unspin.normalise import (
 NUM_PERM = 128
 SHINGLE = 3
 #: version of everything that decides a Doc's content; part of the store's cache key
-FINGERPRINT_VERSION = "fp-7"
+FINGERPRINT_VERSION = "fp-8"
 
 _MONTHS = (
     "january february march april may june july august september october november december "

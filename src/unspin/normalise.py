@@ -201,11 +201,12 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 def numbers(text: str) -> set[str]:
-    """Numbers in a text, thousands separators dropped (``1,200`` == ``1200``)."""
+    """Numbers in a text, thousands separators dropped (``1,200`` == ``1200``; the Indian
+    grouping too, ``3,60,000`` == ``360000``)."""
     out = set()
     for m in _NUMBER.finditer(text):
         s = m.group(0)
-        if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", s):
+        if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?|\d{1,2}(,\d{2})+,\d{3}(\.\d+)?", s):
             s = s.replace(",", "")
         out.add(s.rstrip(".,"))
     return out
