@@ -89,6 +89,184 @@ def _cluster_soft(prep, params, w, b, names):
     return {prep.docs[i].id: n for n, g in enumerate(groups) for i in g}
 
 
+def _cluster_hard(prep, params, w, b, names):
+    """``_cluster_soft`` with every capped pair (subject rule, series rule) also a
+    cannot-link, as the span rule's pairs: a group never holds two articles the rules
+    keep apart unless text is reused between them (its probability stays capped)."""
+    from unspin.stories import cluster_component, other_days, other_subjects, too_far
+
+    groups = []
+    for m, cf in prep.comps:
+        probs, apart = {}, set()
+        for pair, f in cf.items():
+            z = b + sum(wk * f[k] for wk, k in zip(w, names))
+            if pair in prep.ps.reuse:
+                probs[pair] = 1.0
+                continue
+            pr = 1 / (1 + F.math.exp(-z))
+            capped = other_subjects(f, params) or other_days(f, params)
+            probs[pair] = min(pr, params.related) if capped else pr
+            if capped or too_far(f, params):
+                apart.add(pair)
+        groups.extend(cluster_component(m, probs, params, apart))
+    return {prep.docs[i].id: n for n, g in enumerate(groups) for i in g}
+
+
+#: bars of the ``same_story`` relation tried (None: main's typing, any pair >= related
+#: in one story; a number: the pair's own capped probability must reach it)
+BARS = (None, 0.15, 0.3, 0.4, 0.5, 0.65)
+
+
+def relation_pairs(prep, s, params, w, b, names, pred, bar):
+    """``same_story`` relations as ``pipeline.story_relations`` types them under ``bar``
+    (None: main's rule), and the gold same-event candidate pairs without reuse."""
+    from unspin.stories import other_days, other_subjects
+
+    got, gold = set(), set()
+    for _, cf in prep.comps:
+        for (i, j), f in cf.items():
+            if (i, j) in prep.ps.reuse or (i, j) not in prep.ps.features:
+                continue
+            a, c = prep.docs[i].id, prep.docs[j].id
+            if s.gold[a] == s.gold[c]:
+                gold.add((a, c))
+            z = b + sum(wk * f[k] for wk, k in zip(w, names))
+            pr = 1 / (1 + F.math.exp(-z))
+            capped = other_subjects(f, params) or other_days(f, params)
+            pc = min(pr, params.related) if capped else pr
+            if pc < params.related or pred[a] != pred[c]:
+                continue
+            if bar is None or (pc >= bar and not capped):
+                got.add((a, c))
+    return got, gold
+
+
+def _prf(got, gold):
+    tp = len(got & gold)
+    p = tp / len(got) if got else float("nan")
+    r = tp / len(gold) if gold else float("nan")
+    f = 2 * p * r / (p + r) if got and gold and p + r else 0.0
+    return p, r, f, len(got)
+
+
+def relations_cv(sets, H, cluster, label):
+    """``story_feature_trial.run``'s procedure (fit on one half of each set, grid
+    search on it, scored on the other half) with ``cluster``; then, on the held-out
+    halves, the ``same_story`` relation's pairwise precision and recall against the
+    gold same-event candidate pairs for each bar of :data:`BARS`, and the bar chosen on
+    the training halves (best mean relation F1 over both sets)."""
+    import itertools
+
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    extra = {k: EXTRA[k] for k in ("subjects", "subject_cross", "other_day")}
+    H = {
+        k: F.Prepared(
+            v.docs,
+            v.ps,
+            [
+                (
+                    m,
+                    {
+                        pr: {
+                            **f,
+                            **{x: fn(v.docs[pr[0]], v.docs[pr[1]], f) for x, fn in extra.items()},
+                        }
+                        for pr, f in cf.items()
+                    },
+                )
+                for m, cf in v.comps
+            ],
+        )
+        for k, v in H.items()
+    }
+    names = FEATURES
+    keep = [k for k, f in enumerate(names) if f != "keys"]
+    res = {}
+    for fold in "AB":
+        rng = np.random.default_rng(0)
+        best = ()
+        for scale in F.TIME_SCALES:
+            tr = {s.name: F.rescale(H[s.name, fold], scale) for s in sets}
+            X, y = [], []
+            for s in sets:
+                for _, cf in tr[s.name].comps:
+                    for (i, j), f in cf.items():
+                        a, bb = tr[s.name].docs[i].id, tr[s.name].docs[j].id
+                        if s.group is not None and s.group[a] != s.group[bb] and rng.random() > 0.1:
+                            continue
+                        X.append([f[k] for k in names])
+                        y.append(int(s.gold[a] == s.gold[bb]))
+            model = LogisticRegression(C=10.0, max_iter=2000).fit(np.array(X)[:, keep], np.array(y))
+            coef = dict(zip(keep, model.coef_[0]))
+            w = tuple(round(float(coef.get(k, 0.0)), 3) for k in range(len(names)))
+            bias = round(float(model.intercept_[0]), 3)
+            base = F.replace(StoryParams(), time_scale_days=scale)
+            for values in itertools.product(*F.GRID.values()):
+                params = F.replace(base, **dict(zip(F.GRID, values)))
+                per = []
+                for s in sets:
+                    pred = cluster(tr[s.name], params, w, bias, names)
+                    ari, _, _, f1, _ = F.scores([d.id for d in tr[s.name].docs], s.gold, pred)
+                    per.append((ari + f1) / 2)
+                strict = (
+                    params.same_story,
+                    -params.attach_max,
+                    params.attach_bar,
+                    params.attach_link,
+                )
+                cand = (round(float(np.mean(per)), 4), strict, -scale, params, w, bias)
+                best = max(best, cand, key=lambda c: c[:3]) if best else cand
+        params, w, bias = best[3], best[4], best[5]
+        # the relation's bar on the training halves
+        tr = {s.name: F.rescale(H[s.name, fold], params.time_scale_days) for s in sets}
+        bar_f1 = {}
+        for bar in BARS:
+            fs = []
+            for s in sets:
+                pred = cluster(tr[s.name], params, w, bias, names)
+                fs.append(
+                    _prf(*relation_pairs(tr[s.name], s, params, w, bias, names, pred, bar))[2]
+                )
+            bar_f1[bar] = float(np.mean(fs))
+        chosen = max((b for b in BARS if b is not None), key=lambda b: (bar_f1[b], b))
+        held = "B" if fold == "A" else "A"
+        print(
+            f"[{label}] fold {fold}: cut={params.same_story} attach={params.attach_max}/"
+            f"{params.attach_bar}/{params.attach_link} scale={params.time_scale_days}; "
+            f"bar chosen on training halves {chosen} (train F1 by bar "
+            + ", ".join(f"{b}: {v:.3f}" for b, v in bar_f1.items())
+            + ")",
+            flush=True,
+        )
+        for s in sets:
+            prep = F.rescale(H[s.name, held], params.time_scale_days)
+            pred = cluster(prep, params, w, bias, names)
+            ids = [d.id for d in prep.docs]
+            r = (*F.scores(ids, s.gold, pred), F.pairs_together(ids, s.gold, pred))
+            print(f"  {s.name} held-out: {F._fmt(r)}")
+            for bar in BARS:
+                p, rc, f1, n = _prf(*relation_pairs(prep, s, params, w, bias, names, pred, bar))
+                mark = " (chosen)" if bar == chosen else (" (main)" if bar is None else "")
+                print(f"    same_story bar {bar}: P {p:.3f} R {rc:.3f} F1 {f1:.3f} n {n}{mark}")
+                res[label, fold, s.name, bar] = (p, rc, f1, n)
+            res[label, fold, s.name, "ari"] = r
+            res[label, fold, s.name, "chosen"] = chosen
+    for s in sets:
+        ari = np.mean([res[label, f, s.name, "ari"][0] for f in "AB"])
+        tog = np.mean([res[label, f, s.name, "ari"][5] for f in "AB"])
+        print(f"[{label}] mean {s.name}: ARI {ari:.3f} together {tog:.3f}")
+        for bar in BARS:
+            p = np.mean([res[label, f, s.name, bar][0] for f in "AB"])
+            r = np.mean([res[label, f, s.name, bar][1] for f in "AB"])
+            print(f"    bar {bar}: P {p:.3f} R {r:.3f}")
+        p = np.mean([res[label, f, s.name, res[label, f, s.name, "chosen"]][0] for f in "AB"])
+        r = np.mean([res[label, f, s.name, res[label, f, s.name, "chosen"]][1] for f in "AB"])
+        print(f"    bar chosen per fold: P {p:.3f} R {r:.3f}")
+    return res
+
+
 def names_of(spec: str) -> tuple[str, ...]:
     parts = spec.split("+")
     if parts[0] != "base":
@@ -145,7 +323,7 @@ def fit_all(sets, H, names):
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("cmd", choices=("halves", "reuters", "cv", "veto", "replay"))
+    ap.add_argument("cmd", choices=("halves", "reuters", "cv", "veto", "replay", "relations"))
     ap.add_argument("args", nargs="*")
     ap.add_argument("--sample", type=int, default=50)
     ap.add_argument("--seed", type=int, default=0)
@@ -190,6 +368,13 @@ def main() -> int:
             T.cluster = _cluster_soft
             extra = {k: EXTRA[k] for k in ("subjects", "subject_cross", "other_day")}
             T.run(sets, H, extra, names=FEATURES, drop=drop)
+    elif a.cmd == "relations":
+        # the same_story relation's pairwise precision / recall under each bar, with the
+        # clustering of main ("soft": capped pairs at most related) or with capped pairs
+        # as cannot-links ("hard")
+        sets, H = load_halves(a.args[0])
+        for how in a.args[1:] or ("soft", "hard"):
+            relations_cv(sets, H, {"soft": _cluster_soft, "hard": _cluster_hard}[how], how)
     elif a.cmd == "replay":
         with open(a.args[1], "rb") as fh:
             prep = pickle.load(fh)

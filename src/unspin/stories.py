@@ -586,6 +586,32 @@ def story_probability(feats: dict[str, float], p: StoryParams) -> float:
     return prob
 
 
+def pair_claim(
+    prob: float, feats: dict[str, float], together: bool, p: StoryParams
+) -> tuple[str, str]:
+    """Relation type of a candidate pair without reuse whose event probability ``prob``
+    (:func:`story_probability`, capped by the rules) is at least ``related``, and why.
+
+    ``same_story`` is a claim about the pair itself, "these two report one event": it
+    needs both articles in one story (``together``) and the pair's own evidence at the
+    cut that forms stories (``same_story``), which a pair the subject or series rule caps
+    never reaches. A pair in one story below it is ``related``: its articles share a story
+    through other members (average linkage and the fragment pass group by the mean over
+    a group), but the pair alone does not show one event (two companies' tables grouped
+    through a third, a series of one actor on other days, topic neighbours)."""
+    if not together:
+        return "related", "grouped into different stories"
+    if prob >= p.same_story:
+        return "same_story", "no passage reuse beyond shared quotations"
+    if other_subjects(feats, p):
+        why = "about other actors (neither names the other's subject)"
+    elif other_days(feats, p):
+        why = "reports of their own day published on other days"
+    else:
+        why = f"own event similarity below the story cut {p.same_story:.2f}"
+    return "related", f"in one story only through other articles: {why}"
+
+
 def _average_linkage(prob: np.ndarray, cut: float, apart: np.ndarray | None = None) -> list[int]:
     """Cluster labels: merge while the mean pairwise probability stays >= cut.
 
