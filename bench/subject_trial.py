@@ -170,7 +170,7 @@ def _prf(got, gold):
     return p, r, f, len(got)
 
 
-def relations_cv(sets, H, cluster, label, figures_veto=StoryParams.figures_veto):
+def relations_cv(sets, H, cluster, label, figures_veto=0.25):
     """``story_feature_trial.run``'s procedure (fit on one half of each set, grid
     search on it, scored on the other half) with ``cluster``; then, on the held-out
     halves, the ``same_story`` relation's pairwise precision and recall against the
@@ -332,6 +332,7 @@ def typing(stage: str, rule: str, out: str | None, k: int, seed: int, chars: int
     if rule == "main":
         cfg = F.replace(cfg, stories=F.replace(cfg.stories, figures_veto=0.0))
         P.story_relations = _main_story_relations
+    # "asis": the checkout on PYTHONPATH as it is (main's src: main's story stage itself)
     res = P.analyse(docs, cfg)
     counts = Counter(r.relation for r in res.relations)
     print(f"rule {rule}: reuters {len(docs)} articles from {docs[0].id}")
@@ -410,7 +411,7 @@ def main() -> int:
     ap.add_argument(
         "cmd", choices=("halves", "reuters", "cv", "veto", "replay", "relations", "stage", "typing")
     )
-    ap.add_argument("--rule", default="branch", help="typing: main or branch (this checkout)")
+    ap.add_argument("--rule", default="branch", help="typing: main, branch or asis (see typing)")
     ap.add_argument("--out", default=None, help="typing: relations as JSON lines")
     ap.add_argument("args", nargs="*")
     ap.add_argument("--sample", type=int, default=50)
@@ -470,7 +471,7 @@ def main() -> int:
         for spec in a.args[1:] or ("soft", "hard"):
             how, _, fv = spec.partition(":")
             cl = {"soft": _cluster_soft, "hard": _cluster_hard}[how]
-            relations_cv(sets, H, cl, spec, float(fv) if fv else StoryParams.figures_veto)
+            relations_cv(sets, H, cl, spec, float(fv) if fv else StoryParams().figures_veto)
     elif a.cmd == "stage":
         # one Reuters slice's pair stage (fingerprints from the store CACHE), kept so that
         # main's and this checkout's story rules type the same pairs (the pair stage is
