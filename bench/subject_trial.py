@@ -449,7 +449,7 @@ def main() -> int:
         sets, H = load_halves(a.args[0])
         # a threshold may end in "+day" (the series rule on) or "-day" (off; the default
         # is the shipped StoryParams.other_day_related)
-        drop = ("keys", "subjects", "subject_cross", "other_day", "lead_figures")
+        drop = ("keys", "subjects", "subject_cross", "other_day", "lead_figures", "lead_figures_n")
         for t in a.args[1:]:
             print("===== subject_veto", t, flush=True)
             day = {"+day": True, "-day": False}.get(t[-4:], StoryParams.other_day_related)
@@ -457,7 +457,14 @@ def main() -> int:
             T.StoryParams = partial(StoryParams, subject_veto=float(t), other_day_related=day)
             T.cluster = _cluster_soft
             extra = {
-                k: EXTRA[k] for k in ("subjects", "subject_cross", "other_day", "lead_figures")
+                k: EXTRA[k]
+                for k in (
+                    "subjects",
+                    "subject_cross",
+                    "other_day",
+                    "lead_figures",
+                    "lead_figures_n",
+                )
             }
             T.run(sets, H, extra, names=FEATURES, drop=drop)
     elif a.cmd == "relations":
