@@ -1330,7 +1330,7 @@ def story_relations(
             continue
         i, j = pair
         pr, f = scored[pair]
-        # same_story is a claim about the pair: one story AND its own evidence (pair_claim)
+        # same_story is a claim about the pair: one story and no rule against the pair
         kind, why = pair_claim(pr, f, story_of[i] == story_of[j], sp)
         a, b = sorted((docs[i].id, docs[j].id))
         out.append(
