@@ -288,3 +288,74 @@ def test_top_sentence_similarity_in_python_is_numpys_to_the_last_bit() -> None:
             vb /= np.linalg.norm(vb, axis=1, keepdims=True)
             assert _top_sent(va, vb) == numpy_top(va, vb)
             assert _top_sent(va, vb, k=1) == numpy_top(va, vb, k=1)
+
+
+def _feats(**kw: float) -> dict[str, float]:
+    f = dict.fromkeys(("doc_sim", "top_sent", "keys", "keys_local", "details", "quotes"), 0.5)
+    return (
+        f
+        | {
+            "dated": 0.0,
+            "time_near": 0.0,
+            "days": -1.0,
+            "subjects": 0.0,
+            "subject_cross": 1.0,
+            "other_day": 0.0,
+        }
+        | kw
+    )
+
+
+def test_a_capped_pair_in_one_story_through_a_third_article_is_no_same_story_claim() -> None:
+    """Articles 1 and 2 are each one event with 0 (0.95) but about other actors (the
+    subject rule caps them at ``related``, 0.15): average linkage puts all three in one
+    story (mean 0.68 >= the cut 0.65); the relation of 1 and 2 is ``related`` (in one
+    story through 0), the other two ``same_story``; a weak pair that no rule caps keeps
+    its claim (on ECB+ and PAC such pairs are mostly one event)."""
+    from types import SimpleNamespace
+
+    from unspin.pipeline import story_relations
+
+    sp = StoryParams()
+    members = [0, 1, 2]
+    other_actors = _feats(subjects=1.0, subject_cross=0.0)
+    feats = {(0, 1): _feats(), (0, 2): _feats(), (1, 2): other_actors}
+    probs = {(0, 1): 0.95, (0, 2): 0.95, (1, 2): sp.related}
+    groups = cluster_component(members, probs, sp)
+    assert groups == [[0, 1, 2]]
+    docs = [SimpleNamespace(id=f"d{i}") for i in members]
+    scored = {pair: (pr, feats[pair]) for pair, pr in probs.items()}
+    rels = story_relations(docs, list(probs), {}, scored, dict.fromkeys(members, 0), sp)
+    kinds = {(r.a, r.b): r.relation for r in rels}
+    assert kinds == {
+        ("d0", "d1"): "same_story",
+        ("d0", "d2"): "same_story",
+        ("d1", "d2"): "related",
+    }
+    capped_rel = next(r for r in rels if r.relation == "related")
+    assert capped_rel.confidence == 0.85
+    assert "in one story only through other articles: about other actors" in capped_rel.reasons[-1]
+    scored[(1, 2)] = (0.3, _feats())  # weak but not capped: still a claim
+    rels = story_relations(docs, list(probs), {}, scored, dict.fromkeys(members, 0), sp)
+    assert {r.relation for r in rels} == {"same_story"}
+
+
+def test_pair_claim_needs_no_rule_against_the_pair_and_names_the_rule() -> None:
+    from unspin.stories import pair_claim, story_probability
+
+    sp = StoryParams()
+    assert pair_claim(0.2, _feats(), True, sp)[0] == "same_story"
+    assert pair_claim(0.99, _feats(), False, sp) == ("related", "grouped into different stories")
+    # two companies' notices the model finds alike: capped at related by the subject rule,
+    # so never a same_story claim even when their group holds both
+    tables = _feats(doc_sim=0.9, top_sent=0.95, keys_local=0.5, subjects=1.0, subject_cross=0.0)
+    pr = story_probability(tables, sp)
+    assert pr == sp.related
+    kind, why = pair_claim(pr, tables, True, sp)
+    assert kind == "related" and "about other actors" in why
+    day = _feats(doc_sim=0.9, top_sent=0.95, keys_local=0.5, other_day=1.0)
+    kind, why = pair_claim(story_probability(day, sp), day, True, sp)
+    assert kind == "related" and "their own day" in why
+    figs = _feats(doc_sim=0.9, top_sent=0.95, keys_local=0.5, lead_figures=0.0, lead_figures_n=3.0)
+    kind, why = pair_claim(story_probability(figs, sp), figs, True, sp)
+    assert kind == "related" and "other figures" in why

@@ -15,6 +15,7 @@ from unspin.pipeline import Config, fingerprint
 from unspin.stories import (
     StoryParams,
     article_subject,
+    other_figures,
     other_subjects,
     pair_features,
     story_probability,
@@ -222,3 +223,55 @@ def test_a_table_without_ticker_is_its_headlines_company_not_its_lines() -> None
         "oversea",
     }
     assert subject_of("UNITED OVERSEAS BANK LTD <UOBM.SI> YEAR", ("Shr 26.9 cts",)) == {"uobm"}
+
+
+def central_bank_rates(day: str, dollar: str, mark: str) -> Article:
+    """An invented central bank's daily rates notice (a series: one slot, other figures)."""
+    text = (
+        "RURITANIAN CENTRAL BANK SETS CROWN/DOLLAR, MARK RATES\n\n"
+        f"The Ruritanian Central Bank set a crown/dollar rate for April {day} of {dollar} to\n"
+        f"the dollar, down from the previous level. The bank also set a crown/mark rate of\n"
+        f"{mark} to the mark, up from the previous level.\n"
+        "The Ruritanian Central Bank said the rates apply to its dealings with Ruritanian\n"
+        "commercial banks in Strelsau and Zenda.\n"
+        " Reuter\n"
+    )
+    return Article(id=f"rates-{day}", text=text, published_at=f"1987-04-0{int(day) - 1}T10:00:00")
+
+
+def test_a_series_item_with_other_figures_in_its_opening_is_not_one_story() -> None:
+    """Session 13, the figures rule: two openings that each give figures, of which the
+    other text has almost none, are two items (a central bank's rates for two days, even
+    published on one morning); at most ``related``, and two stories in a scan. Reports of
+    one event that repeat its figures are not capped."""
+    cfg = Config(embedder="hashing")
+    two = central_bank_rates("2", "780.00/783.90", "429.15/431.30")
+    six = central_bank_rates("6", "781.95/785.86", "430.15/432.30")
+    six = Article(id=six.id, text=six.text, published_at=two.published_at)  # one morning
+    d1, d2 = fingerprint([two, six], cfg)
+    f = pair_features(d1, d2, 0)
+    assert f["other_day"] == 0.0 and f["subject_cross"] == 1.0
+    assert 0.0 <= f["lead_figures"] < StoryParams().figures_veto
+    assert other_figures(f, StoryParams()) and not other_figures(f, StoryParams(figures_veto=0))
+    assert story_probability(f, StoryParams(figures_veto=0)) > 0.5  # alike by the model
+    assert story_probability(f, StoryParams()) == StoryParams().related
+    res = unspin.scan([two, six], config=cfg)
+    assert len(res.stories) == 2
+    assert {r.relation for r in res.relations} == {"related"}
+    # one event: the bid and the target's answer repeat the bid's figures
+    bid = Article(
+        id="bid",
+        text="KESTREL OFFERS 42 DLRS A SHARE FOR MARLOW MILLS\n\nKestrel Group said it offered"
+        " 42 dlrs a share for the 12.5 mln shares of Marlow Mills it does not hold.\n Reuter\n",
+    )
+    answer = Article(
+        id="answer",
+        text="MARLOW MILLS REJECTS KESTREL BID\n\nMarlow Mills said its board rejected the 42"
+        " dlrs a share offer by Kestrel Group for its 12.5 mln shares as too low.\n Reuter\n",
+    )
+    a, b = fingerprint([bid, answer], cfg)
+    g = pair_features(a, b, 0)
+    assert g["lead_figures"] >= StoryParams().figures_veto and not other_figures(g, StoryParams())
+    # an opening with fewer than two figures tells nothing
+    short = _doc("s", "MARLOW MILLS NAMES CHAIRMAN\n\nMarlow Mills named a new chairman.\n")
+    assert pair_features(d1, short, 0)["lead_figures"] == -1.0

@@ -65,6 +65,7 @@ from unspin.stories import (
     component_features,
     components,
     make_stories,
+    pair_claim,
     story_keys,
     story_probability,
     too_far,
@@ -1321,14 +1322,16 @@ def story_relations(
     story_of: dict[int, int],
     sp: StoryParams,
 ) -> list[Relation]:
-    """``same_story`` / ``related`` relations of candidate pairs without reuse."""
+    """``same_story`` / ``related`` relations of candidate pairs without reuse
+    (:func:`unspin.stories.pair_claim`)."""
     out = []
     for pair in pairs:
         if pair in reuse or pair not in scored or scored[pair][0] < sp.related:
             continue
         i, j = pair
         pr, f = scored[pair]
-        kind = "same_story" if story_of[i] == story_of[j] else "related"
+        # same_story is a claim about the pair: one story and no rule against the pair
+        kind, why = pair_claim(pr, f, story_of[i] == story_of[j], sp)
         a, b = sorted((docs[i].id, docs[j].id))
         out.append(
             Relation(
@@ -1341,9 +1344,7 @@ def story_relations(
                     f"{f['top_sent']:.2f}, names/numbers/dates {f['keys']:.2f}, within topic "
                     f"{f['keys_local']:.2f}, shared quotations {int(f['quotes'] * 2)}"
                     + (f", published {f['days']:.1f} days apart)" if f["days"] >= 0 else ")"),
-                    "no passage reuse beyond shared quotations"
-                    if kind == "same_story"
-                    else "grouped into different stories",
+                    why,
                 ],
                 features=f,
             )
