@@ -293,6 +293,67 @@ def test_corpus_stats_updated_from_the_last_run_equal_a_rebuild(tmp_path) -> Non
             assert same(got, CorpusStats([locs[i] for i in pick])), pick
 
 
+def test_corpus_stats_kept_unstored_within_the_bound_equal_a_rebuild(
+    tmp_path, monkeypatch
+) -> None:
+    """Within ``STATS_STORE_EVERY`` articles of the stored statistics a run stores none
+    (the next run updates the stored ones again, by key); past it they are stored. Adds,
+    a removal, an add after the removal, and an article added back: every run's
+    statistics equal a rebuild, and the store is written only when the bound is crossed
+    (it fails with the bound ignored, or with the stored ones taken as current)."""
+    import numpy as np
+
+    import unspin.pipeline as pl
+    from unspin.corpus import CorpusStats, SupportLocal
+    from unspin.fingerprint import prepare
+
+    texts = [
+        "Mayor Ken Vordanek met the Council on Monday.",
+        "Mayor Ken Vordanek met the council on Monday.",
+        "Ken Vordanek opened a school on Friday.",
+        "Shares in Acme rose on Friday, Acme said.",
+        "The council said Acme would build the school.",
+        "Acme said Vordanek would open the Acme school.",
+    ]
+    locs = [SupportLocal(prepare(Article(id=f"a{k}", text=t))) for k, t in enumerate(texts)]
+    keys = [f"k{k}" for k in range(len(locs))]
+    monkeypatch.setattr(pl, "STATS_STORE_EVERY", 2)
+    puts: list[int] = []
+    with Store(tmp_path / "st") as st:
+        real_put = st.memo_put
+
+        def put(kind, items):
+            if kind == "stats":
+                puts.append(len(next(iter(items.values()))[0]))
+            return real_put(kind, items)
+
+        st.memo_put = put  # type: ignore[method-assign]
+        st.memo_put("local", dict(zip(keys, locs)))
+        # (articles now, stored now?): 1 and 2 away from the stored [0, 1, 2] are not
+        # stored, 3 away is; then removals and an add back stay within 2 of the stored
+        # [0, ..., 5], and the last is 3 away
+        steps = [
+            ([0, 1, 2], True),
+            ([0, 1, 2, 3], False),
+            ([0, 1, 2, 3, 4], False),
+            ([0, 1, 2, 3, 4, 5], True),
+            ([0, 1, 2, 3, 5], False),
+            ([0, 2, 3, 5], False),
+            ([0, 2, 3, 5, 1], False),
+            ([2, 3, 5, 1], False),
+            ([3, 5, 1], True),
+        ]
+        for pick, stored in steps:
+            before = len(puts)
+            got = pl.corpus_stats([keys[i] for i in pick], [locs[i] for i in pick], st)
+            want = CorpusStats([locs[i] for i in pick])
+            assert got.n == want.n and got.words == want.words, pick
+            assert got.names == want.names and got.lower == want.lower, pick
+            for a in ("keys", "df", "line_keys", "line_df", "fill_keys", "fill_df"):
+                assert np.array_equal(getattr(got, a), getattr(want, a)), (pick, a)
+            assert (len(puts) > before) == stored, pick
+
+
 def test_changes_depend_only_on_the_fields_their_memo_key_holds() -> None:
     """The changes memo is keyed by ``pipeline.CHANGES_READS``: a relation differing in
     every other field (its confidence, reasons, features, direction reason, coverage,

@@ -1004,6 +1004,13 @@ def _forms_updated(
 #: are updated (each one a merge over all word-pair counts) rather than rebuilt
 STATS_UPDATE_MAX = 64
 
+#: at most this many articles added or removed since the stored statistics: a run
+#: updates them in memory and leaves the stored ones as they are (the next run updates
+#: them again from there), rather than pickling the whole statistics into the store on
+#: every add; past it, the updated statistics are stored (so a run replays at most this
+#: many merges, and stores the statistics once every so many adds)
+STATS_STORE_EVERY = 32
+
 
 def corpus_stats(
     keys: list[str],
@@ -1013,11 +1020,14 @@ def corpus_stats(
 ) -> CorpusStats:
     """:class:`CorpusStats` of the articles with these keys and shares.
 
-    With ``memo`` (a Store) the last run's statistics are kept, and when at most
+    With ``memo`` (a Store) the statistics of an earlier run are kept, and when at most
     ``STATS_UPDATE_MAX`` articles were added or removed since, updated with their shares
     (the counts are additive: the same numbers as a rebuild) instead of recounting every
-    article. ``load(indexes)``: the shares of those articles, for ``locs`` that holds
-    only some (None for the others)."""
+    article. They are stored again only when this run is more than
+    ``STATS_STORE_EVERY`` articles from the stored ones: an add stores no statistics
+    most times (the articles it adds are found again by key next time, their shares are
+    in the memo as ``local``). ``load(indexes)``: the shares of those articles, for
+    ``locs`` that holds only some (None for the others)."""
 
     def shares(idx: Iterable[int]) -> list[SupportLocal]:
         idx = list(idx)
@@ -1027,7 +1037,7 @@ def corpus_stats(
 
     if memo is None or len(set(keys)) != len(keys):
         return CorpusStats(shares(range(len(keys))))
-    # the last run's statistics of this code only: another version's counts (and its
+    # the stored statistics of this code only: another version's counts (and its
     # stored shares, which an update would subtract) may be of other things
     last = f"last:{code_version()}"
     old = memo.memo_get("stats", [last]).get(last)
@@ -1047,6 +1057,8 @@ def corpus_stats(
                 for loc in shares(new):
                     ostats.add(loc)
                 stats = ostats
+                if len(gone) + len(new) <= STATS_STORE_EVERY:
+                    return stats
     if stats is None:
         stats = CorpusStats(shares(range(len(keys))))
     memo.memo_put("stats", {last: (list(keys), stats)})
