@@ -293,9 +293,7 @@ def test_corpus_stats_updated_from_the_last_run_equal_a_rebuild(tmp_path) -> Non
             assert same(got, CorpusStats([locs[i] for i in pick])), pick
 
 
-def test_corpus_stats_kept_unstored_within_the_bound_equal_a_rebuild(
-    tmp_path, monkeypatch
-) -> None:
+def test_corpus_stats_kept_unstored_within_the_bound_equal_a_rebuild(tmp_path, monkeypatch) -> None:
     """Within ``STATS_STORE_EVERY`` articles of the stored statistics a run stores none
     (the next run updates the stored ones again, by key); past it they are stored. Adds,
     a removal, an add after the removal, and an article added back: every run's
