@@ -657,3 +657,104 @@ def test_an_add_computes_only_the_new_articles_inner_pairs(tmp_path, monkeypatch
     assert any("zz-new" in p for p in seen), seen
     assert not inner & set(seen), (inner, seen)
     _same_as_fresh(out, [*arts, new], cfg)
+
+
+def test_quote_groups_from_kept_words_and_verdicts_equal_full_rescans(
+    tmp_path, monkeypatch
+) -> None:
+    """The quotation groups of an add read the words and pair verdicts the last run kept
+    (:class:`unspin.quotes.KnownQuotes` in the store) and work out only the new
+    quotations' pairs: an article whose quotation joins an existing group (a variant of
+    it), an add after a removal, and an article whose quotation makes a group of two
+    with one nobody else carried; every table equals a full rescan each time (it fails
+    with a stale verdict kept for a pair, or with nothing kept: every pair compared)."""
+    import unspin.quotes as qm
+
+    long_q = (
+        "We will rebuild the harbour bridge before the winter storms arrive and every "
+        "family in Eastport will cross it safely"
+    )
+    lone_q = "Nobody in this town has ever seen a railway line close for so long"
+    arts = [
+        Article(
+            id=f"q{k}",
+            text=f"{who} spoke on Monday. \u201c{q}\u201d, {who} said. {tail}",
+        )
+        for k, (who, q, tail) in enumerate(
+            (
+                ("Mayor Ken Vordanek", long_q, "The council agreed."),
+                ("Ken Vordanek", long_q.replace("every family", "each family"), "Rain fell."),
+                ("Ines Moravec", lone_q, "Trains stopped at noon."),
+                ("Grenfield Mining", "Output at the Tarrow pit rose by a third", "Shares rose."),
+            )
+        )
+    ]
+    joiner = Article(
+        id="q9",
+        text=f"Vordanek said: \u201c{long_q.replace('harbour bridge', 'old bridge')}\u201d. "
+        "He left at noon.",
+    )
+    pairer = Article(
+        id="q8", text=f"A resident agreed. \u201c{lone_q}\u201d, said Ada Kell. It rained."
+    )
+    cfg = Config(embedder="hashing")
+    out = tmp_path / "res"
+    unspin.scan(arts_folder(tmp_path, arts), out=out, config=cfg)
+    compared: list[tuple] = []
+    real = qm.are_variants
+
+    def counting(a, b):
+        compared.append((a, b))
+        return real(a, b)
+
+    monkeypatch.setattr(qm, "are_variants", counting)
+    now = list(arts)
+    for step in ("add joiner", "remove q1", "add q1", "add pairer"):
+        compared.clear()
+        if step == "add joiner":
+            unspin.add([joiner], out=out, config=cfg)
+            now.append(joiner)
+        elif step == "remove q1":
+            unspin.remove(["q1"], out=out, config=cfg)
+            now = [a for a in now if a.id != "q1"]
+        elif step == "add q1":
+            unspin.add([arts[1]], out=out, config=cfg)
+            now.append(arts[1])
+        else:
+            unspin.add([pairer], out=out, config=cfg)
+            now.append(pairer)
+        new_words = {
+            qm.quote_words(q.text)
+            for a in ({"add joiner": [joiner], "add pairer": [pairer]}.get(step, []))
+            for q in unspin.pipeline.prepare_work(None, a).quotes
+        }
+        # only pairs with a new quotation are compared (none for the removal, nor for
+        # the article added back: its pairs' verdicts were kept, whatever their order)
+        assert all(a in new_words or b in new_words for a, b in compared), (step, compared)
+        monkeypatch.setattr(qm, "are_variants", real)
+        _same_as_fresh(out, now, cfg)
+        monkeypatch.setattr(qm, "are_variants", counting)
+    groups = read_tables(out)["quotes"]
+    assert any({"q0", "q9"} <= set(g["articles"]) for g in groups)
+    assert any({"q2", "q8"} <= set(g["articles"]) for g in groups)
+
+
+def test_are_variants_is_symmetric() -> None:
+    """The kept verdicts are stored once per unordered pair (``KnownQuotes.variant``),
+    which holds only while :func:`unspin.quotes.are_variants` is symmetric."""
+    from itertools import permutations
+
+    from unspin.quotes import are_variants, quote_words
+
+    texts = [
+        "we will rebuild the harbour bridge before the winter",
+        "we will rebuild the old bridge before the winter",
+        "rebuild the harbour bridge before the winter",
+        "the harbour bridge",
+        "we shall rebuild a harbour bridge before winter",
+        "nobody has seen the line close for so long",
+        "we will build the harbour bridge before the winter storms",
+    ]
+    ws = [quote_words(t) for t in texts]
+    for a, b in permutations(ws, 2):
+        assert are_variants(a, b) == are_variants(b, a), (a, b)

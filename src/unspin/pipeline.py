@@ -1657,21 +1657,49 @@ def quote_speakers(
     return lambda d: got[keys[d.id]]
 
 
+def kept_quotes(memo: Any) -> Any:
+    """The quotation words and pair verdicts the last run kept in ``memo`` (a Store), as
+    a :class:`~unspin.quotes.KnownQuotes` (empty when none was kept by this code)."""
+    from unspin.quotes import KnownQuotes
+
+    slot = f"known:{code_version()}"
+    return memo.memo_get("quotes", [slot]).get(slot) or KnownQuotes()
+
+
+def keep_quotes(memo: Any, known: Any, before: int) -> None:
+    """Store what this run's quotation groups read (``known.kept()``), when it worked
+    out anything new or read under half of the ``before`` entries it was given (the
+    quotations of removed articles dropped out); otherwise the kept state stands."""
+    used = len(known.used_words) + len(known.used_variants)
+    if known.added or used < before / 2:
+        memo.memo_put("quotes", {f"known:{code_version()}": known.kept()})
+
+
 def provenance(
     result: Result,
     changes_fn: Callable[[Result], list] | None = None,
     speakers: Callable[[Doc], list[str | None]] | None = None,
+    memo: Any = None,
 ) -> Result:
     """:func:`unspin.provenance.add_provenance` (quotation groups, lineage, changes),
     with the lineage built story by story (:func:`story_lineage`): the same tables.
-    ``speakers``: each doc's quotation speakers when kept (:func:`quote_speakers`)."""
+    ``speakers``: each doc's quotation speakers when kept (:func:`quote_speakers`).
+    ``memo`` (a Store): the quotation groups read the words and pair verdicts of the
+    last run from it (:func:`kept_quotes`) and work out only the new quotations'."""
     from unspin.changes import changes_for_result
     from unspin.quotes import doc_speakers, quote_groups
 
     derived = frozenset(r.derivative for r in result.relations if r.derivative)
+    known = kept_quotes(memo) if memo is not None else None
+    before = len(known.words) + len(known.variants) if known is not None else 0
     result.quotes = quote_groups(
-        [d for d in result.docs if d.quotes], derived=derived, speakers=speakers or doc_speakers
+        [d for d in result.docs if d.quotes],
+        derived=derived,
+        speakers=speakers or doc_speakers,
+        known=known,
     )
+    if memo is not None:
+        keep_quotes(memo, known, before)
     result.lineage = story_lineage(result, result.quotes)
     result.changes = (changes_fn or changes_for_result)(result)
     return result
