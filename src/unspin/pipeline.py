@@ -827,13 +827,15 @@ def corpus_context(
     memo: Any = None,
     article_keys: Sequence[str] | None = None,
     need: Iterable[int] | None = None,
+    qkeys: list[set[str]] | None = None,
 ) -> PairContext:
     """Per-article support shares and quotation keys, and the global statistics.
 
     ``article_keys``: each doc's :func:`article_key`, when the caller has them.
     ``need``: with ``memo``, the only docs whose shares the caller reads (the others are
     None in ``locals``): the shares of the rest are read from the memo only where the
-    statistics must be rebuilt, not updated (see :func:`corpus_stats`)."""
+    statistics must be rebuilt, not updated (see :func:`corpus_stats`). ``qkeys``: each
+    doc's :func:`quote_keys`, when the caller has them."""
     ak = article_keys or [article_key(d.article, config.embedder) for d in docs]
     # by code version too: a stored share is what this code's SupportLocal computes
     keys = [f"{code_version()}:{a}" for a in ak]
@@ -853,7 +855,8 @@ def corpus_context(
 
     load(range(len(docs)) if need is None or memo is None else need)
     stats = corpus_stats(keys, locs, memo, load)
-    qkeys = [quote_keys(d, config.candidates.quote_min_words) for d in docs]
+    if qkeys is None:
+        qkeys = [quote_keys(d, config.candidates.quote_min_words) for d in docs]
     # every article's form lines: a pile verdict that story features of any pair of a
     # component read (kept from the last run and redone only where the pile's counts
     # of an article's lines or frames moved: :func:`pile_forms`)
@@ -1098,9 +1101,17 @@ def pair_stage(
             return engine.map_pairs(fn, items, ctx, stage="k-NN blocks", min_parallel=2)
 
     rep = representatives(docs)
+    # each doc's quotation keys once, for the quotation candidates and the context
+    qkeys = (
+        context.qkeys
+        if context is not None
+        else [quote_keys(d, config.candidates.quote_min_words) for d in docs]
+    )
     pairs = timed(
         "candidates",
-        lambda: sorted(grouped_candidate_pairs(docs, config.candidates, akeys, memo, mapper, rep)),
+        lambda: sorted(
+            grouped_candidate_pairs(docs, config.candidates, akeys, memo, mapper, rep, qkeys)
+        ),
     )
     second = timed("second encoder", lambda: plan(docs, pairs, config, rep, cache or memo))
     pairs = second.pairs
@@ -1115,7 +1126,7 @@ def pair_stage(
     # with a memo, the statistics and form lines first (the pair keys hold the form
     # lines); the shares of the docs that pairs to compute or replay read, after
     ctx = context or corpus_context(
-        docs, config, engine, memo, ak or None, need if memo is not None else None
+        docs, config, engine, memo, ak or None, need if memo is not None else None, qkeys
     )
     if memo is not None:
         slot = f"last:{ck}"
