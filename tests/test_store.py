@@ -193,3 +193,49 @@ def test_add_articles_and_remove_equal_a_fresh_scan(tmp_path):
     assert "a0-copy" not in {r["id"] for r in read_tables(out)["articles"]}
     with pytest.raises(KeyError, match="nope"):
         unspin.remove(["nope"], out=out, config=cfg)
+
+
+def test_index_appended_for_added_docs_equals_a_whole_write(tmp_path, monkeypatch):
+    """An index holding the first docs gets only the new docs' ids and vectors; one
+    whose ids or vectors are not the first docs' (a doc replaced, removed, reordered,
+    ids left stale) is written whole. Each time the index equals a whole write."""
+    import dataclasses
+
+    import faiss
+    import numpy as np
+
+    docs = embedded(articles())
+    whole: list[int] = []
+    real = Store._append_index
+
+    def spy(self, ds):
+        done = real(self, ds)
+        if not done:
+            whole.append(len(ds))
+        return done
+
+    monkeypatch.setattr(Store, "_append_index", spy)
+
+    def check(st, want):
+        index, ids = st.load_index()
+        assert ids == [d.id for d in want]
+        got = faiss.downcast_index(index.index).reconstruct_n(0, index.ntotal)
+        assert np.array_equal(got, np.stack([d.doc_vector for d in want]))
+        assert faiss.vector_to_array(index.id_map).tolist() == list(range(len(want)))
+
+    other = dataclasses.replace(docs[1], doc_vector=docs[1].doc_vector[::-1].copy())
+    with Store(tmp_path) as st:
+        st.write_index(docs[:1])  # nothing stored yet: whole
+        st.write_index(docs[:3])  # appended
+        check(st, docs[:3])
+        assert whole == [1]
+        st.write_index([docs[0], other, docs[2]])  # a doc's vector changed: whole
+        check(st, [docs[0], other, docs[2]])
+        st.write_index([docs[0], docs[2]])  # a removal: whole
+        check(st, [docs[0], docs[2]])
+        assert whole == [1, 3, 2]
+        st.con.execute("DELETE FROM index_ids WHERE faiss_id = 1")
+        st.con.commit()
+        st.write_index([docs[0], docs[2], docs[1]])  # stale ids: whole
+        check(st, [docs[0], docs[2], docs[1]])
+        assert whole == [1, 3, 2, 3]

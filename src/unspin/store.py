@@ -400,9 +400,16 @@ class Store:
     # ------------------------------------------------------------ vector index
 
     def write_index(self, docs: Sequence[Doc]) -> None:
-        """Write an inner-product faiss index of the doc vectors; faiss id i -> docs[i].id."""
+        """Write an inner-product faiss index of the doc vectors; faiss id i -> docs[i].id.
+
+        When the stored index holds the first docs already (the same ids in order, the
+        same vectors: an add appends its articles to the archive), only the new docs'
+        ids and vectors are added to it (:meth:`_append_index`); otherwise it is
+        written whole."""
         import faiss
 
+        if docs and self._append_index(docs):
+            return
         with self.con:
             self.con.execute("DELETE FROM index_ids")
             self.con.executemany(
@@ -419,6 +426,45 @@ class Store:
         faiss.write_index(index, str(tmp))
         os.chmod(tmp, FILE_MODE)
         os.replace(tmp, self.index_path)
+
+    def _append_index(self, docs: Sequence[Doc]) -> bool:
+        """Add the docs after the stored index's to it (ids committed first, then the
+        index file replaced, as a whole write does); False (nothing written) when the
+        stored index is not the first docs' (missing, stale, other ids or vectors)."""
+        import faiss
+
+        try:
+            old = self.load_index()
+        except StoreError:
+            return False
+        if old is None:
+            return False
+        index, ids = old
+        n = len(ids)
+        if n == 0 or n > len(docs) or [d.id for d in docs[:n]] != ids:
+            return False
+        flat = faiss.downcast_index(index.index)
+        if not isinstance(flat, faiss.IndexFlatIP) or flat.d != len(docs[0].doc_vector):
+            return False
+        kept = flat.reconstruct_n(0, n)
+        now = np.stack([d.doc_vector for d in docs[:n]]).astype(np.float32, copy=False)
+        if kept.shape != now.shape or not np.array_equal(kept, now):
+            return False
+        if n == len(docs):
+            return True
+        with self.con:
+            self.con.executemany(
+                "INSERT INTO index_ids VALUES (?, ?)",
+                [(i, docs[i].id) for i in range(n, len(docs))],
+            )
+        self._pending = 0
+        vecs = np.ascontiguousarray(np.stack([d.doc_vector for d in docs[n:]]), np.float32)
+        index.add_with_ids(vecs, np.arange(n, len(docs), dtype=np.int64))
+        tmp = self.index_path.with_suffix(".faiss.tmp")
+        faiss.write_index(index, str(tmp))
+        os.chmod(tmp, FILE_MODE)
+        os.replace(tmp, self.index_path)
+        return True
 
     def load_index(self) -> tuple[Any, list[str]] | None:
         """The faiss index and the article id of each faiss id (None if none was written,
