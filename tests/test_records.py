@@ -73,6 +73,11 @@ def test_json_lines_equal_json_dumps() -> None:
             want = json.dumps(row)
         assert _json_line(row) == want + "\n"
     assert _flat({"y": "naïve"}) == json.dumps({"y": "naïve"}, ensure_ascii=False)
+    # a whole table: encoded at once, or line by line when a row is not valid Unicode
+    from unspin.output import _table_bytes
+
+    for table in (rows[:1], rows, [rows[0], rows[2]], []):
+        assert _table_bytes(table) == "".join(map(_json_line, table)).encode("utf-8")
 
 
 def test_parquet_cells_keep_text_and_replace_lone_surrogates() -> None:

@@ -101,6 +101,17 @@ def _json_line(row: dict[str, Any]) -> str:
     return line + "\n"
 
 
+def _table_bytes(rows: list[dict[str, Any]]) -> bytes:
+    """The table's JSON lines (:func:`_json_line` of each row) as UTF-8: encoded once as
+    a whole, and line by line only when some row holds text that is not valid Unicode
+    (those rows then get their all-ASCII escapes, as :func:`_json_line` gives them)."""
+    enc = _UNICODE.encode
+    try:
+        return "".join([enc(row) + "\n" for row in rows]).encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join(_json_line(row) for row in rows).encode("utf-8")
+
+
 def _create(path: Path) -> int:
     return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, FILE_MODE)
 
@@ -216,7 +227,7 @@ def _write_generation(
             old = {}
     names, digests, to_parquet, lines = [], {}, {}, {}
     for name, rows in tables.items():
-        data = "".join(_json_line(row) for row in rows).encode("utf-8")
+        data = _table_bytes(rows)
         digest = [hashlib.sha1(data).hexdigest(), len(data)]
         digests[name] = digest
         names.append(f"{name}.jsonl")
