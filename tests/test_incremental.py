@@ -758,3 +758,55 @@ def test_are_variants_is_symmetric() -> None:
     ws = [quote_words(t) for t in texts]
     for a, b in permutations(ws, 2):
         assert are_variants(a, b) == are_variants(b, a), (a, b)
+
+
+def test_an_add_reads_only_its_neighbourhoods_sentence_vectors(tmp_path, monkeypatch) -> None:
+    """The stored docs of an add are read without their sentence vectors, which are read
+    on first use: only the docs the add's work touches (its candidate pairs, the
+    components it joins), not the pile's; the tables still equal a full rescan (an add
+    of a near copy, then of an article after a removal). Fails with every doc's vectors
+    read (the k-NN rows taken from the docs, or the docs read eagerly)."""
+    import unspin.store as sm
+    from unspin.candidates import CandidateParams
+
+    topics = [
+        ("Grenfield Mining", "output at its Tarrow pit rose by a third in May"),
+        ("The Lisk Valley railway", "its line would close for repairs until March"),
+        ("Oberline Foods", "it bought the Pellmar dairy for 40 million dollars"),
+        ("Mayor Ken Vordanek", "the Harbour Bridge in Eastport would open in June"),
+        ("Castellan Air", "it would fly twice a day from Oslo to Riga next year"),
+        ("The Dunmore orchestra", "its new hall seats two thousand and opens in autumn"),
+        ("Keswin Motors", "it recalled nine hundred vans over a faulty brake part"),
+        ("The Harwell museum", "a stolen painting by Ilse Varga was found in a barn"),
+    ]
+    others = (
+        "Miners at the pit welcomed the figures.",
+        "Commuters will have to take buses instead.",
+        "The dairy employs three hundred people.",
+        "Engineers finished the last span in April.",
+        "Tickets go on sale in the spring.",
+        "The first concert is already sold out.",
+        "Owners can have the part replaced for free.",
+        "Police have not said who took it.",
+    )
+    arts = [
+        Article(id=f"t{k}", text=f"{who} said on Monday that {what}. {other}")
+        for k, ((who, what), other) in enumerate(zip(topics, others))
+    ]
+    # each article's 2 nearest documents (the default 20 would make every pair of a
+    # pile this small a candidate)
+    cfg = Config(embedder="hashing", candidates=CandidateParams(doc_k=2))
+    out = tmp_path / "res"
+    unspin.scan(arts_folder(tmp_path, arts), out=out, config=cfg)
+    read: set[str] = set()
+    real = sm._read_vectors
+    monkeypatch.setattr(sm, "_read_vectors", lambda *a: read.add(a[1]) or real(*a))
+    copy = Article(id="t0-copy", text=arts[0].text.replace("by a third", "by a quarter"))
+    unspin.add([copy], out=out, config=cfg)
+    assert 0 < len(read) < len(arts) // 2, len(read)
+    _same_as_fresh(out, [*arts, copy], cfg)
+    unspin.remove(["t3"], out=out, config=cfg)
+    read.clear()
+    unspin.add([arts[3]], out=out, config=cfg)
+    assert 0 < len(read) < len(arts) // 2, len(read)
+    _same_as_fresh(out, [a for a in arts if a.id != "t3"] + [copy, arts[3]], cfg)

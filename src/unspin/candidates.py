@@ -535,12 +535,30 @@ def sentence_rows(
     ]
     if cache is not None and keys is not None and (old is None or old[0] != keys):
         cache.memo_put("rows", {"last": (list(keys), positions)})
-    owner, rows = [], []
-    for di, d in enumerate(docs):
+    owner, at = [], []
+    for di in range(len(docs)):
         for k in positions[di]:
             owner.append(di)
-            rows.append(d.sentence_vectors[k])
-    return owner, rows
+            at.append(k)
+    return owner, _Rows(docs, owner, at)
+
+
+class _Rows(Sequence):
+    """The indexed sentences' vectors, each taken from its doc when read: the k-NN
+    update reads only the new rows (the kept ones come from the store's vector file,
+    :func:`_kept_vectors`), so the other docs' vectors are never touched (a store's
+    docs read them on first use)."""
+
+    def __init__(self, docs: Sequence[Doc], owner: list[int], at: list[int]) -> None:
+        self.docs, self.owner, self.at = docs, owner, at
+
+    def __len__(self) -> int:
+        return len(self.owner)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        return self.docs[self.owner[i]].sentence_vectors[self.at[i]]
 
 
 def sentence_hits(

@@ -382,7 +382,13 @@ def fingerprint(
     embedder = get_embedder(config.embedder)
     docs: list[Doc | None] = [None] * len(articles)
     todo = []
-    hits = cache.get_docs(articles, embedder.name) if cache is not None else [None] * len(docs)
+    # stored docs with their sentence vectors read on first use (the work of an add
+    # touches a few docs' vectors; the k-NN rows of the others are kept in the store)
+    hits = (
+        cache.get_docs(articles, embedder.name, lazy=True)
+        if cache is not None
+        else [None] * len(docs)
+    )
     for i, hit in enumerate(hits):
         if hit is not None:
             mark_coverage([hit], embedder)
