@@ -293,6 +293,65 @@ def test_corpus_stats_updated_from_the_last_run_equal_a_rebuild(tmp_path) -> Non
             assert same(got, CorpusStats([locs[i] for i in pick])), pick
 
 
+def test_corpus_stats_kept_unstored_within_the_bound_equal_a_rebuild(tmp_path, monkeypatch) -> None:
+    """Within ``STATS_STORE_EVERY`` articles of the stored statistics a run stores none
+    (the next run updates the stored ones again, by key); past it they are stored. Adds,
+    a removal, an add after the removal, and an article added back: every run's
+    statistics equal a rebuild, and the store is written only when the bound is crossed
+    (it fails with the bound ignored, or with the stored ones taken as current)."""
+    import numpy as np
+
+    import unspin.pipeline as pl
+    from unspin.corpus import CorpusStats, SupportLocal
+    from unspin.fingerprint import prepare
+
+    texts = [
+        "Mayor Ken Vordanek met the Council on Monday.",
+        "Mayor Ken Vordanek met the council on Monday.",
+        "Ken Vordanek opened a school on Friday.",
+        "Shares in Acme rose on Friday, Acme said.",
+        "The council said Acme would build the school.",
+        "Acme said Vordanek would open the Acme school.",
+    ]
+    locs = [SupportLocal(prepare(Article(id=f"a{k}", text=t))) for k, t in enumerate(texts)]
+    keys = [f"k{k}" for k in range(len(locs))]
+    monkeypatch.setattr(pl, "STATS_STORE_EVERY", 2)
+    puts: list[int] = []
+    with Store(tmp_path / "st") as st:
+        real_put = st.memo_put
+
+        def put(kind, items):
+            if kind == "stats":
+                puts.append(len(next(iter(items.values()))[0]))
+            return real_put(kind, items)
+
+        st.memo_put = put  # type: ignore[method-assign]
+        st.memo_put("local", dict(zip(keys, locs)))
+        # (articles now, stored now?): 1 and 2 away from the stored [0, 1, 2] are not
+        # stored, 3 away is; then removals and an add back stay within 2 of the stored
+        # [0, ..., 5], and the last is 3 away
+        steps = [
+            ([0, 1, 2], True),
+            ([0, 1, 2, 3], False),
+            ([0, 1, 2, 3, 4], False),
+            ([0, 1, 2, 3, 4, 5], True),
+            ([0, 1, 2, 3, 5], False),
+            ([0, 2, 3, 5], False),
+            ([0, 2, 3, 5, 1], False),
+            ([2, 3, 5, 1], False),
+            ([3, 5, 1], True),
+        ]
+        for pick, stored in steps:
+            before = len(puts)
+            got = pl.corpus_stats([keys[i] for i in pick], [locs[i] for i in pick], st)
+            want = CorpusStats([locs[i] for i in pick])
+            assert got.n == want.n and got.words == want.words, pick
+            assert got.names == want.names and got.lower == want.lower, pick
+            for a in ("keys", "df", "line_keys", "line_df", "fill_keys", "fill_df"):
+                assert np.array_equal(getattr(got, a), getattr(want, a)), (pick, a)
+            assert (len(puts) > before) == stored, pick
+
+
 def test_changes_depend_only_on_the_fields_their_memo_key_holds() -> None:
     """The changes memo is keyed by ``pipeline.CHANGES_READS``: a relation differing in
     every other field (its confidence, reasons, features, direction reason, coverage,
@@ -598,3 +657,156 @@ def test_an_add_computes_only_the_new_articles_inner_pairs(tmp_path, monkeypatch
     assert any("zz-new" in p for p in seen), seen
     assert not inner & set(seen), (inner, seen)
     _same_as_fresh(out, [*arts, new], cfg)
+
+
+def test_quote_groups_from_kept_words_and_verdicts_equal_full_rescans(
+    tmp_path, monkeypatch
+) -> None:
+    """The quotation groups of an add read the words and pair verdicts the last run kept
+    (:class:`unspin.quotes.KnownQuotes` in the store) and work out only the new
+    quotations' pairs: an article whose quotation joins an existing group (a variant of
+    it), an add after a removal, and an article whose quotation makes a group of two
+    with one nobody else carried; every table equals a full rescan each time (it fails
+    with a stale verdict kept for a pair, or with nothing kept: every pair compared)."""
+    import unspin.quotes as qm
+
+    long_q = (
+        "We will rebuild the harbour bridge before the winter storms arrive and every "
+        "family in Eastport will cross it safely"
+    )
+    lone_q = "Nobody in this town has ever seen a railway line close for so long"
+    arts = [
+        Article(
+            id=f"q{k}",
+            text=f"{who} spoke on Monday. \u201c{q}\u201d, {who} said. {tail}",
+        )
+        for k, (who, q, tail) in enumerate(
+            (
+                ("Mayor Ken Vordanek", long_q, "The council agreed."),
+                ("Ken Vordanek", long_q.replace("every family", "each family"), "Rain fell."),
+                ("Ines Moravec", lone_q, "Trains stopped at noon."),
+                ("Grenfield Mining", "Output at the Tarrow pit rose by a third", "Shares rose."),
+            )
+        )
+    ]
+    joiner = Article(
+        id="q9",
+        text=f"Vordanek said: \u201c{long_q.replace('harbour bridge', 'old bridge')}\u201d. "
+        "He left at noon.",
+    )
+    pairer = Article(
+        id="q8", text=f"A resident agreed. \u201c{lone_q}\u201d, said Ada Kell. It rained."
+    )
+    cfg = Config(embedder="hashing")
+    out = tmp_path / "res"
+    unspin.scan(arts_folder(tmp_path, arts), out=out, config=cfg)
+    compared: list[tuple] = []
+    real = qm.are_variants
+
+    def counting(a, b):
+        compared.append((a, b))
+        return real(a, b)
+
+    monkeypatch.setattr(qm, "are_variants", counting)
+    now = list(arts)
+    for step in ("add joiner", "remove q1", "add q1", "add pairer"):
+        compared.clear()
+        if step == "add joiner":
+            unspin.add([joiner], out=out, config=cfg)
+            now.append(joiner)
+        elif step == "remove q1":
+            unspin.remove(["q1"], out=out, config=cfg)
+            now = [a for a in now if a.id != "q1"]
+        elif step == "add q1":
+            unspin.add([arts[1]], out=out, config=cfg)
+            now.append(arts[1])
+        else:
+            unspin.add([pairer], out=out, config=cfg)
+            now.append(pairer)
+        new_words = {
+            qm.quote_words(q.text)
+            for a in ({"add joiner": [joiner], "add pairer": [pairer]}.get(step, []))
+            for q in unspin.pipeline.prepare_work(None, a).quotes
+        }
+        # only pairs with a new quotation are compared (none for the removal, nor for
+        # the article added back: its pairs' verdicts were kept, whatever their order)
+        assert all(a in new_words or b in new_words for a, b in compared), (step, compared)
+        monkeypatch.setattr(qm, "are_variants", real)
+        _same_as_fresh(out, now, cfg)
+        monkeypatch.setattr(qm, "are_variants", counting)
+    groups = read_tables(out)["quotes"]
+    assert any({"q0", "q9"} <= set(g["articles"]) for g in groups)
+    assert any({"q2", "q8"} <= set(g["articles"]) for g in groups)
+
+
+def test_are_variants_is_symmetric() -> None:
+    """The kept verdicts are stored once per unordered pair (``KnownQuotes.variant``),
+    which holds only while :func:`unspin.quotes.are_variants` is symmetric."""
+    from itertools import permutations
+
+    from unspin.quotes import are_variants, quote_words
+
+    texts = [
+        "we will rebuild the harbour bridge before the winter",
+        "we will rebuild the old bridge before the winter",
+        "rebuild the harbour bridge before the winter",
+        "the harbour bridge",
+        "we shall rebuild a harbour bridge before winter",
+        "nobody has seen the line close for so long",
+        "we will build the harbour bridge before the winter storms",
+    ]
+    ws = [quote_words(t) for t in texts]
+    for a, b in permutations(ws, 2):
+        assert are_variants(a, b) == are_variants(b, a), (a, b)
+
+
+def test_an_add_reads_only_its_neighbourhoods_sentence_vectors(tmp_path, monkeypatch) -> None:
+    """The stored docs of an add are read without their sentence vectors, which are read
+    on first use: only the docs the add's work touches (its candidate pairs, the
+    components it joins), not the pile's; the tables still equal a full rescan (an add
+    of a near copy, then of an article after a removal). Fails with every doc's vectors
+    read (the k-NN rows taken from the docs, or the docs read eagerly)."""
+    import unspin.store as sm
+    from unspin.candidates import CandidateParams
+
+    topics = [
+        ("Grenfield Mining", "output at its Tarrow pit rose by a third in May"),
+        ("The Lisk Valley railway", "its line would close for repairs until March"),
+        ("Oberline Foods", "it bought the Pellmar dairy for 40 million dollars"),
+        ("Mayor Ken Vordanek", "the Harbour Bridge in Eastport would open in June"),
+        ("Castellan Air", "it would fly twice a day from Oslo to Riga next year"),
+        ("The Dunmore orchestra", "its new hall seats two thousand and opens in autumn"),
+        ("Keswin Motors", "it recalled nine hundred vans over a faulty brake part"),
+        ("The Harwell museum", "a stolen painting by Ilse Varga was found in a barn"),
+    ]
+    others = (
+        "Miners at the pit welcomed the figures.",
+        "Commuters will have to take buses instead.",
+        "The dairy employs three hundred people.",
+        "Engineers finished the last span in April.",
+        "Tickets go on sale in the spring.",
+        "The first concert is already sold out.",
+        "Owners can have the part replaced for free.",
+        "Police have not said who took it.",
+    )
+    arts = [
+        Article(id=f"t{k}", text=f"{who} said on Monday that {what}. {other}")
+        for k, ((who, what), other) in enumerate(zip(topics, others))
+    ]
+    # each article's 2 nearest documents (the default 20 would make every pair of a
+    # pile this small a candidate)
+    cfg = Config(embedder="hashing", candidates=CandidateParams(doc_k=2))
+    out = tmp_path / "res"
+    unspin.scan(arts_folder(tmp_path, arts), out=out, config=cfg)
+    read: set[str] = set()
+    real = sm._read_vectors
+    monkeypatch.setattr(sm, "_read_vectors", lambda *a: read.add(a[1]) or real(*a))
+    copy = Article(id="t0-copy", text=arts[0].text.replace("by a third", "by a quarter"))
+    unspin.add([copy], out=out, config=cfg)
+    assert 0 < len(read) < len(arts) // 2, len(read)
+    _same_as_fresh(out, [*arts, copy], cfg)
+    unspin.remove(["t3"], out=out, config=cfg)
+    read.clear()
+    unspin.add([arts[3]], out=out, config=cfg)
+    assert 0 < len(read) < len(arts) // 2, len(read)
+    _same_as_fresh(out, [a for a in arts if a.id != "t3"] + [copy, arts[3]], cfg)

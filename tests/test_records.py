@@ -24,6 +24,37 @@ def test_lineage_records_equal_asdict() -> None:
     assert node.articles == ["a1", "a2"]
 
 
+def test_story_records_equal_asdict(monkeypatch) -> None:
+    """Stories of plain fields get their record built directly; others (a value of
+    another type, another class, a field the direct record would not hold) through
+    ``to_record``: always ``asdict``'s dict, in its order, and a copy."""
+    import dataclasses
+
+    import unspin.output as om
+    from unspin.model import Story
+
+    plain = Story("s0001", "Acme rises", ["a1", "a2"], ["a1"])
+    rec = om._story_record(plain)
+    assert rec == asdict(plain) and list(rec) == list(asdict(plain))
+    rec["articles"].append("x")
+    assert plain.articles == ["a1", "a2"]
+    odd = Story("s0002", "x", ("a1",), ["a1"])  # type: ignore[arg-type]
+    assert om._story_record(odd) == asdict(odd) and type(om._story_record(odd)["articles"]) is tuple
+
+    @dataclasses.dataclass
+    class Wider(Story):
+        extra: int = 3
+
+    wide = Wider("s0003", "y", ["a"], [])
+    assert om._story_record(wide) == asdict(wide)
+    # a field added to Story: the direct record would miss it, so it is not used
+    monkeypatch.setattr(om, "_story_fields", lambda: (*om._STORY_FIELDS, "extra"))
+    called = []
+    monkeypatch.setattr(Story, "to_record", lambda self: called.append(1) or asdict(self))
+    om._story_record(plain)
+    assert called == [1]
+
+
 def test_json_lines_equal_json_dumps() -> None:
     import json
 
@@ -42,6 +73,11 @@ def test_json_lines_equal_json_dumps() -> None:
             want = json.dumps(row)
         assert _json_line(row) == want + "\n"
     assert _flat({"y": "naïve"}) == json.dumps({"y": "naïve"}, ensure_ascii=False)
+    # a whole table: encoded at once, or line by line when a row is not valid Unicode
+    from unspin.output import _table_bytes
+
+    for table in (rows[:1], rows, [rows[0], rows[2]], []):
+        assert _table_bytes(table) == "".join(map(_json_line, table)).encode("utf-8")
 
 
 def test_parquet_cells_keep_text_and_replace_lone_surrogates() -> None:

@@ -193,3 +193,97 @@ def test_add_articles_and_remove_equal_a_fresh_scan(tmp_path):
     assert "a0-copy" not in {r["id"] for r in read_tables(out)["articles"]}
     with pytest.raises(KeyError, match="nope"):
         unspin.remove(["nope"], out=out, config=cfg)
+
+
+def test_index_appended_for_added_docs_equals_a_whole_write(tmp_path, monkeypatch):
+    """An index holding the first docs gets only the new docs' ids and vectors; one
+    whose ids or vectors are not the first docs' (a doc replaced, removed, reordered,
+    ids left stale) is written whole. Each time the index equals a whole write."""
+    import dataclasses
+
+    import faiss
+    import numpy as np
+
+    docs = embedded(articles())
+    whole: list[int] = []
+    real = Store._append_index
+
+    def spy(self, ds):
+        done = real(self, ds)
+        if not done:
+            whole.append(len(ds))
+        return done
+
+    monkeypatch.setattr(Store, "_append_index", spy)
+
+    def check(st, want):
+        index, ids = st.load_index()
+        assert ids == [d.id for d in want]
+        got = faiss.downcast_index(index.index).reconstruct_n(0, index.ntotal)
+        assert np.array_equal(got, np.stack([d.doc_vector for d in want]))
+        assert faiss.vector_to_array(index.id_map).tolist() == list(range(len(want)))
+
+    other = dataclasses.replace(docs[1], doc_vector=docs[1].doc_vector[::-1].copy())
+    with Store(tmp_path) as st:
+        st.write_index(docs[:1])  # nothing stored yet: whole
+        st.write_index(docs[:3])  # appended
+        check(st, docs[:3])
+        assert whole == [1]
+        st.write_index([docs[0], other, docs[2]])  # a doc's vector changed: whole
+        check(st, [docs[0], other, docs[2]])
+        st.write_index([docs[0], docs[2]])  # a removal: whole
+        check(st, [docs[0], docs[2]])
+        assert whole == [1, 3, 2]
+        st.con.execute("DELETE FROM index_ids WHERE faiss_id = 1")
+        st.con.commit()
+        st.write_index([docs[0], docs[2], docs[1]])  # stale ids: whole
+        check(st, [docs[0], docs[2], docs[1]])
+        assert whole == [1, 3, 2, 3]
+
+
+def test_lazy_docs_read_their_vectors_on_first_use(tmp_path, monkeypatch):
+    """``get_docs(lazy=True)``: docs equal to the eager ones, whose sentence vectors are
+    read only when used: through the open store, through a connection of its own once
+    the store is closed and in a forked process; pickled with them read."""
+    import os
+    import pickle
+
+    import unspin.store as sm
+
+    docs = embedded(articles())
+    with Store(tmp_path) as st:
+        for d in docs:
+            st.put_doc(d, "hashing")
+    reads: list[str] = []
+    real = sm._read_vectors
+    monkeypatch.setattr(sm, "_read_vectors", lambda *a: reads.append(a[1]) or real(*a))
+    with Store(tmp_path) as st:
+        eager = st.get_docs([d.article for d in docs], "hashing")
+        lazy = st.get_docs([d.article for d in docs], "hashing", lazy=True)
+        assert reads == []
+        assert np.array_equal(lazy[0].sentence_vectors, docs[0].sentence_vectors)
+        assert len(reads) == 1
+        assert lazy[0].sentence_vectors is lazy[0].sentence_vectors  # read once
+        assert len(reads) == 1
+    # the store closed: its own connection
+    assert np.array_equal(lazy[1].sentence_vectors, docs[1].sentence_vectors)
+    assert len(reads) == 2
+    for x, y in zip(lazy, eager):
+        assert_docs_equal(x, y)
+        assert x == y
+    # a forked child reads through a connection of its own
+    with Store(tmp_path) as st:
+        more = st.get_docs([docs[2].article], "hashing", lazy=True)
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            ok = np.array_equal(more[0].sentence_vectors, docs[2].sentence_vectors)
+            os.write(w, b"1" if ok else b"0")
+            os._exit(0)
+        os.waitpid(pid, 0)
+        assert os.read(r, 1) == b"1"
+        back = pickle.loads(pickle.dumps(more[0]))
+        assert np.array_equal(back.sentence_vectors, docs[2].sentence_vectors)
+        assert back.__dict__["_source"] is None
+    replaced = dataclasses.replace(lazy[2], lang="xx")
+    assert np.array_equal(replaced.sentence_vectors, docs[2].sentence_vectors)

@@ -535,12 +535,30 @@ def sentence_rows(
     ]
     if cache is not None and keys is not None and (old is None or old[0] != keys):
         cache.memo_put("rows", {"last": (list(keys), positions)})
-    owner, rows = [], []
-    for di, d in enumerate(docs):
+    owner, at = [], []
+    for di in range(len(docs)):
         for k in positions[di]:
             owner.append(di)
-            rows.append(d.sentence_vectors[k])
-    return owner, rows
+            at.append(k)
+    return owner, _Rows(docs, owner, at)
+
+
+class _Rows(Sequence):
+    """The indexed sentences' vectors, each taken from its doc when read: the k-NN
+    update reads only the new rows (the kept ones come from the store's vector file,
+    :func:`_kept_vectors`), so the other docs' vectors are never touched (a store's
+    docs read them on first use)."""
+
+    def __init__(self, docs: Sequence[Doc], owner: list[int], at: list[int]) -> None:
+        self.docs, self.owner, self.at = docs, owner, at
+
+    def __len__(self) -> int:
+        return len(self.owner)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        return self.docs[self.owner[i]].sentence_vectors[self.at[i]]
 
 
 def sentence_hits(
@@ -583,10 +601,17 @@ def quote_keys(doc: Doc, min_words: int) -> set[str]:
     return {normalise_text(q.text) for q in doc.quotes if len(words(q.text)) >= min_words}
 
 
-def quote_pairs(docs: Sequence[Doc], p: CandidateParams, out: dict[Pair, set[str]]) -> None:
+def quote_pairs(
+    docs: Sequence[Doc],
+    p: CandidateParams,
+    out: dict[Pair, set[str]],
+    qkeys: Sequence[set[str]] | None = None,
+) -> None:
+    """Pairs of docs sharing a quotation (``qkeys``: each doc's :func:`quote_keys`, when
+    the caller has them)."""
     by_quote: dict[str, list[int]] = defaultdict(list)
     for i, d in enumerate(docs):
-        for q in quote_keys(d, p.quote_min_words):
+        for q in qkeys[i] if qkeys is not None else quote_keys(d, p.quote_min_words):
             by_quote[q].append(i)
     for members in by_quote.values():
         if 1 < len(members) <= p.quote_max_docs:
@@ -601,13 +626,15 @@ def candidate_pairs(
     keys: list[str] | None = None,
     cache: Any = None,
     mapper: Mapper | None = None,
+    qkeys: Sequence[set[str]] | None = None,
 ) -> dict[Pair, set[str]]:
     """Index pairs ``(i, j)``, ``i < j``, with the generators that proposed them.
 
     ``keys`` (one per doc, everything the doc's vectors depend on) and ``cache`` (a
     Store): the nearest-neighbour searches update the last run's answer when docs were
     only appended (see :func:`_neighbours`); ``mapper``: an engine's map for their query
-    blocks. The result is the same either way."""
+    blocks; ``qkeys``: each doc's :func:`quote_keys`, when the caller has them. The
+    result is the same either way."""
     p = params or CandidateParams()
     out: dict[Pair, set[str]] = defaultdict(set)
     by_hash: dict[str, list[int]] = defaultdict(list)
@@ -620,7 +647,7 @@ def candidate_pairs(
     minhash_pairs(docs, p.lsh_threshold, out)
     doc_knn_pairs(docs, p.doc_k, p.doc_min_sim, out, keys, cache, mapper)
     sent_knn_pairs(docs, p.sent_k, p.sent_min_sim, out, keys, cache, mapper)
-    quote_pairs(docs, p, out)
+    quote_pairs(docs, p, out, qkeys)
     return dict(out)
 
 
@@ -660,6 +687,7 @@ def grouped_candidate_pairs(
     cache: Any = None,
     mapper: Mapper | None = None,
     rep: list[int] | None = None,
+    qkeys: Sequence[set[str]] | None = None,
 ) -> dict[Pair, set[str]]:
     """:func:`candidate_pairs` over the representatives only (``rep``: see
     :func:`representatives`), plus each other member of an exact-duplicate group paired
@@ -667,11 +695,12 @@ def grouped_candidate_pairs(
     rep = representatives(docs) if rep is None else rep
     keep = [i for i, r in enumerate(rep) if r == i]
     if len(keep) == len(docs):
-        return candidate_pairs(docs, params, keys, cache, mapper)
+        return candidate_pairs(docs, params, keys, cache, mapper, qkeys)
     sub = [docs[i] for i in keep]
     sub_keys = [keys[i] for i in keep] if keys is not None else None
     out: dict[Pair, set[str]] = defaultdict(set)
-    for (a, b), why in candidate_pairs(sub, params, sub_keys, cache, mapper).items():
+    sub_q = [qkeys[i] for i in keep] if qkeys is not None else None
+    for (a, b), why in candidate_pairs(sub, params, sub_keys, cache, mapper, sub_q).items():
         out[(keep[a], keep[b])] = why  # keep is ascending: keep[a] < keep[b]
     for i, r in enumerate(rep):
         if r != i:

@@ -383,7 +383,13 @@ def fingerprint(
     embedder = get_embedder(config.embedder)
     docs: list[Doc | None] = [None] * len(articles)
     todo = []
-    hits = cache.get_docs(articles, embedder.name) if cache is not None else [None] * len(docs)
+    # stored docs with their sentence vectors read on first use (the work of an add
+    # touches a few docs' vectors; the k-NN rows of the others are kept in the store)
+    hits = (
+        cache.get_docs(articles, embedder.name, lazy=True)
+        if cache is not None
+        else [None] * len(docs)
+    )
     for i, hit in enumerate(hits):
         if hit is not None:
             mark_coverage([hit], embedder)
@@ -828,13 +834,15 @@ def corpus_context(
     memo: Any = None,
     article_keys: Sequence[str] | None = None,
     need: Iterable[int] | None = None,
+    qkeys: list[set[str]] | None = None,
 ) -> PairContext:
     """Per-article support shares and quotation keys, and the global statistics.
 
     ``article_keys``: each doc's :func:`article_key`, when the caller has them.
     ``need``: with ``memo``, the only docs whose shares the caller reads (the others are
     None in ``locals``): the shares of the rest are read from the memo only where the
-    statistics must be rebuilt, not updated (see :func:`corpus_stats`)."""
+    statistics must be rebuilt, not updated (see :func:`corpus_stats`). ``qkeys``: each
+    doc's :func:`quote_keys`, when the caller has them."""
     ak = article_keys or [article_key(d.article, config.embedder) for d in docs]
     # by code version too: a stored share is what this code's SupportLocal computes
     keys = [f"{code_version()}:{a}" for a in ak]
@@ -854,7 +862,8 @@ def corpus_context(
 
     load(range(len(docs)) if need is None or memo is None else need)
     stats = corpus_stats(keys, locs, memo, load)
-    qkeys = [quote_keys(d, config.candidates.quote_min_words) for d in docs]
+    if qkeys is None:
+        qkeys = [quote_keys(d, config.candidates.quote_min_words) for d in docs]
     # every article's form lines: a pile verdict that story features of any pair of a
     # component read (kept from the last run and redone only where the pile's counts
     # of an article's lines or frames moved: :func:`pile_forms`)
@@ -1005,6 +1014,13 @@ def _forms_updated(
 #: are updated (each one a merge over all word-pair counts) rather than rebuilt
 STATS_UPDATE_MAX = 64
 
+#: at most this many articles added or removed since the stored statistics: a run
+#: updates them in memory and leaves the stored ones as they are (the next run updates
+#: them again from there), rather than pickling the whole statistics into the store on
+#: every add; past it, the updated statistics are stored (so a run replays at most this
+#: many merges, and stores the statistics once every so many adds)
+STATS_STORE_EVERY = 32
+
 
 def corpus_stats(
     keys: list[str],
@@ -1014,11 +1030,14 @@ def corpus_stats(
 ) -> CorpusStats:
     """:class:`CorpusStats` of the articles with these keys and shares.
 
-    With ``memo`` (a Store) the last run's statistics are kept, and when at most
+    With ``memo`` (a Store) the statistics of an earlier run are kept, and when at most
     ``STATS_UPDATE_MAX`` articles were added or removed since, updated with their shares
     (the counts are additive: the same numbers as a rebuild) instead of recounting every
-    article. ``load(indexes)``: the shares of those articles, for ``locs`` that holds
-    only some (None for the others)."""
+    article. They are stored again only when this run is more than
+    ``STATS_STORE_EVERY`` articles from the stored ones: an add stores no statistics
+    most times (the articles it adds are found again by key next time, their shares are
+    in the memo as ``local``). ``load(indexes)``: the shares of those articles, for
+    ``locs`` that holds only some (None for the others)."""
 
     def shares(idx: Iterable[int]) -> list[SupportLocal]:
         idx = list(idx)
@@ -1028,7 +1047,7 @@ def corpus_stats(
 
     if memo is None or len(set(keys)) != len(keys):
         return CorpusStats(shares(range(len(keys))))
-    # the last run's statistics of this code only: another version's counts (and its
+    # the stored statistics of this code only: another version's counts (and its
     # stored shares, which an update would subtract) may be of other things
     last = f"last:{code_version()}"
     old = memo.memo_get("stats", [last]).get(last)
@@ -1048,6 +1067,8 @@ def corpus_stats(
                 for loc in shares(new):
                     ostats.add(loc)
                 stats = ostats
+                if len(gone) + len(new) <= STATS_STORE_EVERY:
+                    return stats
     if stats is None:
         stats = CorpusStats(shares(range(len(keys))))
     memo.memo_put("stats", {last: (list(keys), stats)})
@@ -1087,9 +1108,17 @@ def pair_stage(
             return engine.map_pairs(fn, items, ctx, stage="k-NN blocks", min_parallel=2)
 
     rep = representatives(docs)
+    # each doc's quotation keys once, for the quotation candidates and the context
+    qkeys = (
+        context.qkeys
+        if context is not None
+        else [quote_keys(d, config.candidates.quote_min_words) for d in docs]
+    )
     pairs = timed(
         "candidates",
-        lambda: sorted(grouped_candidate_pairs(docs, config.candidates, akeys, memo, mapper, rep)),
+        lambda: sorted(
+            grouped_candidate_pairs(docs, config.candidates, akeys, memo, mapper, rep, qkeys)
+        ),
     )
     second = timed("second encoder", lambda: plan(docs, pairs, config, rep, cache or memo))
     pairs = second.pairs
@@ -1104,7 +1133,7 @@ def pair_stage(
     # with a memo, the statistics and form lines first (the pair keys hold the form
     # lines); the shares of the docs that pairs to compute or replay read, after
     ctx = context or corpus_context(
-        docs, config, engine, memo, ak or None, need if memo is not None else None
+        docs, config, engine, memo, ak or None, need if memo is not None else None, qkeys
     )
     if memo is not None:
         slot = f"last:{ck}"
@@ -1646,21 +1675,49 @@ def quote_speakers(
     return lambda d: got[keys[d.id]]
 
 
+def kept_quotes(memo: Any) -> Any:
+    """The quotation words and pair verdicts the last run kept in ``memo`` (a Store), as
+    a :class:`~unspin.quotes.KnownQuotes` (empty when none was kept by this code)."""
+    from unspin.quotes import KnownQuotes
+
+    slot = f"known:{code_version()}"
+    return memo.memo_get("quotes", [slot]).get(slot) or KnownQuotes()
+
+
+def keep_quotes(memo: Any, known: Any, before: int) -> None:
+    """Store what this run's quotation groups read (``known.kept()``), when it worked
+    out anything new or read under half of the ``before`` entries it was given (the
+    quotations of removed articles dropped out); otherwise the kept state stands."""
+    used = len(known.used_words) + len(known.used_variants)
+    if known.added or used < before / 2:
+        memo.memo_put("quotes", {f"known:{code_version()}": known.kept()})
+
+
 def provenance(
     result: Result,
     changes_fn: Callable[[Result], list] | None = None,
     speakers: Callable[[Doc], list[str | None]] | None = None,
+    memo: Any = None,
 ) -> Result:
     """:func:`unspin.provenance.add_provenance` (quotation groups, lineage, changes),
     with the lineage built story by story (:func:`story_lineage`): the same tables.
-    ``speakers``: each doc's quotation speakers when kept (:func:`quote_speakers`)."""
+    ``speakers``: each doc's quotation speakers when kept (:func:`quote_speakers`).
+    ``memo`` (a Store): the quotation groups read the words and pair verdicts of the
+    last run from it (:func:`kept_quotes`) and work out only the new quotations'."""
     from unspin.changes import changes_for_result
     from unspin.quotes import doc_speakers, quote_groups
 
     derived = frozenset(r.derivative for r in result.relations if r.derivative)
+    known = kept_quotes(memo) if memo is not None else None
+    before = len(known.words) + len(known.variants) if known is not None else 0
     result.quotes = quote_groups(
-        [d for d in result.docs if d.quotes], derived=derived, speakers=speakers or doc_speakers
+        [d for d in result.docs if d.quotes],
+        derived=derived,
+        speakers=speakers or doc_speakers,
+        known=known,
     )
+    if memo is not None:
+        keep_quotes(memo, known, before)
     result.lineage = story_lineage(result, result.quotes)
     result.changes = (changes_fn or changes_for_result)(result)
     return result

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import networkx as nx
 import regex
@@ -259,23 +259,68 @@ def index_quotes(
     ]
 
 
+@dataclass
+class KnownQuotes:
+    """What :func:`quote_groups` works out per quotation and per pair of quotations, kept
+    by a caller from one run to the next (a store) so that a run works out only what its
+    new quotations bring: each text's comparison words (:func:`quote_words`) and the
+    verdict of each pair compared (:func:`are_variants`, by the unordered pair).
+    Both are pure functions of their inputs, so a kept entry is the value itself.
+    ``used_words`` and ``used_variants`` collect what this run read (what a caller keeps
+    for the next: entries of quotations no longer in the pile drop out); ``added``
+    counts the entries worked out in this run."""
+
+    words: dict[str, Words] = field(default_factory=dict)
+    variants: dict[tuple[Words, Words], bool] = field(default_factory=dict)
+    added: int = 0
+    used_words: dict[str, Words] = field(default_factory=dict, repr=False)
+    used_variants: dict[tuple[Words, Words], bool] = field(default_factory=dict, repr=False)
+
+    def words_of(self, text: str) -> Words:
+        w = self.words.get(text)
+        if w is None:
+            w = self.words[text] = quote_words(text)
+            self.added += 1
+        self.used_words[text] = w
+        return w
+
+    def variant(self, a: Words, b: Words) -> bool:
+        # :func:`are_variants` is symmetric (containment of the shorter, the longest
+        # common run, the edit distance): one entry per unordered pair
+        key = (a, b) if a <= b else (b, a)
+        v = self.variants.get(key)
+        if v is None:
+            v = self.variants[key] = are_variants(a, b)
+            self.added += 1
+        self.used_variants[key] = v
+        return v
+
+    def kept(self) -> KnownQuotes:
+        """The entries this run read, to keep for the next."""
+        return KnownQuotes(dict(self.used_words), dict(self.used_variants))
+
+
 def quote_groups(
     docs: Sequence[Doc],
     min_articles: int = 2,
     derived: frozenset[str] = frozenset(),
     speakers: Callable[[Doc], list[str | None]] = doc_speakers,
+    known: KnownQuotes | None = None,
 ) -> list[QuoteGroup]:
     """Variants of one quotation grouped across articles, most widely carried first.
 
     Only groups carried by at least ``min_articles`` articles are returned. Articles in
     ``derived`` (known derivatives of another article) count for the canonical wording
     only after every article that is not derived, so a spun copy never sets it.
-    ``speakers`` as for :func:`index_quotes`.
+    ``speakers`` as for :func:`index_quotes`. ``known``: the words and pair verdicts of
+    an earlier run (:class:`KnownQuotes`, updated in place): the same groups, with only
+    the new quotations' words and pairs worked out.
     """
+    known = KnownQuotes() if known is None else known
     order = {d.id: (d.article.published_at or "~", i) for i, d in enumerate(docs)}
     by_words: dict[Words, list[QuoteVariant]] = defaultdict(list)
     for v in index_quotes(docs, speakers):
-        if w := quote_words(v.text):
+        if w := known.words_of(v.text):
             by_words[w].append(v)
     texts = list(by_words)
     blocks: dict[Words, list[int]] = defaultdict(list)
@@ -292,7 +337,7 @@ def quote_groups(
             for j in members[x + 1 :]:
                 if (i, j) not in checked:
                     checked.add((i, j))
-                    if are_variants(texts[i], texts[j]):
+                    if known.variant(texts[i], texts[j]):
                         graph.add_edge(i, j)
     groups = []
     for comp in nx.connected_components(graph):
@@ -312,7 +357,7 @@ def quote_groups(
         variants.sort(key=lambda v: (order[v.article], v.start))
         per_article: dict[str, list[Words]] = defaultdict(list)
         for v in variants:
-            per_article[v.article].append(quote_words(v.text))
+            per_article[v.article].append(known.words_of(v.text))
         named = {(v.article, v.speaker.lower()): v.speaker for v in variants if v.speaker}
         votes = Counter(s for _, s in named)
         shown = {k[1]: s for k, s in reversed(named.items())}
