@@ -810,3 +810,39 @@ def test_an_add_reads_only_its_neighbourhoods_sentence_vectors(tmp_path, monkeyp
     unspin.add([arts[3]], out=out, config=cfg)
     assert 0 < len(read) < len(arts) // 2, len(read)
     _same_as_fresh(out, [a for a in arts if a.id != "t3"] + [copy, arts[3]], cfg)
+
+
+def test_paused_collector_leaves_the_blocks_objects_old_and_still_collectable() -> None:
+    """What a paused block leaves alive is in the oldest generation on the way out (no
+    pass of the collector over it as young objects), and its cyclic garbage is still
+    collected by a full collection; a process with frozen objects keeps them frozen."""
+    import gc
+    import weakref
+
+    from unspin.api import _collector_paused
+
+    class Node:
+        pass
+
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    with _collector_paused():
+        assert not gc.isenabled()
+        kept = [Node() for _ in range(5000)]
+        loop = Node()
+        loop.me = loop  # type: ignore[attr-defined]
+        dead = weakref.ref(loop)
+        del loop
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    old = {id(o) for o in gc.get_objects(generation=2)}
+    assert all(id(o) in old for o in kept)
+    gc.collect()
+    assert dead() is None
+    # objects a process froze itself stay frozen (the splice would unfreeze them)
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with _collector_paused():
+            more = [Node() for _ in range(100)]
+        assert gc.get_freeze_count() == frozen and gc.isenabled() and more
+    finally:
+        gc.unfreeze()
