@@ -846,3 +846,82 @@ def test_paused_collector_leaves_the_blocks_objects_old_and_still_collectable() 
         assert gc.get_freeze_count() == frozen and gc.isenabled() and more
     finally:
         gc.unfreeze()
+
+
+def _story_of(out, aid: str) -> str:
+    return next(s["id"] for s in read_tables(out)["stories"] if aid in s["articles"])
+
+
+def test_adds_and_removes_with_states_in_memo_files_equal_full_rescans(
+    tmp_path, monkeypatch
+) -> None:
+    """With every kept state in a memo file of its own (the bound lowered): an add that
+    joins two stories (a text made of both stories' paragraphs), its removal, an add
+    after it and a text replaced under its id: every run equal to a full rescan, and
+    one file per state left (the replaced ones pruned)."""
+    import unspin.store as us
+
+    monkeypatch.setattr(us, "MEMO_FILE_MIN", 200)
+    bridge_a = (
+        "The city council of Marlowe voted on Tuesday to close the old harbour bridge "
+        "for eighteen months of repairs, after inspectors found cracks in two of its "
+        "steel supports. Mayor Ken Vordanek said the closure would cost local shops."
+    )
+    bridge_b = (
+        "Farmers in the Telmar valley began the grape harvest three weeks early this "
+        "year after a record dry summer, the regional growers association said on "
+        "Wednesday. Yields are expected to fall by a quarter, its chairwoman said."
+    )
+    a_story = [
+        Article(id="a1", text=bridge_a + " Traffic will be sent over the north road."),
+        Article(id="a2", text=bridge_a + " Ferries will run every hour instead."),
+    ]
+    b_story = [
+        Article(id="b1", text=bridge_b + " Prices for the new wine may rise."),
+        Article(id="b2", text=bridge_b + " Pickers were hired from abroad."),
+    ]
+    other = [
+        Article(id=f"o{k}", text=f"Team {k} won its home game {k} to nil on Saturday night.")
+        for k in range(4)
+    ]
+    cfg = Config(embedder="hashing")
+    out = tmp_path / "res"
+    base = a_story + b_story + other
+    unspin.scan(arts_folder(tmp_path, base), out=out, config=cfg)
+    assert _story_of(out, "a1") != _story_of(out, "b1")
+    both = Article(id="z-both", text=bridge_a + "\n\n" + bridge_b)
+    unspin.add([both], out=out, config=cfg)
+    now = base + [both]
+    _same_as_fresh(out, now, cfg)
+    assert _story_of(out, "a1") == _story_of(out, "b1") == _story_of(out, "z-both")
+    memo = out / ".unspin" / us.MEMO_DIRNAME
+    files = sorted(p.name for p in memo.iterdir())
+    assert files
+    with Store(out / ".unspin") as st:
+        named = {
+            v[len(us._MEMO_FILE_MARK) :].decode().rsplit(":", 1)[0]
+            for (v,) in st.con.execute("SELECT value FROM memo")
+            if v.startswith(us._MEMO_FILE_MARK)
+        }
+    assert set(files) == named  # one file per kept state, each named by its row
+    unspin.remove(["z-both"], out=out, config=cfg)
+    now = base
+    _same_as_fresh(out, now, cfg)
+    assert _story_of(out, "a1") != _story_of(out, "b1")
+    late = Article(id="a3", text=bridge_a + " Cyclists may still use the bridge.")
+    unspin.add([late], out=out, config=cfg)
+    now = base + [late]
+    _same_as_fresh(out, now, cfg)
+    assert _story_of(out, "a3") == _story_of(out, "a1")
+    moved = Article(id="o1", text=bridge_b + " Some vineyards sold out in a day.")
+    unspin.add([moved], out=out, config=cfg)
+    now = [moved if a.id == "o1" else a for a in now]
+    _same_as_fresh(out, now, cfg)
+    assert _story_of(out, "o1") == _story_of(out, "b1")
+    with Store(out / ".unspin") as st:
+        named = {
+            v[len(us._MEMO_FILE_MARK) :].decode().rsplit(":", 1)[0]
+            for (v,) in st.con.execute("SELECT value FROM memo")
+            if v.startswith(us._MEMO_FILE_MARK)
+        }
+    assert {p.name for p in memo.iterdir()} == named
