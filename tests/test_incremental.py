@@ -810,3 +810,118 @@ def test_an_add_reads_only_its_neighbourhoods_sentence_vectors(tmp_path, monkeyp
     unspin.add([arts[3]], out=out, config=cfg)
     assert 0 < len(read) < len(arts) // 2, len(read)
     _same_as_fresh(out, [a for a in arts if a.id != "t3"] + [copy, arts[3]], cfg)
+
+
+def test_paused_collector_leaves_the_blocks_objects_old_and_still_collectable() -> None:
+    """What a paused block leaves alive is in the oldest generation on the way out (no
+    pass of the collector over it as young objects), and its cyclic garbage is still
+    collected by a full collection; a process with frozen objects keeps them frozen."""
+    import gc
+    import weakref
+
+    from unspin.api import _collector_paused
+
+    class Node:
+        pass
+
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    with _collector_paused():
+        assert not gc.isenabled()
+        kept = [Node() for _ in range(5000)]
+        loop = Node()
+        loop.me = loop  # type: ignore[attr-defined]
+        dead = weakref.ref(loop)
+        del loop
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    old = {id(o) for o in gc.get_objects(generation=2)}
+    assert all(id(o) in old for o in kept)
+    gc.collect()
+    assert dead() is None
+    # objects a process froze itself stay frozen (the splice would unfreeze them)
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with _collector_paused():
+            more = [Node() for _ in range(100)]
+        assert gc.get_freeze_count() == frozen and gc.isenabled() and more
+    finally:
+        gc.unfreeze()
+
+
+def _story_of(out, aid: str) -> str:
+    return next(s["id"] for s in read_tables(out)["stories"] if aid in s["articles"])
+
+
+def test_adds_and_removes_with_states_in_memo_files_equal_full_rescans(
+    tmp_path, monkeypatch
+) -> None:
+    """With every kept state in a memo file of its own (the bound lowered): an add that
+    joins two stories (a text made of both stories' paragraphs), its removal, an add
+    after it and a text replaced under its id: every run equal to a full rescan, and
+    one file per state left (the replaced ones pruned)."""
+    import unspin.store as us
+
+    monkeypatch.setattr(us, "MEMO_FILE_MIN", 200)
+    bridge_a = (
+        "The city council of Marlowe voted on Tuesday to close the old harbour bridge "
+        "for eighteen months of repairs, after inspectors found cracks in two of its "
+        "steel supports. Mayor Ken Vordanek said the closure would cost local shops."
+    )
+    bridge_b = (
+        "Farmers in the Telmar valley began the grape harvest three weeks early this "
+        "year after a record dry summer, the regional growers association said on "
+        "Wednesday. Yields are expected to fall by a quarter, its chairwoman said."
+    )
+    a_story = [
+        Article(id="a1", text=bridge_a + " Traffic will be sent over the north road."),
+        Article(id="a2", text=bridge_a + " Ferries will run every hour instead."),
+    ]
+    b_story = [
+        Article(id="b1", text=bridge_b + " Prices for the new wine may rise."),
+        Article(id="b2", text=bridge_b + " Pickers were hired from abroad."),
+    ]
+    other = [
+        Article(id=f"o{k}", text=f"Team {k} won its home game {k} to nil on Saturday night.")
+        for k in range(4)
+    ]
+    cfg = Config(embedder="hashing")
+    out = tmp_path / "res"
+    base = a_story + b_story + other
+    unspin.scan(arts_folder(tmp_path, base), out=out, config=cfg)
+    assert _story_of(out, "a1") != _story_of(out, "b1")
+    both = Article(id="z-both", text=bridge_a + "\n\n" + bridge_b)
+    unspin.add([both], out=out, config=cfg)
+    now = base + [both]
+    _same_as_fresh(out, now, cfg)
+    assert _story_of(out, "a1") == _story_of(out, "b1") == _story_of(out, "z-both")
+    memo = out / ".unspin" / us.MEMO_DIRNAME
+    files = sorted(p.name for p in memo.iterdir())
+    assert files
+    with Store(out / ".unspin") as st:
+        named = {
+            v[len(us._MEMO_FILE_MARK) :].decode().rsplit(":", 1)[0]
+            for (v,) in st.con.execute("SELECT value FROM memo")
+            if v.startswith(us._MEMO_FILE_MARK)
+        }
+    assert set(files) == named  # one file per kept state, each named by its row
+    unspin.remove(["z-both"], out=out, config=cfg)
+    now = base
+    _same_as_fresh(out, now, cfg)
+    assert _story_of(out, "a1") != _story_of(out, "b1")
+    late = Article(id="a3", text=bridge_a + " Cyclists may still use the bridge.")
+    unspin.add([late], out=out, config=cfg)
+    now = base + [late]
+    _same_as_fresh(out, now, cfg)
+    assert _story_of(out, "a3") == _story_of(out, "a1")
+    moved = Article(id="o1", text=bridge_b + " Some vineyards sold out in a day.")
+    unspin.add([moved], out=out, config=cfg)
+    now = [moved if a.id == "o1" else a for a in now]
+    _same_as_fresh(out, now, cfg)
+    assert _story_of(out, "o1") == _story_of(out, "b1")
+    with Store(out / ".unspin") as st:
+        named = {
+            v[len(us._MEMO_FILE_MARK) :].decode().rsplit(":", 1)[0]
+            for (v,) in st.con.execute("SELECT value FROM memo")
+            if v.startswith(us._MEMO_FILE_MARK)
+        }
+    assert {p.name for p in memo.iterdir()} == named

@@ -287,3 +287,52 @@ def test_lazy_docs_read_their_vectors_on_first_use(tmp_path, monkeypatch):
         assert back.__dict__["_source"] is None
     replaced = dataclasses.replace(lazy[2], lang="xx")
     assert np.array_equal(replaced.sentence_vectors, docs[2].sentence_vectors)
+
+
+def test_large_memo_values_kept_in_files_of_their_own(tmp_path, monkeypatch):
+    """A memo value over ``MEMO_FILE_MIN`` bytes is a file of its own (its row names
+    it), read back equal; replacing it removes the old file; a small value stays in
+    SQLite; a lost or cut file reads as not stored; a killed writer's orphan file is
+    pruned by the next write of its key; another kind with the same key is apart."""
+    import os
+    import pickle
+
+    import unspin.store as us
+
+    monkeypatch.setattr(us, "MEMO_FILE_MIN", 1000)
+    big = {"keys": [f"k{i}" for i in range(500)], "vec": np.arange(400, dtype=np.float64)}
+    with Store(tmp_path / "s") as st:
+        st.memo_put("pairs", {"last": big, "small": [1, 2]})
+        st.memo_put("stats", {"last": [big, 1]})
+        files = sorted(p.name for p in st.memo_dir.iterdir())
+        assert len(files) == 2
+        rows = dict(st.con.execute("SELECT kind || key, value FROM memo").fetchall())
+        assert len(rows["pairslast"]) < 200 and pickle.loads(rows["pairssmall"]) == [1, 2]
+        got = st.memo_get("pairs", ["last", "small", "none"])
+        assert got["small"] == [1, 2] and got["last"]["keys"] == big["keys"]
+        assert np.array_equal(got["last"]["vec"], big["vec"]) and "none" not in got
+        assert st.memo_get("stats", ["last"])["last"][1] == 1
+        # a killed writer's file (written, never named by a committed row)
+        orphan = st.memo_dir / (st._memo_file_prefix("pairs", "last") + "-1-1.pkl")
+        orphan.write_bytes(b"junk")
+        big2 = {**big, "vec": big["vec"] + 1}
+        st.memo_put("pairs", {"last": big2})
+        now = sorted(p.name for p in st.memo_dir.iterdir())
+        assert len(now) == 2 and not orphan.exists()
+        assert np.array_equal(st.memo_get("pairs", ["last"])["last"]["vec"], big2["vec"])
+        # the old pairs file replaced, the stats file untouched by the pairs write
+        assert set(files) & set(now) == {
+            n for n in files if n.startswith(st._memo_file_prefix("stats", "last"))
+        }
+        # a file cut short or lost: not stored (recomputed), not a damaged store
+        (path,) = [
+            p
+            for p in st.memo_dir.iterdir()
+            if p.name.startswith(st._memo_file_prefix("pairs", "last"))
+        ]
+        os.truncate(path, 10)
+        assert st.memo_get("pairs", ["last", "small"]) == {"small": [1, 2]}
+        path.unlink()
+        assert st.memo_get("pairs", ["last"]) == {}
+    with Store(tmp_path / "s") as st:  # reopened: still read through the file
+        assert st.memo_get("stats", ["last"])["last"][1] == 1
