@@ -498,6 +498,12 @@ def main() -> int:
         help="cross-validated style probabilities of the style model's training texts "
         "(bench/fit_model_style.py --oof): used in place of the in-sample ones",
     )
+    ap.add_argument(
+        "--keep-whole",
+        action="store_true",
+        help="type the direction rows with the shipped whole-derivative weights (the refit "
+        "is printed, not used): a direction-only refit",
+    )
     ap.add_argument("--neg-weight", type=float, default=3.0)
     ap.add_argument("--C", type=float, default=1.0)
     ap.add_argument(
@@ -522,7 +528,8 @@ def main() -> int:
     typing, dirs = collect(args)
     params = ClassifyParams()
     ww, wb = fit_whole(typing, params, args.neg_weight, args.C)
-    params = replace(params, whole_weights=ww, whole_bias=wb)
+    if not args.keep_whole:
+        params = replace(params, whole_weights=ww, whole_bias=wb)
     hold = tuple(x for x in args.hold.split(",") if x)
     dw, margin = fit_direction(dirs, params, hold)
     print("\nClassifyParams:")

@@ -692,26 +692,40 @@ def test_model_style_points_away_from_the_side_that_reads_model_written() -> Non
     tb = "The bridge will close for repairs in March, the council confirmed on Monday."
     assert P.style_written == 0.5 and P.style_margin > 0
     # b reads model-written, a does not: b is the derivative, a the source (+1)
-    assert _ev("model_style", ctx(_styled("a", ta, 0.1), _styled("b", tb, 0.95))) == 1.0
-    assert _ev("model_style", ctx(_styled("a", ta, 0.95), _styled("b", tb, 0.1))) == -1.0
+    assert (
+        _ev("model_style", ctx(_styled("a", ta, 0.1), _styled("b", tb, 0.95), relation="spun"))
+        == 1.0
+    )
+    assert (
+        _ev("model_style", ctx(_styled("a", ta, 0.95), _styled("b", tb, 0.1), relation="spun"))
+        == -1.0
+    )
     # silent when both read model-written, when neither does, when the gap is under the
     # margin, when one side has no style (too short, not English), and across languages
     for pa, pb in ((0.9, 0.97), (0.02, 0.4), (0.4, 0.6), (None, 0.95)):
-        assert _ev("model_style", ctx(_styled("a", ta, pa), _styled("b", tb, pb))) is None
+        assert (
+            _ev("model_style", ctx(_styled("a", ta, pa), _styled("b", tb, pb), relation="spun"))
+            is None
+        )
     es = _styled("b", "El ayuntamiento dijo el lunes que el puente cerrará en marzo.", 0.95)
     assert es.lang != "en"
-    assert _ev("model_style", ctx(_styled("a", ta, 0.1), es)) is None
+    assert _ev("model_style", ctx(_styled("a", ta, 0.1), es, relation="spun")) is None
     # the margin is honoured: 0.1 against 0.5 is 2.2 in log-odds
     a, b = _styled("a", ta, 0.1), _styled("b", tb, 0.5)
-    assert _ev("model_style", ctx(a, b)) == 1.0
+    assert _ev("model_style", ctx(a, b, relation="spun")) == 1.0
     wide = dataclasses.replace(P, style_margin=2.5)
-    assert _ev("model_style", ctx(a, b, params=wide)) is None
+    assert _ev("model_style", ctx(a, b, relation="spun", params=wide)) is None
+    # whole rewordings only: a copy keeps its source's words, a passage's host is its own
+    for rel in ("copy", "partial", None):
+        assert _ev("model_style", ctx(a, b, relation=rel)) is None
     # weighed in the direction score with the fitted weight's sign: towards a as the source
     k = P.direction_evidence.index("model_style")
     only = dataclasses.replace(
         P, direction_weights=tuple(1.0 if i == k else 0.0 for i in range(len(P.direction_weights)))
     )
-    z, parts = direction_score(ctx(_styled("a", ta, 0.1), _styled("b", tb, 0.95), params=only))
+    z, parts = direction_score(
+        ctx(_styled("a", ta, 0.1), _styled("b", tb, 0.95), relation="spun", params=only)
+    )
     assert z == 1.0 and [x.name for x in parts] == ["model_style"]
     with pytest.raises(ValueError, match="style_margin"):
         dataclasses.replace(P, style_margin=-1.0)

@@ -127,8 +127,8 @@ class ClassifyParams:
     min_time_gap_hours: float = 1.0  # publication times closer than this tell nothing
     direction_evidence: tuple[str, ...] = DIRECTION_EVIDENCE_NAMES
     direction_weights: tuple[float, ...] = (
-        1.242, 0.434, 0.337, 1.076, 2.432, 2.111, 6.094, 4.951, 0.258, 2.242, 2.57, 5.103, 2.582,
-        3.349, 0.0,
+        1.541, 0.575, 0.099, 1.077, 2.381, 2.056, 6.041, 4.474, 0.825, 2.047, 2.57, 5.103, 2.582,
+        3.527, 3.757,
     )  # fmt: skip
     direction_margin: float = 0.0  # |weighted sum| below this: undecided
     evidence_cap: float = 5.0  # each evidence value is clipped to [-cap, cap]

@@ -906,8 +906,11 @@ def _model_style(c: PairCtx) -> tuple[float, str] | None:
     the higher one reaches ``style_written`` and the other is at least ``style_margin``
     lower in log-odds; silent when both read model-written or neither does, and on
     machine translation and thesaurus spinning, which the model was fitted to read as not
-    model-written. English texts of one language only (+1: ``b`` reads model-written)."""
-    if not c.same_language:
+    model-written. Whole rewordings (``spun``) of one language only, as ``details``: the
+    style of a passage's host article says nothing about the passage, and a copy keeps its
+    source's words, so a gap in style between two people's texts is the model's noise
+    (+1: ``b`` reads model-written)."""
+    if not c.same_language or c.relation != "spun":
         return None
     pa, pb = c.fa.style, c.fb.style
     if pa is None or pb is None:
