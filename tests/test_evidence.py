@@ -676,3 +676,98 @@ def test_both_sides_best_rows_from_one_product(monkeypatch) -> None:
     monkeypatch.setattr(ev, "SOFT_CELLS", 7)  # above it: each side on its own, in blocks
     for x, y in zip(ev.best_rows_both(a, fa, b, fb), own):
         assert np.allclose(x.best, y.best, atol=1e-6) and x.arg.tolist() == y.arg.tolist()
+
+
+def _styled(doc_id: str, text: str, style: float | None) -> Doc:
+    """A doc whose style probability (``DocFacts.style``) is set to ``style``."""
+    from unspin.evidence import doc_facts
+
+    d = _doc(doc_id, text)
+    d._facts = dataclasses.replace(doc_facts(d), style=style)  # type: ignore[attr-defined]
+    return d
+
+
+def test_model_style_points_away_from_the_side_that_reads_model_written() -> None:
+    ta = "The council said on Monday that the bridge would close for repairs in March."
+    tb = "The bridge will close for repairs in March, the council confirmed on Monday."
+    assert P.style_written == 0.5 and P.style_margin > 0
+    # b reads model-written, a does not: b is the derivative, a the source (+1)
+    assert (
+        _ev("model_style", ctx(_styled("a", ta, 0.1), _styled("b", tb, 0.95), relation="spun"))
+        == 1.0
+    )
+    assert (
+        _ev("model_style", ctx(_styled("a", ta, 0.95), _styled("b", tb, 0.1), relation="spun"))
+        == -1.0
+    )
+    # silent when both read model-written, when neither does, when the gap is under the
+    # margin, when one side has no style (too short, not English), and across languages
+    for pa, pb in ((0.9, 0.97), (0.02, 0.4), (0.4, 0.6), (None, 0.95)):
+        assert (
+            _ev("model_style", ctx(_styled("a", ta, pa), _styled("b", tb, pb), relation="spun"))
+            is None
+        )
+    es = _styled("b", "El ayuntamiento dijo el lunes que el puente cerrará en marzo.", 0.95)
+    assert es.lang != "en"
+    assert _ev("model_style", ctx(_styled("a", ta, 0.1), es, relation="spun")) is None
+    # the margin is honoured: 0.1 against 0.5 is 2.2 in log-odds
+    a, b = _styled("a", ta, 0.1), _styled("b", tb, 0.5)
+    assert _ev("model_style", ctx(a, b, relation="spun")) == 1.0
+    wide = dataclasses.replace(P, style_margin=2.5)
+    assert _ev("model_style", ctx(a, b, relation="spun", params=wide)) is None
+    # whole rewordings only: a copy keeps its source's words, a passage's host is its own
+    for rel in ("copy", "partial", None):
+        assert _ev("model_style", ctx(a, b, relation=rel)) is None
+    # weighed in the direction score with the fitted weight's sign: towards a as the source
+    k = P.direction_evidence.index("model_style")
+    only = dataclasses.replace(
+        P, direction_weights=tuple(1.0 if i == k else 0.0 for i in range(len(P.direction_weights)))
+    )
+    z, parts = direction_score(
+        ctx(_styled("a", ta, 0.1), _styled("b", tb, 0.95), relation="spun", params=only)
+    )
+    assert z == 1.0 and [x.name for x in parts] == ["model_style"]
+    with pytest.raises(ValueError, match="style_margin"):
+        dataclasses.replace(P, style_margin=-1.0)
+
+
+def test_style_model_reads_the_writers_own_words(tmp_path) -> None:
+    """A toy style model file: the term's weight raises the probability, quotations are
+    the speaker's words and are left out, and a broken file is refused by name."""
+    import json
+
+    from unspin.evidence import STYLE_SHAPES, load_style_model, style_view
+
+    n_shapes = len(STYLE_SHAPES)
+    spec = {
+        "intercept": 0.0,
+        "calibration": [1.0, 0.0],
+        "min_words": 5,
+        "terms": ["furthermore"],
+        "shapes": list(STYLE_SHAPES),
+        "mean": [0.0] * (1 + n_shapes),
+        "scale": [1.0] * (1 + n_shapes),
+        "coef": [1.0] + [0.0] * n_shapes,
+    }
+    f = tmp_path / "style.json"
+    f.write_text(json.dumps(spec))
+    m = load_style_model(f)
+    plain = "The port reopened on Monday after the storm passed over the coast."
+    tell = "Furthermore, the port reopened on Monday after the storm passed over the coast."
+    quoted = 'The port reopened on Monday. "Furthermore, we are glad," the mayor said.'
+    assert m.prob(plain) == pytest.approx(0.5)
+    assert m.prob(tell) > 0.9
+    assert m.prob(quoted) == pytest.approx(0.5)  # the mayor's words, not the writer's
+    assert "furthermore" not in style_view(quoted).own
+    assert m.prob("Too short.") is None
+    spec["coef"] = [1.0]
+    f.write_text(json.dumps(spec))
+    with pytest.raises(ValueError, match="style.json"):
+        load_style_model(f)
+
+
+def test_the_shipped_style_model_loads() -> None:
+    from unspin.evidence import STYLE_MODEL_FILE, load_style_model
+
+    m = load_style_model(STYLE_MODEL_FILE)
+    assert m.terms and m.coef.shape == (len(m.terms) + len(m.shapes),)
