@@ -357,6 +357,12 @@ def fit_direction(dirs: list[dict], params: ClassifyParams, hold: tuple[str, ...
     count = Counter(kinds)
     w = np.array([1.0 / count[k] for k in kinds])
     w *= len(w) / w.sum()
+    # the deciders (``ClassifyParams.decider_evidence``) are weighed only where the rest is
+    # unsure, so they are no column of this sum: left out here, their weight and bar
+    # chosen by bench/fit_style_bar.py
+    dec = [k for k, n in enumerate(names) if n in params.decider_evidence]
+    X[:, dec] = 0.0
+    hold = (*hold, *(names[k] for k in dec))
     fixed = np.array(
         [wt if n in hold else np.nan for n, wt in zip(names, params.direction_weights)]
     )

@@ -687,48 +687,78 @@ def _styled(doc_id: str, text: str, style: float | None) -> Doc:
     return d
 
 
-def test_model_style_points_away_from_the_side_that_reads_model_written() -> None:
-    ta = "The council said on Monday that the bridge would close for repairs in March."
-    tb = "The bridge will close for repairs in March, the council confirmed on Monday."
-    assert P.style_written == 0.5 and P.style_margin > 0
-    # b reads model-written, a does not: b is the derivative, a the source (+1)
-    assert (
-        _ev("model_style", ctx(_styled("a", ta, 0.1), _styled("b", tb, 0.95), relation="spun"))
-        == 1.0
-    )
-    assert (
-        _ev("model_style", ctx(_styled("a", ta, 0.95), _styled("b", tb, 0.1), relation="spun"))
-        == -1.0
-    )
-    # silent when both read model-written, when neither does, when the gap is under the
-    # margin, when one side has no style (too short, not English), and across languages
-    for pa, pb in ((0.9, 0.97), (0.02, 0.4), (0.4, 0.6), (None, 0.95)):
-        assert (
-            _ev("model_style", ctx(_styled("a", ta, pa), _styled("b", tb, pb), relation="spun"))
-            is None
-        )
+STYLE_A = "The council said on Monday that the bridge would close for repairs in March."
+STYLE_B = "The bridge will close for repairs in March, the council confirmed on Monday."
+
+
+def _style_pair(pa: float | None, pb: float | None, **kw) -> PairCtx:
+    kw.setdefault("relation", "spun")
+    return ctx(_styled("a", STYLE_A, pa), _styled("b", STYLE_B, pb), **kw)
+
+
+def test_model_style_is_graded_and_points_away_from_the_model_written_side() -> None:
+    # graded: the difference of the two probabilities (b minus a), not a yes/no; positive
+    # (a the source) when b reads more model-written
+    assert _ev("model_style", _style_pair(0.1, 0.95)) == pytest.approx(0.85)
+    assert _ev("model_style", _style_pair(0.95, 0.1)) == pytest.approx(-0.85)
+    assert _ev("model_style", _style_pair(0.4, 0.6)) == pytest.approx(0.2)
+    assert _ev("model_style", _style_pair(0.9, 0.97)) == pytest.approx(0.07)
+    # silent: no difference, a side without a style (too short, not English), across
+    # languages (one-way translation), and on anything but a whole rewording
+    for pa, pb in ((0.5, 0.5), (None, 0.95), (0.1, None)):
+        assert _ev("model_style", _style_pair(pa, pb)) is None
     es = _styled("b", "El ayuntamiento dijo el lunes que el puente cerrará en marzo.", 0.95)
     assert es.lang != "en"
-    assert _ev("model_style", ctx(_styled("a", ta, 0.1), es, relation="spun")) is None
-    # the margin is honoured: 0.1 against 0.5 is 2.2 in log-odds
-    a, b = _styled("a", ta, 0.1), _styled("b", tb, 0.5)
-    assert _ev("model_style", ctx(a, b, relation="spun")) == 1.0
-    wide = dataclasses.replace(P, style_margin=2.5)
-    assert _ev("model_style", ctx(a, b, relation="spun", params=wide)) is None
-    # whole rewordings only: a copy keeps its source's words, a passage's host is its own
-    for rel in ("copy", "partial", None):
-        assert _ev("model_style", ctx(a, b, relation=rel)) is None
-    # weighed in the direction score with the fitted weight's sign: towards a as the source
-    k = P.direction_evidence.index("model_style")
-    only = dataclasses.replace(
-        P, direction_weights=tuple(1.0 if i == k else 0.0 for i in range(len(P.direction_weights)))
+    assert _ev("model_style", ctx(_styled("a", STYLE_A, 0.1), es, relation="spun")) is None
+    for rel in ("copy", "partial", "same_story", None):
+        assert _ev("model_style", _style_pair(0.1, 0.95, relation=rel)) is None
+
+
+def test_model_style_decides_only_where_the_rest_is_unsure(monkeypatch) -> None:
+    """The decider rule: ``model_style`` is added to the direction score only when the
+    weighted sum of the other evidence is under ``decider_bar``; above it, it is not
+    weighed at all (so it never overturns evidence that is sure, e.g. a machine
+    translation's artefacts)."""
+    rest = {"v": 0.0}
+    monkeypatch.setitem(
+        DIRECTION_EVIDENCE, "test_rest", lambda c: (rest["v"], "rest") if rest["v"] else None
     )
-    z, parts = direction_score(
-        ctx(_styled("a", ta, 0.1), _styled("b", tb, 0.95), relation="spun", params=only)
+    assert P.decider_evidence == ("model_style",) and P.decider_bar > 0
+    w = P.direction_weights[P.direction_evidence.index("model_style")]
+    params = dataclasses.replace(
+        P,
+        direction_evidence=("test_rest", "model_style"),
+        direction_weights=(1.0, w),
+        decider_bar=1.0,
     )
-    assert z == 1.0 and [x.name for x in parts] == ["model_style"]
-    with pytest.raises(ValueError, match="style_margin"):
-        dataclasses.replace(P, style_margin=-1.0)
+
+    def score(v: float, pa: float, pb: float, p: ClassifyParams = params):
+        rest["v"] = v
+        z, parts = direction_score(_style_pair(pa, pb, params=p))
+        return z, [x.name for x in parts]
+
+    # nothing else speaks: the style decides, graded (a the source)
+    z, names = score(0.0, 0.1, 0.95)
+    assert z == pytest.approx(w * 0.85) and names == ["model_style"]
+    # the rest leans a little towards b as the source (under the bar): the style turns it
+    z, names = score(-0.8, 0.1, 0.95)
+    assert z == pytest.approx(-0.8 + w * 0.85) and z > 0 and names == ["test_rest", "model_style"]
+    # ... but a small style gap only moves it, graded: 0.05 * w is less than 0.8
+    z, _ = score(-0.8, 0.45, 0.5)
+    assert z == pytest.approx(-0.8 + w * 0.05) and z < 0
+    # the rest is sure (at or over the bar): the style is not weighed, whatever it says
+    for v in (1.0, -1.0, 2.5, -4.0):
+        z, names = score(v, 0.1, 0.95)
+        assert z == pytest.approx(v) and names == ["test_rest"]
+    # a bar of 0 silences the decider altogether
+    z, names = score(0.0, 0.1, 0.95, dataclasses.replace(params, decider_bar=0.0))
+    assert z == 0.0 and names == []
+    # without the decider list the evidence is one more summed term again (the old rule)
+    summed = dataclasses.replace(params, decider_evidence=())
+    z, names = score(2.5, 0.95, 0.1, summed)
+    assert z == pytest.approx(2.5 - w * 0.85) and names == ["test_rest", "model_style"]
+    with pytest.raises(ValueError, match="decider_bar"):
+        dataclasses.replace(P, decider_bar=-1.0)
 
 
 def test_style_model_reads_the_writers_own_words(tmp_path) -> None:

@@ -899,31 +899,25 @@ def style_logit(p: float) -> float:
 
 @direction_evidence("model_style")
 def _model_style(c: PairCtx) -> tuple[float, str] | None:
-    """A text written by a language model beside one that reads as written by people:
-    the model-written side is the derivative (content farms rewrite with language models;
-    the outlets they copy from are written by people). Reads each text's style
-    probability (:attr:`DocFacts.style`, the shipped :class:`StyleModel`): speaks only when
-    the higher one reaches ``style_written`` and the other is at least ``style_margin``
-    lower in log-odds; silent when both read model-written or neither does, and on
-    machine translation and thesaurus spinning, which the model was fitted to read as not
-    model-written. Whole rewordings (``spun``) of one language only, as ``details``: the
-    style of a passage's host article says nothing about the passage, and a copy keeps its
-    source's words, so a gap in style between two people's texts is the model's noise
-    (+1: ``b`` reads model-written)."""
+    """How much more the one text reads as written by a language model than the other:
+    the difference of the two calibrated style probabilities (:attr:`DocFacts.style`, the
+    shipped :class:`StyleModel`), graded in [-1, 1] (+: ``b`` reads more model-written, so
+    ``a`` is the source). Content farms rewrite with language models; the outlets they copy
+    from are written by people. A decider (``ClassifyParams.decider_evidence``): weighed
+    only where the other evidence is unsure (:func:`direction_score`), since machine
+    translation and thesaurus spinning, which the model reads as not model-written, leave
+    a noisy gap the machine-artefact evidence is surer about. Silent across languages
+    (one-way translation), where a side has no style (not English, too few words of its
+    own) and on anything but a whole rewording (``spun``): a copy keeps its source's
+    words and a passage's host article is its own, so a style gap there is two people's."""
     if not c.same_language or c.relation != "spun":
         return None
     pa, pb = c.fa.style, c.fb.style
-    if pa is None or pb is None:
+    if pa is None or pb is None or pa == pb:
         return None
-    p = c.params
-    if max(pa, pb) < p.style_written:
-        return None
-    gap = style_logit(pb) - style_logit(pa)
-    if abs(gap) < p.style_margin:
-        return None
-    side = c.b if gap > 0 else c.a
-    return (1.0 if gap > 0 else -1.0), (
-        f"reads as written by a language model: {side.id} "
+    more = c.b if pb > pa else c.a
+    return pb - pa, (
+        f"reads more as written by a language model: {more.id} "
         f"(probability {c.a.id} {pa:.2f}, {c.b.id} {pb:.2f})"
     )
 
@@ -1076,11 +1070,18 @@ def direction_values(c: PairCtx) -> list[float]:
 
 def direction_score(c: PairCtx) -> tuple[float, list[Contribution]]:
     """Weighted sum of the direction evidence (> 0: ``a`` is the source) and each
-    evidence's contribution (evidence that has nothing to say is left out)."""
+    evidence's contribution (evidence that has nothing to say is left out). The deciders
+    (``ClassifyParams.decider_evidence``) are added only when the sum of the rest is under
+    ``decider_bar`` in magnitude: they settle what the rest leaves unsure and never
+    overturn what it is sure of."""
     p = c.params
     z = 0.0
-    out = []
+    out: list[Contribution] = []
+    deciders: list[tuple[str, float]] = []
     for name, w in zip(p.direction_evidence, p.direction_weights):
+        if name in p.decider_evidence:
+            deciders.append((name, w))
+            continue
         got = capped_evidence(c, name)
         if got is None:
             continue
@@ -1089,4 +1090,15 @@ def direction_score(c: PairCtx) -> tuple[float, list[Contribution]]:
             continue
         z += w * v
         out.append(Contribution("direction", name, v, w * v, detail))
+    if abs(z) >= p.decider_bar:
+        return z, out
+    rest = z
+    for name, w in deciders:
+        got = capped_evidence(c, name) if w != 0.0 else None
+        if got is None or got[0] == 0.0:
+            continue
+        v, detail = got
+        z += w * v
+        why = f"{detail}; weighed as the rest ({rest:+.2f}) is under {p.decider_bar:g}"
+        out.append(Contribution("direction", name, v, w * v, why))
     return z, out
