@@ -183,9 +183,10 @@ def collect(args) -> tuple[list[dict], list[dict]]:
 
 def _style_out_of_fold(docs: list, oof: dict[str, float]) -> None:
     """Put each training text's cross-validated style probability (``--style-oof``, written
-    by ``bench/fit_model_style.py``) in place of the shipped model's in-sample one, so the
-    ``model_style`` weight is fitted on what the style model says of texts it has not
-    seen."""
+    by ``bench/fit_model_style.py``) in place of the shipped model's in-sample one: what the
+    style model says of texts it has not seen. (``model_style`` is a decider now, left out
+    of this fit: its weight and bar come from ``bench/fit_style_bar.py``, which reads the
+    same out-of-fold table.)"""
     from dataclasses import replace as _replace
 
     from fit_model_style import oof_key
