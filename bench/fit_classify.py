@@ -107,6 +107,7 @@ def collect(args) -> tuple[list[dict], list[dict]]:
     p = cfg.classify
     store = Store(args.cache)
     typing, dirs = [], []
+    oof = json.loads(Path(args.style_oof).read_text()) if args.style_oof else {}
     natural = load_verdicts(Path(args.natural))  # hand verdicts on natural pairs (tune half)
     nat_seen: set[tuple[str, str]] = set()
     extra = [Path(x) for x in args.labelled_only]
@@ -114,6 +115,8 @@ def collect(args) -> tuple[list[dict], list[dict]]:
         arts, labels = load_folder(folder)
         docs = fingerprint(arts, cfg, cache=store)
         store.commit()
+        if oof:
+            _style_out_of_fold(docs, oof)
         support = CorpusSupport(docs)
         by_id = {d.id: d for d in docs}
         lab = {tuple(sorted((x["source"], x["derivative"]))): x for x in labels}
@@ -176,6 +179,27 @@ def collect(args) -> tuple[list[dict], list[dict]]:
         typing += ntrex_rows(Path(args.ntrex), args.ntrex_cache, cfg)
     _ = p
     return typing, dirs
+
+
+def _style_out_of_fold(docs: list, oof: dict[str, float]) -> None:
+    """Put each training text's cross-validated style probability (``--style-oof``, written
+    by ``bench/fit_model_style.py``) in place of the shipped model's in-sample one: what the
+    style model says of texts it has not seen. (``model_style`` is a decider now, left out
+    of this fit: its weight and bar come from ``bench/fit_style_bar.py``, which reads the
+    same out-of-fold table.)"""
+    from dataclasses import replace as _replace
+
+    from fit_model_style import oof_key
+
+    from unspin.evidence import doc_facts
+
+    n = 0
+    for d in docs:
+        p = oof.get(oof_key(d.article.text))
+        if p is not None and d.lang == "en":
+            d._facts = _replace(doc_facts(d), style=p)
+            n += 1
+    print(f"  style: {n} of {len(docs)} texts read out of fold", flush=True)
 
 
 def ntrex_rows(path: Path, cache: str | None, cfg: Config) -> list[dict]:
@@ -334,6 +358,12 @@ def fit_direction(dirs: list[dict], params: ClassifyParams, hold: tuple[str, ...
     count = Counter(kinds)
     w = np.array([1.0 / count[k] for k in kinds])
     w *= len(w) / w.sum()
+    # the deciders (``ClassifyParams.decider_evidence``) are weighed only where the rest is
+    # unsure, so they are no column of this sum: left out here, their weight and bar
+    # chosen by bench/fit_style_bar.py
+    dec = [k for k, n in enumerate(names) if n in params.decider_evidence]
+    X[:, dec] = 0.0
+    hold = (*hold, *(names[k] for k in dec))
     fixed = np.array(
         [wt if n in hold else np.nan for n, wt in zip(names, params.direction_weights)]
     )
@@ -469,6 +499,18 @@ def main() -> int:
         "(e.g. one made from Reuters: short wire items)",
     )
     ap.add_argument("--unlabelled", type=int, default=400, help="unlabelled pairs per folder")
+    ap.add_argument(
+        "--style-oof",
+        default="",
+        help="cross-validated style probabilities of the style model's training texts "
+        "(bench/fit_model_style.py --oof): used in place of the in-sample ones",
+    )
+    ap.add_argument(
+        "--keep-whole",
+        action="store_true",
+        help="type the direction rows with the shipped whole-derivative weights (the refit "
+        "is printed, not used): a direction-only refit",
+    )
     ap.add_argument("--neg-weight", type=float, default=3.0)
     ap.add_argument("--C", type=float, default=1.0)
     ap.add_argument(
@@ -493,7 +535,8 @@ def main() -> int:
     typing, dirs = collect(args)
     params = ClassifyParams()
     ww, wb = fit_whole(typing, params, args.neg_weight, args.C)
-    params = replace(params, whole_weights=ww, whole_bias=wb)
+    if not args.keep_whole:
+        params = replace(params, whole_weights=ww, whole_bias=wb)
     hold = tuple(x for x in args.hold.split(",") if x)
     dw, margin = fit_direction(dirs, params, hold)
     print("\nClassifyParams:")

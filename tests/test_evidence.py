@@ -676,3 +676,128 @@ def test_both_sides_best_rows_from_one_product(monkeypatch) -> None:
     monkeypatch.setattr(ev, "SOFT_CELLS", 7)  # above it: each side on its own, in blocks
     for x, y in zip(ev.best_rows_both(a, fa, b, fb), own):
         assert np.allclose(x.best, y.best, atol=1e-6) and x.arg.tolist() == y.arg.tolist()
+
+
+def _styled(doc_id: str, text: str, style: float | None) -> Doc:
+    """A doc whose style probability (``DocFacts.style``) is set to ``style``."""
+    from unspin.evidence import doc_facts
+
+    d = _doc(doc_id, text)
+    d._facts = dataclasses.replace(doc_facts(d), style=style)  # type: ignore[attr-defined]
+    return d
+
+
+STYLE_A = "The council said on Monday that the bridge would close for repairs in March."
+STYLE_B = "The bridge will close for repairs in March, the council confirmed on Monday."
+
+
+def _style_pair(pa: float | None, pb: float | None, **kw) -> PairCtx:
+    kw.setdefault("relation", "spun")
+    return ctx(_styled("a", STYLE_A, pa), _styled("b", STYLE_B, pb), **kw)
+
+
+def test_model_style_is_graded_and_points_away_from_the_model_written_side() -> None:
+    # graded: the difference of the two probabilities (b minus a), not a yes/no; positive
+    # (a the source) when b reads more model-written
+    assert _ev("model_style", _style_pair(0.1, 0.95)) == pytest.approx(0.85)
+    assert _ev("model_style", _style_pair(0.95, 0.1)) == pytest.approx(-0.85)
+    assert _ev("model_style", _style_pair(0.4, 0.6)) == pytest.approx(0.2)
+    assert _ev("model_style", _style_pair(0.9, 0.97)) == pytest.approx(0.07)
+    # silent: no difference, a side without a style (too short, not English), across
+    # languages (one-way translation), and on anything but a whole rewording
+    for pa, pb in ((0.5, 0.5), (None, 0.95), (0.1, None)):
+        assert _ev("model_style", _style_pair(pa, pb)) is None
+    es = _styled("b", "El ayuntamiento dijo el lunes que el puente cerrará en marzo.", 0.95)
+    assert es.lang != "en"
+    assert _ev("model_style", ctx(_styled("a", STYLE_A, 0.1), es, relation="spun")) is None
+    for rel in ("copy", "partial", "same_story", None):
+        assert _ev("model_style", _style_pair(0.1, 0.95, relation=rel)) is None
+
+
+def test_model_style_decides_only_where_the_rest_is_unsure(monkeypatch) -> None:
+    """The decider rule: ``model_style`` is added to the direction score only when the
+    weighted sum of the other evidence is under ``decider_bar``; above it, it is not
+    weighed at all (so it never overturns evidence that is sure, e.g. a machine
+    translation's artefacts)."""
+    rest = {"v": 0.0}
+    monkeypatch.setitem(
+        DIRECTION_EVIDENCE, "test_rest", lambda c: (rest["v"], "rest") if rest["v"] else None
+    )
+    assert P.decider_evidence == ("model_style",) and P.decider_bar > 0
+    w = P.direction_weights[P.direction_evidence.index("model_style")]
+    params = dataclasses.replace(
+        P,
+        direction_evidence=("test_rest", "model_style"),
+        direction_weights=(1.0, w),
+        decider_bar=1.0,
+    )
+
+    def score(v: float, pa: float, pb: float, p: ClassifyParams = params):
+        rest["v"] = v
+        z, parts = direction_score(_style_pair(pa, pb, params=p))
+        return z, [x.name for x in parts]
+
+    # nothing else speaks: the style decides, graded (a the source)
+    z, names = score(0.0, 0.1, 0.95)
+    assert z == pytest.approx(w * 0.85) and names == ["model_style"]
+    # the rest leans a little towards b as the source (under the bar): the style turns it
+    z, names = score(-0.8, 0.1, 0.95)
+    assert z == pytest.approx(-0.8 + w * 0.85) and z > 0 and names == ["test_rest", "model_style"]
+    # ... but a small style gap only moves it, graded: 0.05 * w is less than 0.8
+    z, _ = score(-0.8, 0.45, 0.5)
+    assert z == pytest.approx(-0.8 + w * 0.05) and z < 0
+    # the rest is sure (at or over the bar): the style is not weighed, whatever it says
+    for v in (1.0, -1.0, 2.5, -4.0):
+        z, names = score(v, 0.1, 0.95)
+        assert z == pytest.approx(v) and names == ["test_rest"]
+    # a bar of 0 silences the decider altogether
+    z, names = score(0.0, 0.1, 0.95, dataclasses.replace(params, decider_bar=0.0))
+    assert z == 0.0 and names == []
+    # without the decider list the evidence is one more summed term again (the old rule)
+    summed = dataclasses.replace(params, decider_evidence=())
+    z, names = score(2.5, 0.95, 0.1, summed)
+    assert z == pytest.approx(2.5 - w * 0.85) and names == ["test_rest", "model_style"]
+    with pytest.raises(ValueError, match="decider_bar"):
+        dataclasses.replace(P, decider_bar=-1.0)
+
+
+def test_style_model_reads_the_writers_own_words(tmp_path) -> None:
+    """A toy style model file: the term's weight raises the probability, quotations are
+    the speaker's words and are left out, and a broken file is refused by name."""
+    import json
+
+    from unspin.evidence import STYLE_SHAPES, load_style_model, style_view
+
+    n_shapes = len(STYLE_SHAPES)
+    spec = {
+        "intercept": 0.0,
+        "calibration": [1.0, 0.0],
+        "min_words": 5,
+        "terms": ["furthermore"],
+        "shapes": list(STYLE_SHAPES),
+        "mean": [0.0] * (1 + n_shapes),
+        "scale": [1.0] * (1 + n_shapes),
+        "coef": [1.0] + [0.0] * n_shapes,
+    }
+    f = tmp_path / "style.json"
+    f.write_text(json.dumps(spec))
+    m = load_style_model(f)
+    plain = "The port reopened on Monday after the storm passed over the coast."
+    tell = "Furthermore, the port reopened on Monday after the storm passed over the coast."
+    quoted = 'The port reopened on Monday. "Furthermore, we are glad," the mayor said.'
+    assert m.prob(plain) == pytest.approx(0.5)
+    assert m.prob(tell) > 0.9
+    assert m.prob(quoted) == pytest.approx(0.5)  # the mayor's words, not the writer's
+    assert "furthermore" not in style_view(quoted).own
+    assert m.prob("Too short.") is None
+    spec["coef"] = [1.0]
+    f.write_text(json.dumps(spec))
+    with pytest.raises(ValueError, match="style.json"):
+        load_style_model(f)
+
+
+def test_the_shipped_style_model_loads() -> None:
+    from unspin.evidence import STYLE_MODEL_FILE, load_style_model
+
+    m = load_style_model(STYLE_MODEL_FILE)
+    assert m.terms and m.coef.shape == (len(m.terms) + len(m.shapes),)

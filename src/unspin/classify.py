@@ -83,6 +83,7 @@ DIRECTION_EVIDENCE_NAMES = (
     "kept_words",
     "number_format",
     "merged_sentences",
+    "model_style",
 )
 
 
@@ -127,9 +128,23 @@ class ClassifyParams:
     direction_evidence: tuple[str, ...] = DIRECTION_EVIDENCE_NAMES
     direction_weights: tuple[float, ...] = (
         1.242, 0.434, 0.337, 1.076, 2.432, 2.111, 6.094, 4.951, 0.258, 2.242, 2.57, 5.103, 2.582,
-        3.349,
+        3.349, 6.0,
     )  # fmt: skip
     direction_margin: float = 0.0  # |weighted sum| below this: undecided
+    # evidence weighed only where the rest is unsure: added to the weighted sum of the other
+    # direction evidence only when that sum's magnitude is under ``decider_bar``. The style
+    # of model-written text (``model_style``) directs 0.885 of the rewrites of routes-held
+    # on its own, but its gap between two texts is noisy where a machine made the
+    # derivative; weighed everywhere it cost MT round trips (session 13), weighed as a
+    # decider it cannot overturn evidence that is sure (docs/benchmarks.md, session 14)
+    decider_evidence: tuple[str, ...] = ("model_style",)
+    # ... the bar, and ``model_style``'s weight (6.0 in ``direction_weights``: at a gap of
+    # 1/6 in probability it outweighs a rest of 1.0), chosen together by
+    # bench/fit_style_bar.py on the pooled tuning rewrites and the machine-made
+    # derivatives (right minus wrong, no MT, spinner or one-way pair lost, the fewest
+    # machine-made pairs touched): grouped 5-fold CV by source 0.847-0.868 right against
+    # 0.825 without it
+    decider_bar: float = 1.0
     evidence_cap: float = 5.0  # each evidence value is clipped to [-cap, cap]
     min_fluency_pairs: int = 20  # word pairs a text must have of its own for ``fluency``
     # ``merged_sentences``: sentence cosine from which a sentence's best counterpart on the
@@ -202,6 +217,8 @@ class ClassifyParams:
             )
         if self.merge_unit <= 0:
             raise ValueError(f"ClassifyParams.merge_unit must be > 0, got {self.merge_unit}")
+        if self.decider_bar < 0:
+            raise ValueError(f"ClassifyParams.decider_bar must be >= 0, got {self.decider_bar}")
         if self.split_ratio < 1:
             raise ValueError(f"ClassifyParams.split_ratio must be >= 1, got {self.split_ratio}")
         if self.direction_margin < 0 or self.evidence_cap <= 0:

@@ -22,10 +22,13 @@ statistics (:class:`unspin.corpus.CorpusSupport`, a view that leaves the pair ou
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Callable
+import unicodedata
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -89,6 +92,9 @@ class DocFacts:
     #: written in tokeniser spacing (:func:`unspin.normalise.spaced_style`): its spaced
     #: punctuation is the text's format, not a translation or spinning artefact
     spaced: bool = False
+    #: probability that the text was written by a language model (:func:`model_style`;
+    #: None: not English, or too few words of its own to tell)
+    style: float | None = None
 
 
 def doc_facts(doc: Doc) -> DocFacts:
@@ -113,9 +119,177 @@ def doc_facts(doc: Doc) -> DocFacts:
         joined=" ".join(ws),
         content=content,
         spaced=spaced_style(text),
+        style=model_style(text) if doc.lang == "en" else None,
     )
     doc._facts = facts  # type: ignore[attr-defined]
     return facts
+
+
+# ---------------------------------------------------------------- model-written style
+
+#: the shipped style model, written by ``bench/fit_model_style.py`` (and only by it)
+STYLE_MODEL_FILE = Path(__file__).with_name("data") / "model_style.json"
+#: quotation marks and dashes folded before the style is read (a format, not a style)
+_STYLE_TRANS = str.maketrans(
+    {"“": '"', "”": '"', "„": '"', "«": '"', "»": '"', "‘": "'", "’": "'", "`": "'",
+     "–": "-", "—": "-", "\u00a0": " "}
+)  # fmt: skip
+#: tokeniser spacing (as :data:`unspin.normalise._TOKENISER_SPACE`): "do n't", "Sununu 's"
+_STYLE_SPACE = regex.compile(
+    r" (?=[,.;:!?%)\]}\"-]|n't\b|'(?:s|re|ve|ll|d|m)\b)|(?<=[(\[{$\"-]) ", regex.IGNORECASE
+)
+#: a quotation (the quoted speaker's words, not the writer's)
+_STYLE_QUOTE = regex.compile(r'"[^"\n]{1,800}"')
+#: a line break inside a paragraph (wire copy wrapped at 70 columns, a sentence a line)
+_STYLE_WRAP = regex.compile(r"(?<!\n)\n(?!\n)")
+
+
+@dataclass(frozen=True)
+class StyleView:
+    """What the style model reads of one text: the writer's own words (quotations left
+    out, format folded: quote marks, dashes, tokeniser spacing, wrapped lines) and the
+    shape of its sentences."""
+
+    own: tuple[str, ...]  # word tokens outside quotations, in order
+    n_words: int  # all word tokens
+    sentence_words: tuple[int, ...]  # words per sentence
+    sentence_commas: tuple[int, ...]  # commas per sentence
+
+    @property
+    def shape(self) -> dict[str, float]:
+        """Sentence-shape statistics (:data:`STYLE_SHAPES`)."""
+        n = np.array(self.sentence_words or (0,), float)
+        mean = float(n.mean())
+        own = self.own
+        return {
+            "sent_mean": mean,
+            "sent_cv": float(n.std() / mean) if mean else 0.0,
+            "sent_long": float((n > 30).mean()),
+            "sent_short": float((n < 8).mean()),
+            "commas_per_sent": float(np.mean(self.sentence_commas or (0,))),
+            "word_len": float(np.mean([len(w) for w in own])) if own else 0.0,
+            "ttr150": len(set(own[:150])) / max(1, len(own[:150])),
+            "quoted_share": 1.0 - len(own) / max(1, self.n_words),
+        }
+
+
+#: the sentence-shape statistics the style model may weigh (:attr:`StyleView.shape`)
+STYLE_SHAPES = (
+    "sent_mean", "sent_cv", "sent_long", "sent_short", "commas_per_sent", "word_len",
+    "ttr150", "quoted_share",
+)  # fmt: skip
+
+
+def style_view(text: str) -> StyleView:
+    """The :class:`StyleView` of a text."""
+    from unspin.normalise import split_sentences
+
+    t = unicodedata.normalize("NFKC", text).translate(_STYLE_TRANS).replace("''", '"')
+    t = _STYLE_WRAP.sub(" ", _STYLE_SPACE.sub("", t))
+    own = _STYLE_QUOTE.sub(" ", t)
+    sents = [t[s:e] for s, e in split_sentences(t)]
+    sw = [len(words(x)) for x in sents]
+    keep = [i for i, n in enumerate(sw) if n >= 3]  # a heading or a dateline is no sentence
+    return StyleView(
+        own=tuple(words(own)),
+        n_words=len(words(t)),
+        sentence_words=tuple(sw[i] for i in keep),
+        sentence_commas=tuple(sents[i].count(",") for i in keep),
+    )
+
+
+def style_terms(own: Sequence[str]) -> dict[str, int]:
+    """Counts of the words and adjacent word pairs ("according to") of a text's own words."""
+    out: dict[str, int] = {}
+    for w in own:
+        out[w] = out.get(w, 0) + 1
+    for x, y in zip(own, own[1:]):
+        k = f"{x} {y}"
+        out[k] = out.get(k, 0) + 1
+    return out
+
+
+def style_row(view: StyleView, terms: Sequence[str], shapes: Sequence[str]) -> np.ndarray:
+    """The style model's input for one text: log(1 + rate per 1,000 own words) of each
+    term, then each sentence-shape statistic."""
+    counts = style_terms(view.own)
+    n = max(1, len(view.own))
+    shape = view.shape
+    rates = [math.log1p(1000.0 * counts.get(t, 0) / n) for t in terms]
+    return np.array(rates + [shape[s] for s in shapes], float)
+
+
+@dataclass(frozen=True)
+class StyleModel:
+    """A linear model of "written by a language model" over style (:func:`style_row`):
+    standardised inputs (``mean``, ``scale``), coefficients and intercept, then a
+    calibration (``slope``, ``offset``: Platt scaling fitted on cross-validated scores), as
+    ``bench/fit_model_style.py`` fitted them; ``min_words``: a text with fewer words of its
+    own (outside quotations) is not read."""
+
+    terms: tuple[str, ...]
+    shapes: tuple[str, ...]
+    mean: np.ndarray
+    scale: np.ndarray
+    coef: np.ndarray
+    intercept: float
+    slope: float
+    offset: float
+    min_words: int
+
+    def logit(self, text: str) -> float | None:
+        """The calibrated log-odds that ``text`` was written by a language model."""
+        view = style_view(text)
+        if len(view.own) < self.min_words:
+            return None
+        x = (style_row(view, self.terms, self.shapes) - self.mean) / self.scale
+        return self.slope * (float(x @ self.coef) + self.intercept) + self.offset
+
+    def prob(self, text: str) -> float | None:
+        z = self.logit(text)
+        return None if z is None else 1.0 / (1.0 + math.exp(-z))
+
+
+def load_style_model(path: Path) -> StyleModel:
+    """A :class:`StyleModel` from its JSON file (a clear error naming the file)."""
+    try:
+        d = json.loads(Path(path).read_text(encoding="utf-8"))
+        terms, shapes = tuple(d["terms"]), tuple(d["shapes"])
+        n = len(terms) + len(shapes)
+        arrays = [np.array(d[k], float) for k in ("mean", "scale", "coef")]
+        if any(a.shape != (n,) for a in arrays) or (arrays[1] <= 0).any():
+            raise ValueError(f"mean, scale and coef need {n} values each, scales > 0")
+        unknown = [x for x in shapes if x not in STYLE_SHAPES]
+        if unknown:
+            raise ValueError(f"unknown shape statistics {unknown}")
+        return StyleModel(
+            terms=terms,
+            shapes=shapes,
+            mean=arrays[0],
+            scale=arrays[1],
+            coef=arrays[2],
+            intercept=float(d["intercept"]),
+            slope=float(d["calibration"][0]),
+            offset=float(d["calibration"][1]),
+            min_words=int(d["min_words"]),
+        )
+    except (OSError, ValueError, KeyError, TypeError, IndexError) as e:
+        raise ValueError(f"style model {path}: unreadable ({type(e).__name__}: {e})") from e
+
+
+@lru_cache(maxsize=1)
+def shipped_style_model() -> StyleModel | None:
+    """The shipped :class:`StyleModel` (None when the package has no model file)."""
+    if not STYLE_MODEL_FILE.exists():
+        return None
+    return load_style_model(STYLE_MODEL_FILE)
+
+
+def model_style(text: str) -> float | None:
+    """Probability that an English text was written by a language model, from the shipped
+    style model (None: no model, or too few words of the writer's own)."""
+    m = shipped_style_model()
+    return None if m is None else m.prob(text)
 
 
 # ---------------------------------------------------------------- the pair context
@@ -717,6 +891,37 @@ def _merged_sentences(c: PairCtx) -> tuple[float, str] | None:
     )
 
 
+def style_logit(p: float) -> float:
+    """Log-odds of a probability (kept finite)."""
+    p = min(max(p, 1e-6), 1.0 - 1e-6)
+    return math.log(p / (1.0 - p))
+
+
+@direction_evidence("model_style")
+def _model_style(c: PairCtx) -> tuple[float, str] | None:
+    """How much more the one text reads as written by a language model than the other:
+    the difference of the two calibrated style probabilities (:attr:`DocFacts.style`, the
+    shipped :class:`StyleModel`), graded in [-1, 1] (+: ``b`` reads more model-written, so
+    ``a`` is the source). Content farms rewrite with language models; the outlets they copy
+    from are written by people. A decider (``ClassifyParams.decider_evidence``): weighed
+    only where the other evidence is unsure (:func:`direction_score`), since machine
+    translation and thesaurus spinning, which the model reads as not model-written, leave
+    a noisy gap the machine-artefact evidence is surer about. Silent across languages
+    (one-way translation), where a side has no style (not English, too few words of its
+    own) and on anything but a whole rewording (``spun``): a copy keeps its source's
+    words and a passage's host article is its own, so a style gap there is two people's."""
+    if not c.same_language or c.relation != "spun":
+        return None
+    pa, pb = c.fa.style, c.fb.style
+    if pa is None or pb is None or pa == pb:
+        return None
+    more = c.b if pb > pa else c.a
+    return pb - pa, (
+        f"reads more as written by a language model: {more.id} "
+        f"(probability {c.a.id} {pa:.2f}, {c.b.id} {pb:.2f})"
+    )
+
+
 def _foreign_rate(d: Doc, other_lang: str, bar_other: float, bar_own: float) -> float:
     """Words of ``d`` (per 100) common in ``other_lang`` and rare in ``d``'s language."""
     ws = [w for w in words(d.article.text) if w.isalpha() and len(w) > 2]
@@ -865,11 +1070,18 @@ def direction_values(c: PairCtx) -> list[float]:
 
 def direction_score(c: PairCtx) -> tuple[float, list[Contribution]]:
     """Weighted sum of the direction evidence (> 0: ``a`` is the source) and each
-    evidence's contribution (evidence that has nothing to say is left out)."""
+    evidence's contribution (evidence that has nothing to say is left out). The deciders
+    (``ClassifyParams.decider_evidence``) are added only when the sum of the rest is under
+    ``decider_bar`` in magnitude: they settle what the rest leaves unsure and never
+    overturn what it is sure of."""
     p = c.params
     z = 0.0
-    out = []
+    out: list[Contribution] = []
+    deciders: list[tuple[str, float]] = []
     for name, w in zip(p.direction_evidence, p.direction_weights):
+        if name in p.decider_evidence:
+            deciders.append((name, w))
+            continue
         got = capped_evidence(c, name)
         if got is None:
             continue
@@ -878,4 +1090,15 @@ def direction_score(c: PairCtx) -> tuple[float, list[Contribution]]:
             continue
         z += w * v
         out.append(Contribution("direction", name, v, w * v, detail))
+    if abs(z) >= p.decider_bar:
+        return z, out
+    rest = z
+    for name, w in deciders:
+        got = capped_evidence(c, name) if w != 0.0 else None
+        if got is None or got[0] == 0.0:
+            continue
+        v, detail = got
+        z += w * v
+        why = f"{detail}; weighed as the rest ({rest:+.2f}) is under {p.decider_bar:g}"
+        out.append(Contribution("direction", name, v, w * v, why))
     return z, out
