@@ -1046,3 +1046,60 @@ def test_candidate_list_kept_across_adds_and_removes_equals_a_rescan(tmp_path) -
                 assert ("copy", "new") in named and ("orig", "new") in named
             if "dup" in ids:
                 assert ("orig", "dup") in named
+
+
+def test_minhash_pairs_kept_across_adds_and_removes_equal_a_full_banding(
+    tmp_path, monkeypatch
+) -> None:
+    """The MinHash pairs worked out from the kept state and digest file for an add
+    sharing bands with stored docs, a remove after it and an add of several equal the
+    full banding's, without banding everything again; a bucket an add or remove moves
+    across ``MAX_BUCKET`` (lowered to 3 here) changes old pairs, and is banded again."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    import unspin.candidates as cand
+
+    rng = np.random.default_rng(8)
+    digests = []
+    for _group in range(10):  # ten groups of four variants, each a quarter of the values redrawn
+        base = rng.integers(0, 2**63, 128, dtype=np.uint64)
+        for _ in range(4):
+            d = base.copy()
+            swap = rng.random(128) < 0.25
+            d[swap] = rng.integers(0, 2**63, int(swap.sum()), dtype=np.uint64)
+            digests.append(d)
+    docs = [SimpleNamespace(minhash=d.tolist()) for d in digests]
+    keys = [f"d{x}" for x in range(len(docs))]
+    banded: list[int] = []
+    real = cand.minhash_candidates
+
+    def counting(mat, threshold):
+        banded.append(len(mat))
+        return real(mat, threshold)
+
+    monkeypatch.setattr(cand, "minhash_candidates", counting)
+
+    def check(rows, st, update: bool) -> None:
+        banded.clear()
+        got = cand.minhash_arrays([docs[x] for x in rows], 0.3, [keys[x] for x in rows], st)
+        mat = np.array([docs[x].minhash for x in rows], dtype=np.uint64)
+        want = real(mat, 0.3)
+        n = len(rows)
+        assert cand.pair_codes(*got, n).tolist() == cand.pair_codes(*want, n).tolist()
+        assert len(want[0]) > 10
+        assert (banded == []) is update, banded
+
+    with Store(tmp_path / "st") as st:
+        check(list(range(30)), st, update=False)  # first run: banded
+        check(list(range(31)), st, update=True)  # an add joining group 7
+        check([x for x in range(31) if x not in {2, 30}], st, update=True)  # removes
+        check([x for x in range(31) if x not in {2, 30}] + [33, 34, 35], st, update=True)
+    monkeypatch.setattr(cand, "MAX_BUCKET", 3)
+    with Store(tmp_path / "st2") as st:
+        check(list(range(31)), st, update=False)
+        # row 31 joins group 7 (rows 28-31): some band of the group grows from 3 to 4
+        check(list(range(32)), st, update=False)
+        check(list(range(31)), st, update=False)  # and back under the bound
+        check(list(range(31)) + [39], st, update=True)  # group 9's fourth: no crossing

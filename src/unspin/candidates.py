@@ -139,16 +139,158 @@ def minhash_candidates(mat: np.ndarray, threshold: float) -> tuple[np.ndarray, n
     return i[ok], j[ok]
 
 
-def minhash_arrays(docs: Sequence[Doc], threshold: float) -> PairArrays:
+def minhash_arrays(
+    docs: Sequence[Doc],
+    threshold: float,
+    keys: list[str] | None = None,
+    cache: Any = None,
+) -> PairArrays:
     """LSH banding over the stored rensa digests (64 bands x 2 rows), then a check of
     the estimated Jaccard; a pair at ``threshold`` is proposed with probability > 0.99.
     Buckets of more than ``MAX_BUCKET`` articles are skipped (a stock phrase).
+
+    With ``keys`` (one per doc, distinct) and ``cache`` (a Store with a folder), the last
+    run's pairs and the digests are kept (:class:`MinhashState`, the digests in a
+    :class:`VectorFile`), and a run that added or removed a few docs works out only
+    their pairs (:func:`_update_minhash`); the same pairs as a full banding.
     """
+    empty = np.zeros(0, dtype=np.int64)
     if len(docs) < 2:
-        empty = np.zeros(0, dtype=np.int64)
         return empty, empty
-    mat = np.array([d.minhash for d in docs], dtype=np.uint64)
-    return minhash_candidates(mat, threshold)
+    folder = getattr(cache, "path", None) if keys is not None else None
+    if folder is None:
+        mat = np.array([d.minhash for d in docs], dtype=np.uint64)
+        return minhash_candidates(mat, threshold)
+    slot = f"minhash:{threshold}:{BAND_ROWS}:{MAX_BUCKET}"
+    old = cache.memo_get("minhash", [slot]).get(slot)
+    if old is not None and old.keys == keys:
+        return old.i, old.j
+    width = len(docs[0].minhash) * 2  # uint64 digests as float32 pairs in the file
+    vf = VectorFile(folder, slot, width)
+    rows = _DigestRows(docs)
+    out = None
+    file, at, used = None, None, 0
+    if old is not None and len(old.keys):
+        before = vf.read(old.file, old.used)
+        kept = _kept_vectors(rows, keys, old, vf)
+        if kept is not None and before is not None:
+            mat32, file, at, used = kept
+            mat = mat32.view(np.uint64)
+            out = _update_minhash(mat, keys, old, before.view(np.uint64), threshold)
+    if out is None:
+        mat = np.array([d.minhash for d in docs], dtype=np.uint64)
+        out = minhash_candidates(mat, threshold)
+    if file is None:
+        file = vf.new_name(getattr(old, "file", None))
+        vf.append(file, 0, mat.view(np.float32))
+        at, used = np.arange(len(docs), dtype=np.int64), len(docs)
+    cache.memo_put("minhash", {slot: MinhashState(list(keys), out[0], out[1], file, at, used)})  # type: ignore[arg-type]
+    vf.prune(file)
+    return out
+
+
+class MinhashState:
+    """The MinHash pairs of a list of docs, kept between runs: the docs' keys in order,
+    the pairs as ``(i, j)`` arrays of places in it, and where the digests are kept (a
+    :class:`VectorFile`, ``file``, each doc's row ``at``, ``used`` rows)."""
+
+    def __init__(
+        self, keys: list[str], i: np.ndarray, j: np.ndarray, file: str, at: np.ndarray, used: int
+    ) -> None:
+        self.keys, self.i, self.j = keys, i, j
+        self.file, self.at, self.used = file, at, used
+
+
+class _DigestRows(Sequence):
+    """The docs' MinHash digests as float32 rows (the uint64 values' bytes), read when
+    asked for: the kept docs' come from the vector file."""
+
+    def __init__(self, docs: Sequence[Doc]) -> None:
+        self.docs = docs
+
+    def __len__(self) -> int:
+        return len(self.docs)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        return np.asarray(self.docs[i].minhash, dtype=np.uint64).view(np.float32)
+
+
+#: above this many docs added or removed at once, the MinHash pairs are banded again
+#: from scratch rather than updated
+MINHASH_UPDATE_MAX = 256
+
+
+def _bucket_mates(bands: np.ndarray, row: np.ndarray) -> np.ndarray:
+    """``(bands, n)``: per band, which rows of ``bands`` (``(n, bands, 2)`` uint64) have
+    the band value of ``row`` (``(bands, 2)``)."""
+    return ((bands[:, :, 0] == row[None, :, 0]) & (bands[:, :, 1] == row[None, :, 1])).T
+
+
+def _update_minhash(
+    mat: np.ndarray, keys: list[str], old: MinhashState, old_mat: np.ndarray, threshold: float
+) -> PairArrays | None:
+    """The MinHash pairs of digests ``mat`` (rows ``keys``) from ``old``, the pairs of
+    other rows (some removed, some added), or None when that cannot be done exactly here.
+
+    A pair of two kept rows is a pair now exactly when it was: its digests are the same,
+    and so is every bucket's standing (at most ``MAX_BUCKET`` rows or not), unless a
+    bucket an added or removed row is in crossed that bound: then None (banded again).
+    New pairs are those of the added rows with their buckets' members."""
+    n = len(keys)
+    if appended(old.keys, keys):
+        omap = np.arange(len(old.keys), dtype=np.int64)
+    else:
+        pos = {key: x for x, key in enumerate(keys)}
+        if len(pos) != n:
+            return None
+        omap = np.fromiter(
+            (pos.get(key, -1) for key in old.keys), dtype=np.int64, count=len(old.keys)
+        )
+    kept = omap[omap >= 0]
+    if len(kept) > 1 and not bool(np.all(np.diff(kept) > 0)):
+        return None
+    fresh = np.ones(n, dtype=bool)
+    fresh[kept] = False
+    new = np.flatnonzero(fresh)
+    gone = np.flatnonzero(omap < 0)
+    if len(new) + len(gone) > MINHASH_UPDATE_MAX:
+        return None
+    nb = mat.shape[1] // BAND_ROWS
+    if BAND_ROWS != 2:
+        return None
+    bands = np.ascontiguousarray(mat).reshape(n, nb, 2)
+    at_old = np.asarray(old.at, dtype=np.int64)
+    gone_rows = np.asarray(old_mat[at_old[gone]]).reshape(len(gone), nb, 2)
+    new_rows = bands[new]
+    xs, ys = [], []
+    for r, row in [(int(x), bands[x]) for x in new] + [(-1, g) for g in gone_rows]:
+        mates = _bucket_mates(bands, row)  # (bands, n) in the rows of now
+        now = mates.sum(axis=1)
+        # the bucket's size before: less the added rows in it, plus the removed ones
+        was = now - _bucket_mates(new_rows, row).sum(axis=1)
+        if len(gone):
+            was = was + _bucket_mates(gone_rows, row).sum(axis=1)
+        if bool(np.any((now <= MAX_BUCKET) != (was <= MAX_BUCKET))):
+            return None  # a bucket crossed the bound: its old pairs change too
+        if r >= 0:
+            ok = (now >= 2) & (now <= MAX_BUCKET)
+            mate = np.flatnonzero(mates[ok].any(axis=0))
+            mate = mate[mate != r]
+            xs.append(np.full(len(mate), r, dtype=np.int64))
+            ys.append(mate)
+    qi, qj = omap[old.i], omap[old.j]
+    keep = (qi >= 0) & (qj >= 0)
+    parts_i, parts_j = [qi[keep]], [qj[keep]]
+    if xs:
+        a, b = np.concatenate(xs), np.concatenate(ys)
+        codes = pair_codes(a, b, n)
+        a, b = codes // n, codes % n
+        ok = jaccard_ok(mat, a, b, threshold)
+        parts_i.append(a[ok])
+        parts_j.append(b[ok])
+    return np.concatenate(parts_i), np.concatenate(parts_j)
 
 
 def minhash_pairs(docs: Sequence[Doc], threshold: float, out: dict[Pair, set[str]]) -> None:
@@ -635,12 +777,17 @@ def sentence_rows(
     old = None
     if cache is not None and keys is not None:
         old = cache.memo_get("rows", ["last"]).get("last")
+    if old is not None and appended(old[0], keys):  # type: ignore[arg-type]
+        # an add: the kept docs' rows in order, only the new docs' worked out
+        m = len(old[0])
+        positions = list(old[1]) + [_row_positions(d) for d in docs[m:]]
+    else:
         if old is not None:
             known = dict(zip(*old))
-    positions = [
-        known[keys[di]] if keys is not None and keys[di] in known else _row_positions(d)
-        for di, d in enumerate(docs)
-    ]
+        positions = [
+            known[keys[di]] if keys is not None and keys[di] in known else _row_positions(d)
+            for di, d in enumerate(docs)
+        ]
     if cache is not None and keys is not None and (old is None or old[0] != keys):
         cache.memo_put("rows", {"last": (list(keys), positions)})
     owner, at = [], []
@@ -809,7 +956,7 @@ def generator_arrays(
         by_hash[d.norm_hash].append(i)
     return [
         ("same_text", _group_arrays(by_hash.values())),
-        ("minhash", minhash_arrays(docs, p.lsh_threshold)),
+        ("minhash", minhash_arrays(docs, p.lsh_threshold, keys, cache)),
         ("doc_knn", doc_knn_arrays(docs, p.doc_k, p.doc_min_sim, keys, cache, mapper)),
         ("sent_knn", sent_knn_arrays(docs, p.sent_k, p.sent_min_sim, keys, cache, mapper)),
         ("quote", quote_arrays(docs, p, qkeys)),
