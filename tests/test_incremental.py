@@ -925,3 +925,181 @@ def test_adds_and_removes_with_states_in_memo_files_equal_full_rescans(
             if v.startswith(us._MEMO_FILE_MARK)
         }
     assert {p.name for p in memo.iterdir()} == named
+
+
+def test_an_added_row_pushes_pairs_out_of_kept_lists_as_a_full_search_does(
+    tmp_path, monkeypatch
+) -> None:
+    """An appended row that enters other rows' top-k lists pushes their last neighbour
+    out; rows out of its reach keep their lists untouched (only rows within reach are
+    searched: :func:`entering_rows`); a row just under the similarity bar is no
+    neighbour either way. Each answer equals a full search, and a removal after it too."""
+    import numpy as np
+
+    import unspin.candidates as cand
+
+    rng = np.random.default_rng(5)
+    centre = rng.standard_normal(16).astype(np.float32)
+    v = rng.standard_normal((90, 16)).astype(np.float32)
+    v[:12] = centre + 0.3 * rng.standard_normal((12, 16)).astype(np.float32)  # a cluster
+    v[80] = centre  # the cluster's centre: enters every member's list
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    keys = [f"r{i}" for i in range(len(v))]
+    searched: list[int] = []
+    real = cand.search
+
+    def counting(queries, *args, **kwargs):
+        searched.append(len(queries))
+        return real(queries, *args, **kwargs)
+
+    monkeypatch.setattr(cand, "search", counting)
+    with Store(tmp_path / "st") as st:
+        before = cand._neighbours(v[:80], 3, 0.5, keys[:80], st, "t", dim=16)
+        searched.clear()
+        got = cand._neighbours(v[:81], 3, 0.5, keys[:81], st, "t", dim=16)
+        _same_lists(got, cand._neighbours(v[:81], 3, 0.5))
+        old = set(zip(before[0].tolist(), before[1].tolist()))
+        new = set(zip(got[0].tolist(), got[1].tolist()))
+        pushed = {(a, b) for a, b in old - new if a < 12}
+        assert pushed, "the centre pushes no pair out of a member's list"
+        assert all((a, 80) in new for a, _ in pushed)
+        # the kept rows searched against the new one: those within its reach only
+        reach = cand.entering_rows(v[:81], np.arange(80), v[80:81], 0.5)
+        assert 0 < len(reach) < 80 and searched[0] == len(reach)
+        # a removal after the add (a member and the centre's best), then an add again
+        kept = [x for x in range(81) if x not in {0, 3}]
+        got = cand._neighbours(v[kept], 3, 0.5, [keys[x] for x in kept], st, "t", dim=16)
+        _same_lists(got, cand._neighbours(v[kept], 3, 0.5))
+        kept.append(85)
+        got = cand._neighbours(v[kept], 3, 0.5, [keys[x] for x in kept], st, "t", dim=16)
+        _same_lists(got, cand._neighbours(v[kept], 3, 0.5))
+
+
+def test_entering_rows_keeps_a_row_just_over_the_bar_and_drops_one_under_it() -> None:
+    """The pre-check is no looser than the search: a row at the bar is in reach, one
+    clearly under it (more than the margin) is not."""
+    import numpy as np
+
+    from unspin.candidates import REACH_MARGIN, entering_rows
+
+    e0, e1 = np.eye(2, dtype=np.float32)
+    new = e0[None, :]
+    at = np.float32(0.6)
+    rows = np.stack(
+        [
+            at * e0 + np.sqrt(1 - at * at) * e1,  # exactly at the bar
+            (at - 3 * REACH_MARGIN) * e0 + np.sqrt(1 - (at - 3 * REACH_MARGIN) ** 2) * e1,
+            e1,
+        ]
+    ).astype(np.float32)
+    assert entering_rows(rows, np.arange(3), new, 0.6).tolist() == [0]
+    assert entering_rows(rows, np.array([0, 2]), new, 0.6).tolist() == [0]
+
+
+def _docs_for_candidates():
+    from unspin.pipeline import fingerprint
+
+    base = (
+        "The harbour board voted on Tuesday to raise mooring fees by 6 percent from April, "
+        "citing repairs to the north breakwater that cost 2.3 million pounds last winter. "
+        "Boat owners objected at the meeting and said they would appeal to the council. "
+    )
+    quote = "“We will not let the harbour fall apart while we argue about who pays,” she said."
+    texts = {
+        "orig": base + quote,
+        "copy": base + "The fees were last raised in 2019.",
+        "dup": base + quote,  # an exact duplicate of orig
+        "quoter": "A council member spoke on Friday about flood defences. " + quote,
+        "other": "The library will open on Sundays from May, the council said on Monday.",
+        "other2": "The library will open on Sundays from May, the council said on Friday.",
+        "far": "Wheat futures fell in Chicago as rain eased worries over the crop in Kansas.",
+        "new": base + "The vote was seven to two. " + quote,  # shares bands with orig, copy
+    }
+    arts = [Article(k, t) for k, t in texts.items()]
+    return fingerprint(arts, Config(embedder="hashing"))
+
+
+def test_candidate_list_kept_across_adds_and_removes_equals_a_rescan(tmp_path) -> None:
+    """The pipeline's candidate pairs (:func:`grouped_candidate_list`, with the kept
+    neighbour states of a store) after an add sharing MinHash bands and a quotation with
+    stored docs, a remove after it, and an add of an exact duplicate equal those of a
+    fresh computation and ``sorted(grouped_candidate_pairs(...))``."""
+    from unspin.candidates import grouped_candidate_list, grouped_candidate_pairs
+
+    docs = _docs_for_candidates()
+    by_id = {d.id: d for d in docs}
+    steps = [
+        ["orig", "copy", "quoter", "other", "other2", "far"],
+        ["orig", "copy", "quoter", "other", "other2", "far", "new"],  # an add
+        ["orig", "quoter", "other", "other2", "far", "new"],  # a remove after it
+        ["orig", "quoter", "other", "other2", "far", "new", "dup"],  # a duplicate added
+    ]
+    with Store(tmp_path / "st") as st:
+        for ids in steps:
+            ds = [by_id[i] for i in ids]
+            keys = [f"k:{i}" for i in ids]
+            got = grouped_candidate_list(ds, keys=keys, cache=st)
+            want = grouped_candidate_list(ds)
+            assert got == want == sorted(grouped_candidate_pairs(ds))
+            named = {(ids[a], ids[b]) for a, b in got}
+            if "new" in ids and "copy" in ids:
+                assert ("copy", "new") in named and ("orig", "new") in named
+            if "dup" in ids:
+                assert ("orig", "dup") in named
+
+
+def test_minhash_pairs_kept_across_adds_and_removes_equal_a_full_banding(
+    tmp_path, monkeypatch
+) -> None:
+    """The MinHash pairs worked out from the kept state and digest file for an add
+    sharing bands with stored docs, a remove after it and an add of several equal the
+    full banding's, without banding everything again; a bucket an add or remove moves
+    across ``MAX_BUCKET`` (lowered to 3 here) changes old pairs, and is banded again."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    import unspin.candidates as cand
+
+    rng = np.random.default_rng(8)
+    digests = []
+    for _group in range(10):  # ten groups of four variants, each a quarter of the values redrawn
+        base = rng.integers(0, 2**63, 128, dtype=np.uint64)
+        for _ in range(4):
+            d = base.copy()
+            swap = rng.random(128) < 0.25
+            d[swap] = rng.integers(0, 2**63, int(swap.sum()), dtype=np.uint64)
+            digests.append(d)
+    docs = [SimpleNamespace(minhash=d.tolist()) for d in digests]
+    keys = [f"d{x}" for x in range(len(docs))]
+    banded: list[int] = []
+    real = cand.minhash_candidates
+
+    def counting(mat, threshold):
+        banded.append(len(mat))
+        return real(mat, threshold)
+
+    monkeypatch.setattr(cand, "minhash_candidates", counting)
+
+    def check(rows, st, update: bool) -> None:
+        banded.clear()
+        got = cand.minhash_arrays([docs[x] for x in rows], 0.3, [keys[x] for x in rows], st)
+        mat = np.array([docs[x].minhash for x in rows], dtype=np.uint64)
+        want = real(mat, 0.3)
+        n = len(rows)
+        assert cand.pair_codes(*got, n).tolist() == cand.pair_codes(*want, n).tolist()
+        assert len(want[0]) > 10
+        assert (banded == []) is update, banded
+
+    with Store(tmp_path / "st") as st:
+        check(list(range(30)), st, update=False)  # first run: banded
+        check(list(range(31)), st, update=True)  # an add joining group 7
+        check([x for x in range(31) if x not in {2, 30}], st, update=True)  # removes
+        check([x for x in range(31) if x not in {2, 30}] + [33, 34, 35], st, update=True)
+    monkeypatch.setattr(cand, "MAX_BUCKET", 3)
+    with Store(tmp_path / "st2") as st:
+        check(list(range(31)), st, update=False)
+        # row 31 joins group 7 (rows 28-31): some band of the group grows from 3 to 4
+        check(list(range(32)), st, update=False)
+        check(list(range(31)), st, update=False)  # and back under the bound
+        check(list(range(31)) + [39], st, update=True)  # group 9's fourth: no crossing

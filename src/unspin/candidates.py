@@ -13,7 +13,7 @@ Three independent generators, unioned (each pair remembers which found it):
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +48,43 @@ class CandidateParams:
 def _add(out: dict[Pair, set[str]], i: int, j: int, why: str) -> None:
     if i != j:
         out[(min(i, j), max(i, j))].add(why)
+
+
+#: ``(i, j)`` arrays of index pairs (any order, repeats and ``i == j`` allowed), as the
+#: generators return them: turned into pairs by :func:`pair_codes`
+PairArrays = tuple[np.ndarray, np.ndarray]
+
+
+def pair_codes(i: np.ndarray, j: np.ndarray, n: int) -> np.ndarray:
+    """Sorted distinct codes ``min * n + max`` of the pairs ``(i[k], j[k])``, ``i != j``:
+    the code order is the order of the ``(min, max)`` tuples."""
+    i = np.asarray(i, dtype=np.int64)
+    j = np.asarray(j, dtype=np.int64)
+    ok = i != j
+    i, j = i[ok], j[ok]
+    return np.unique(np.minimum(i, j) * n + np.maximum(i, j))
+
+
+def _add_arrays(out: dict[Pair, set[str]], arrays: PairArrays, n: int, why: str) -> None:
+    codes = pair_codes(*arrays, max(n, 1))
+    for a, b in zip((codes // max(n, 1)).tolist(), (codes % max(n, 1)).tolist()):
+        out[(a, b)].add(why)
+
+
+def _group_arrays(groups: Iterable[list[int]], max_size: int | None = None) -> PairArrays:
+    """Every pair inside each group of indexes (groups larger than ``max_size`` skipped)."""
+    xs, ys = [], []
+    for members in groups:
+        z = len(members)
+        if 1 < z and (max_size is None or z <= max_size):
+            m = np.asarray(members, dtype=np.int64)
+            x, y = np.triu_indices(z, 1)
+            xs.append(m[x])
+            ys.append(m[y])
+    if not xs:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
+    return np.concatenate(xs), np.concatenate(ys)
 
 
 #: rows (hash values) per LSH band of the MinHash digests
@@ -102,17 +139,163 @@ def minhash_candidates(mat: np.ndarray, threshold: float) -> tuple[np.ndarray, n
     return i[ok], j[ok]
 
 
-def minhash_pairs(docs: Sequence[Doc], threshold: float, out: dict[Pair, set[str]]) -> None:
+def minhash_arrays(
+    docs: Sequence[Doc],
+    threshold: float,
+    keys: list[str] | None = None,
+    cache: Any = None,
+) -> PairArrays:
     """LSH banding over the stored rensa digests (64 bands x 2 rows), then a check of
     the estimated Jaccard; a pair at ``threshold`` is proposed with probability > 0.99.
     Buckets of more than ``MAX_BUCKET`` articles are skipped (a stock phrase).
+
+    With ``keys`` (one per doc, distinct) and ``cache`` (a Store with a folder), the last
+    run's pairs and the digests are kept (:class:`MinhashState`, the digests in a
+    :class:`VectorFile`), and a run that added or removed a few docs works out only
+    their pairs (:func:`_update_minhash`); the same pairs as a full banding.
     """
+    empty = np.zeros(0, dtype=np.int64)
     if len(docs) < 2:
-        return
-    mat = np.array([d.minhash for d in docs], dtype=np.uint64)
-    i, j = minhash_candidates(mat, threshold)
-    for a, b in zip(i.tolist(), j.tolist()):
-        _add(out, a, b, "minhash")
+        return empty, empty
+    folder = getattr(cache, "path", None) if keys is not None else None
+    if folder is None:
+        mat = np.array([d.minhash for d in docs], dtype=np.uint64)
+        return minhash_candidates(mat, threshold)
+    slot = f"minhash:{threshold}:{BAND_ROWS}:{MAX_BUCKET}"
+    old = cache.memo_get("minhash", [slot]).get(slot)
+    if old is not None and old.keys == keys:
+        return old.i, old.j
+    width = len(docs[0].minhash) * 2  # uint64 digests as float32 pairs in the file
+    vf = VectorFile(folder, slot, width)
+    rows = _DigestRows(docs)
+    out = None
+    file, at, used = None, None, 0
+    if old is not None and len(old.keys):
+        before = vf.read(old.file, old.used)
+        kept = _kept_vectors(rows, keys, old, vf)
+        if kept is not None and before is not None:
+            mat32, file, at, used = kept
+            mat = mat32.view(np.uint64)
+            out = _update_minhash(mat, keys, old, before.view(np.uint64), threshold)
+    if out is None:
+        mat = np.array([d.minhash for d in docs], dtype=np.uint64)
+        out = minhash_candidates(mat, threshold)
+    if file is None:
+        file = vf.new_name(getattr(old, "file", None))
+        vf.append(file, 0, mat.view(np.float32))
+        at, used = np.arange(len(docs), dtype=np.int64), len(docs)
+    cache.memo_put("minhash", {slot: MinhashState(list(keys), out[0], out[1], file, at, used)})  # type: ignore[arg-type]
+    vf.prune(file)
+    return out
+
+
+class MinhashState:
+    """The MinHash pairs of a list of docs, kept between runs: the docs' keys in order,
+    the pairs as ``(i, j)`` arrays of places in it, and where the digests are kept (a
+    :class:`VectorFile`, ``file``, each doc's row ``at``, ``used`` rows)."""
+
+    def __init__(
+        self, keys: list[str], i: np.ndarray, j: np.ndarray, file: str, at: np.ndarray, used: int
+    ) -> None:
+        self.keys, self.i, self.j = keys, i, j
+        self.file, self.at, self.used = file, at, used
+
+
+class _DigestRows(Sequence):
+    """The docs' MinHash digests as float32 rows (the uint64 values' bytes), read when
+    asked for: the kept docs' come from the vector file."""
+
+    def __init__(self, docs: Sequence[Doc]) -> None:
+        self.docs = docs
+
+    def __len__(self) -> int:
+        return len(self.docs)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        return np.asarray(self.docs[i].minhash, dtype=np.uint64).view(np.float32)
+
+
+#: above this many docs added or removed at once, the MinHash pairs are banded again
+#: from scratch rather than updated
+MINHASH_UPDATE_MAX = 256
+
+
+def _bucket_mates(bands: np.ndarray, row: np.ndarray) -> np.ndarray:
+    """``(bands, n)``: per band, which rows of ``bands`` (``(n, bands, 2)`` uint64) have
+    the band value of ``row`` (``(bands, 2)``)."""
+    return ((bands[:, :, 0] == row[None, :, 0]) & (bands[:, :, 1] == row[None, :, 1])).T
+
+
+def _update_minhash(
+    mat: np.ndarray, keys: list[str], old: MinhashState, old_mat: np.ndarray, threshold: float
+) -> PairArrays | None:
+    """The MinHash pairs of digests ``mat`` (rows ``keys``) from ``old``, the pairs of
+    other rows (some removed, some added), or None when that cannot be done exactly here.
+
+    A pair of two kept rows is a pair now exactly when it was: its digests are the same,
+    and so is every bucket's standing (at most ``MAX_BUCKET`` rows or not), unless a
+    bucket an added or removed row is in crossed that bound: then None (banded again).
+    New pairs are those of the added rows with their buckets' members."""
+    n = len(keys)
+    if appended(old.keys, keys):
+        omap = np.arange(len(old.keys), dtype=np.int64)
+    else:
+        pos = {key: x for x, key in enumerate(keys)}
+        if len(pos) != n:
+            return None
+        omap = np.fromiter(
+            (pos.get(key, -1) for key in old.keys), dtype=np.int64, count=len(old.keys)
+        )
+    kept = omap[omap >= 0]
+    if len(kept) > 1 and not bool(np.all(np.diff(kept) > 0)):
+        return None
+    fresh = np.ones(n, dtype=bool)
+    fresh[kept] = False
+    new = np.flatnonzero(fresh)
+    gone = np.flatnonzero(omap < 0)
+    if len(new) + len(gone) > MINHASH_UPDATE_MAX:
+        return None
+    nb = mat.shape[1] // BAND_ROWS
+    if BAND_ROWS != 2:
+        return None
+    bands = np.ascontiguousarray(mat).reshape(n, nb, 2)
+    at_old = np.asarray(old.at, dtype=np.int64)
+    gone_rows = np.asarray(old_mat[at_old[gone]]).reshape(len(gone), nb, 2)
+    new_rows = bands[new]
+    xs, ys = [], []
+    for r, row in [(int(x), bands[x]) for x in new] + [(-1, g) for g in gone_rows]:
+        mates = _bucket_mates(bands, row)  # (bands, n) in the rows of now
+        now = mates.sum(axis=1)
+        # the bucket's size before: less the added rows in it, plus the removed ones
+        was = now - _bucket_mates(new_rows, row).sum(axis=1)
+        if len(gone):
+            was = was + _bucket_mates(gone_rows, row).sum(axis=1)
+        if bool(np.any((now <= MAX_BUCKET) != (was <= MAX_BUCKET))):
+            return None  # a bucket crossed the bound: its old pairs change too
+        if r >= 0:
+            ok = (now >= 2) & (now <= MAX_BUCKET)
+            mate = np.flatnonzero(mates[ok].any(axis=0))
+            mate = mate[mate != r]
+            xs.append(np.full(len(mate), r, dtype=np.int64))
+            ys.append(mate)
+    qi, qj = omap[old.i], omap[old.j]
+    keep = (qi >= 0) & (qj >= 0)
+    parts_i, parts_j = [qi[keep]], [qj[keep]]
+    if xs:
+        a, b = np.concatenate(xs), np.concatenate(ys)
+        codes = pair_codes(a, b, n)
+        a, b = codes // n, codes % n
+        ok = jaccard_ok(mat, a, b, threshold)
+        parts_i.append(a[ok])
+        parts_j.append(b[ok])
+    return np.concatenate(parts_i), np.concatenate(parts_j)
+
+
+def minhash_pairs(docs: Sequence[Doc], threshold: float, out: dict[Pair, set[str]]) -> None:
+    """:func:`minhash_arrays` into ``out``."""
+    _add_arrays(out, minhash_arrays(docs, threshold), len(docs), "minhash")
 
 
 #: above this many vectors, exact search (quadratic) gives way to an HNSW graph
@@ -337,6 +520,12 @@ def _stacked(rows: np.ndarray | Sequence[np.ndarray], dim: int) -> np.ndarray:
     return np.vstack(rows).astype(np.float32, copy=False)
 
 
+def appended(old: Sequence[str], keys: Sequence[str]) -> bool:
+    """Whether ``keys`` are ``old`` with rows appended (an add), so kept rows keep their
+    places and no key needs looking up."""
+    return len(keys) >= len(old) and keys[: len(old)] == old
+
+
 def _kept_vectors(
     rows: np.ndarray | Sequence[np.ndarray],
     keys: list[str],
@@ -351,8 +540,12 @@ def _kept_vectors(
     base = vf.read(getattr(old, "file", None), getattr(old, "used", 0))
     if base is None or at_old is None or len(at_old) != len(old.keys):
         return None
-    where = dict(zip(old.keys, at_old.tolist()))
-    at = np.fromiter((where.get(k, -1) for k in keys), dtype=np.int64, count=len(keys))
+    m = len(old.keys)
+    if appended(old.keys, keys):  # an add: the kept rows first, in order
+        at = np.concatenate([np.asarray(at_old, dtype=np.int64), np.full(len(keys) - m, -1)])
+    else:
+        where = dict(zip(old.keys, at_old.tolist()))
+        at = np.fromiter((where.get(k, -1) for k in keys), dtype=np.int64, count=len(keys))
     new = np.flatnonzero(at < 0)
     file, used = old.file, old.used
     if len(new):
@@ -445,6 +638,34 @@ def _neighbours(
 NEIGHBOUR_UPDATE_MAX_SHARE = 0.5
 
 
+#: margin below ``min_sim`` within which a kept row counts as in reach of a new row
+#: (:func:`entering_rows`): the pre-check's products may round otherwise than the search's
+REACH_MARGIN = 1e-3
+#: rows per block of :func:`entering_rows`' products
+REACH_BLOCK = 65536
+
+
+def entering_rows(
+    vectors: np.ndarray, rows: np.ndarray, new: np.ndarray, min_sim: float
+) -> np.ndarray:
+    """Those of ``rows`` (ascending) whose similarity to some row of ``new`` reaches
+    ``min_sim - REACH_MARGIN``: the only rows a new row can enter the neighbour list of
+    (a list keeps similarities at or above ``min_sim`` only). One product per block of
+    rows against the few new ones; nothing sorted."""
+    if not len(rows) or not len(new):
+        return np.zeros(0, dtype=np.int64)
+    bar = np.float32(min_sim - REACH_MARGIN)
+    newt = np.ascontiguousarray(new, dtype=np.float32).T
+    dense = len(rows) == len(vectors) or (len(rows) and rows[-1] - rows[0] + 1 == len(rows))
+    out = []
+    for lo in range(0, len(rows), REACH_BLOCK):
+        part = rows[lo : lo + REACH_BLOCK]
+        block = vectors[part[0] : part[-1] + 1] if dense else vectors[part]
+        hit = (np.asarray(block, dtype=np.float32) @ newt >= bar).any(axis=1)
+        out.append(part[hit])
+    return np.concatenate(out)
+
+
 def _update_neighbours(
     vectors: np.ndarray,
     keys: list[str],
@@ -462,10 +683,15 @@ def _update_neighbours(
     order, so ties still break by the larger id) and merged with its best new rows; new
     rows and kept rows that lost a listed neighbour are searched against all rows."""
     n = len(keys)
-    pos = {key: i for i, key in enumerate(keys)}
-    if len(pos) != n:
-        return None  # keys not distinct: rows cannot be matched
-    omap = np.fromiter((pos.get(key, -1) for key in old.keys), dtype=np.int64, count=len(old.keys))
+    if appended(old.keys, keys):  # an add: old rows keep their places
+        omap = np.arange(len(old.keys), dtype=np.int64)
+    else:
+        pos = {key: i for i, key in enumerate(keys)}
+        if len(pos) != n:
+            return None  # keys not distinct: rows cannot be matched
+        omap = np.fromiter(
+            (pos.get(key, -1) for key in old.keys), dtype=np.int64, count=len(old.keys)
+        )
     kept = omap[omap >= 0]
     if len(kept) > 1 and not bool(np.all(np.diff(kept) > 0)):
         return None  # rows reordered
@@ -482,14 +708,42 @@ def _update_neighbours(
     ids = np.arange(n, dtype=np.int64)
     new = np.flatnonzero(fresh)
     if len(new) and len(intact):
-        q2, c2, s2 = search(vectors[intact], intact, vectors[new], new, kk, min_sim, mapper)
-        q0, c0, s0 = merge_neighbours(
-            np.concatenate([q0, q2]), np.concatenate([c0, c2]), np.concatenate([s0, s2]), kk
-        )
+        # only kept rows within reach of a new row (similarity near ``min_sim`` or above)
+        # can take one into their lists: those are searched and merged, the rest kept
+        reach = entering_rows(vectors, intact, vectors[new], min_sim)
+        if len(reach):
+            q2, c2, s2 = search(vectors[reach], reach, vectors[new], new, kk, min_sim, mapper)
+            touched = np.isin(q0, reach)
+            qm, cm, sm = merge_neighbours(
+                np.concatenate([q0[touched], q2]),
+                np.concatenate([c0[touched], c2]),
+                np.concatenate([s0[touched], s2]),
+                kk,
+            )
+            q0 = np.concatenate([q0[~touched], qm])
+            c0 = np.concatenate([c0[~touched], cm])
+            s0 = np.concatenate([s0[~touched], sm])
     if len(redo):
         q1, c1, s1 = search(vectors[redo], redo, vectors, ids, kk, min_sim, mapper)
         return np.concatenate([q0, q1]), np.concatenate([c0, c1]), np.concatenate([s0, s1])
     return q0, c0, s0
+
+
+def doc_knn_arrays(
+    docs: Sequence[Doc],
+    k: int,
+    min_sim: float,
+    keys: list[str] | None = None,
+    cache: Any = None,
+    mapper: Mapper | None = None,
+) -> PairArrays:
+    """Each doc with its ``k`` nearest docs at ``min_sim`` or above (document vectors)."""
+    if len(docs) < 2:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
+    rows = _DocRows(docs)
+    r, c, _ = _neighbours(rows, k, min_sim, keys, cache, "doc", mapper, len(docs[0].doc_vector))
+    return r, c
 
 
 def doc_knn_pairs(
@@ -501,13 +755,9 @@ def doc_knn_pairs(
     cache: Any = None,
     mapper: Mapper | None = None,
 ) -> None:
-    if len(docs) < 2:
-        return
-    rows = [d.doc_vector for d in docs]
-    r, c, _ = _neighbours(rows, k, min_sim, keys, cache, "doc", mapper, len(rows[0]))
-    for i, j in zip(r.tolist(), c.tolist()):
-        if j != i:
-            _add(out, i, j, "doc_knn")
+    """:func:`doc_knn_arrays` into ``out``."""
+    arrays = doc_knn_arrays(docs, k, min_sim, keys, cache, mapper)
+    _add_arrays(out, arrays, len(docs), "doc_knn")
 
 
 def _row_positions(d: Doc) -> list[int]:
@@ -527,12 +777,17 @@ def sentence_rows(
     old = None
     if cache is not None and keys is not None:
         old = cache.memo_get("rows", ["last"]).get("last")
+    if old is not None and appended(old[0], keys):  # type: ignore[arg-type]
+        # an add: the kept docs' rows in order, only the new docs' worked out
+        m = len(old[0])
+        positions = list(old[1]) + [_row_positions(d) for d in docs[m:]]
+    else:
         if old is not None:
             known = dict(zip(*old))
-    positions = [
-        known[keys[di]] if keys is not None and keys[di] in known else _row_positions(d)
-        for di, d in enumerate(docs)
-    ]
+        positions = [
+            known[keys[di]] if keys is not None and keys[di] in known else _row_positions(d)
+            for di, d in enumerate(docs)
+        ]
     if cache is not None and keys is not None and (old is None or old[0] != keys):
         cache.memo_put("rows", {"last": (list(keys), positions)})
     owner, at = [], []
@@ -541,6 +796,22 @@ def sentence_rows(
             owner.append(di)
             at.append(k)
     return owner, _Rows(docs, owner, at)
+
+
+class _DocRows(Sequence):
+    """The docs' document vectors, each read when asked for (an update reads only the
+    new rows': the kept ones come from the store's vector file)."""
+
+    def __init__(self, docs: Sequence[Doc]) -> None:
+        self.docs = docs
+
+    def __len__(self) -> int:
+        return len(self.docs)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        return self.docs[i].doc_vector
 
 
 class _Rows(Sequence):
@@ -572,18 +843,31 @@ def sentence_hits(
     return [p for p, n in hits.items() if n >= min_hits]
 
 
-def sent_knn_pairs(
+def hit_arrays(owner_r: np.ndarray, owner_c: np.ndarray, n: int, min_hits: int = 2) -> PairArrays:
+    """:func:`sentence_hits` as arrays (``n``: the docs' count), sorted by pair."""
+    a = np.asarray(owner_r, dtype=np.int64)
+    b = np.asarray(owner_c, dtype=np.int64)
+    ok = a != b
+    a, b = a[ok], b[ok]
+    codes, counts = np.unique(np.minimum(a, b) * n + np.maximum(a, b), return_counts=True)
+    codes = codes[counts >= min_hits]
+    return codes // n, codes % n
+
+
+def sent_knn_arrays(
     docs: Sequence[Doc],
     k: int,
     min_sim: float,
-    out: dict[Pair, set[str]],
     keys: list[str] | None = None,
     cache: Any = None,
     mapper: Mapper | None = None,
-) -> None:
+) -> PairArrays:
+    """Doc pairs with two or more sentence pairs among each other's ``k`` nearest
+    sentences at ``min_sim`` or above."""
+    empty = np.zeros(0, dtype=np.int64)
     owner, rows = sentence_rows(docs, keys, cache)
     if len(rows) < 2 or len(set(owner)) < 2:
-        return  # a pair needs rows of two docs (one long text: no n^2 search for nothing)
+        return empty, empty  # a pair needs rows of two docs (no n^2 search for nothing)
     owner_a = np.array(owner)
     row_keys = None
     if keys is not None:
@@ -593,12 +877,37 @@ def sent_knn_pairs(
             row_keys.append(f"{keys[o]}:{seen[o]}")
             seen[o] += 1
     r, c, _ = _neighbours(rows, k, min_sim, row_keys, cache, "sentence", mapper, len(rows[0]))
-    for i, j in sentence_hits(owner_a[r], owner_a[c]):
-        _add(out, int(i), int(j), "sent_knn")
+    return hit_arrays(owner_a[r], owner_a[c], len(docs))
+
+
+def sent_knn_pairs(
+    docs: Sequence[Doc],
+    k: int,
+    min_sim: float,
+    out: dict[Pair, set[str]],
+    keys: list[str] | None = None,
+    cache: Any = None,
+    mapper: Mapper | None = None,
+) -> None:
+    """:func:`sent_knn_arrays` into ``out``."""
+    arrays = sent_knn_arrays(docs, k, min_sim, keys, cache, mapper)
+    _add_arrays(out, arrays, len(docs), "sent_knn")
 
 
 def quote_keys(doc: Doc, min_words: int) -> set[str]:
     return {normalise_text(q.text) for q in doc.quotes if len(words(q.text)) >= min_words}
+
+
+def quote_arrays(
+    docs: Sequence[Doc], p: CandidateParams, qkeys: Sequence[set[str]] | None = None
+) -> PairArrays:
+    """Pairs of docs sharing a quotation held by at most ``quote_max_docs`` docs
+    (``qkeys``: each doc's :func:`quote_keys`, when the caller has them)."""
+    by_quote: dict[str, list[int]] = defaultdict(list)
+    for i, d in enumerate(docs):
+        for q in qkeys[i] if qkeys is not None else quote_keys(d, p.quote_min_words):
+            by_quote[q].append(i)
+    return _group_arrays(by_quote.values(), p.quote_max_docs)
 
 
 def quote_pairs(
@@ -607,17 +916,8 @@ def quote_pairs(
     out: dict[Pair, set[str]],
     qkeys: Sequence[set[str]] | None = None,
 ) -> None:
-    """Pairs of docs sharing a quotation (``qkeys``: each doc's :func:`quote_keys`, when
-    the caller has them)."""
-    by_quote: dict[str, list[int]] = defaultdict(list)
-    for i, d in enumerate(docs):
-        for q in qkeys[i] if qkeys is not None else quote_keys(d, p.quote_min_words):
-            by_quote[q].append(i)
-    for members in by_quote.values():
-        if 1 < len(members) <= p.quote_max_docs:
-            for x in range(len(members)):
-                for y in range(x + 1, len(members)):
-                    _add(out, members[x], members[y], "quote")
+    """:func:`quote_arrays` into ``out``."""
+    _add_arrays(out, quote_arrays(docs, p, qkeys), len(docs), "quote")
 
 
 def candidate_pairs(
@@ -635,20 +935,50 @@ def candidate_pairs(
     only appended (see :func:`_neighbours`); ``mapper``: an engine's map for their query
     blocks; ``qkeys``: each doc's :func:`quote_keys`, when the caller has them. The
     result is the same either way."""
-    p = params or CandidateParams()
     out: dict[Pair, set[str]] = defaultdict(set)
+    for why, arrays in generator_arrays(docs, params, keys, cache, mapper, qkeys):
+        _add_arrays(out, arrays, len(docs), why)
+    return dict(out)
+
+
+def generator_arrays(
+    docs: Sequence[Doc],
+    params: CandidateParams | None = None,
+    keys: list[str] | None = None,
+    cache: Any = None,
+    mapper: Mapper | None = None,
+    qkeys: Sequence[set[str]] | None = None,
+) -> list[tuple[str, PairArrays]]:
+    """Each generator's name and pair arrays (see :func:`candidate_pairs`)."""
+    p = params or CandidateParams()
     by_hash: dict[str, list[int]] = defaultdict(list)
     for i, d in enumerate(docs):
         by_hash[d.norm_hash].append(i)
-    for members in by_hash.values():
-        for x in range(len(members)):
-            for y in range(x + 1, len(members)):
-                _add(out, members[x], members[y], "same_text")
-    minhash_pairs(docs, p.lsh_threshold, out)
-    doc_knn_pairs(docs, p.doc_k, p.doc_min_sim, out, keys, cache, mapper)
-    sent_knn_pairs(docs, p.sent_k, p.sent_min_sim, out, keys, cache, mapper)
-    quote_pairs(docs, p, out, qkeys)
-    return dict(out)
+    return [
+        ("same_text", _group_arrays(by_hash.values())),
+        ("minhash", minhash_arrays(docs, p.lsh_threshold, keys, cache)),
+        ("doc_knn", doc_knn_arrays(docs, p.doc_k, p.doc_min_sim, keys, cache, mapper)),
+        ("sent_knn", sent_knn_arrays(docs, p.sent_k, p.sent_min_sim, keys, cache, mapper)),
+        ("quote", quote_arrays(docs, p, qkeys)),
+    ]
+
+
+def candidate_codes(
+    docs: Sequence[Doc],
+    params: CandidateParams | None = None,
+    keys: list[str] | None = None,
+    cache: Any = None,
+    mapper: Mapper | None = None,
+    qkeys: Sequence[set[str]] | None = None,
+) -> np.ndarray:
+    """The pairs of :func:`candidate_pairs` as sorted codes ``i * len(docs) + j``, with no
+    dict of every pair built (what the pipeline reads: the pairs, not who found them)."""
+    n = max(len(docs), 1)
+    parts = [
+        pair_codes(a, b, n)
+        for _, (a, b) in generator_arrays(docs, params, keys, cache, mapper, qkeys)
+    ]
+    return np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
 
 
 def representative_key(d: Doc) -> tuple:
@@ -678,6 +1008,37 @@ def representatives(docs: Sequence[Doc]) -> list[int]:
             for i in members:
                 rep[i] = r
     return rep
+
+
+def grouped_candidate_list(
+    docs: Sequence[Doc],
+    params: CandidateParams | None = None,
+    keys: list[str] | None = None,
+    cache: Any = None,
+    mapper: Mapper | None = None,
+    rep: list[int] | None = None,
+    qkeys: Sequence[set[str]] | None = None,
+) -> list[Pair]:
+    """``sorted(grouped_candidate_pairs(...))``, worked out on code arrays: the pairs
+    without who proposed them (the pipeline reads no more), no dict of every pair."""
+    rep = representatives(docs) if rep is None else rep
+    n = len(docs)
+    keep = [i for i, r in enumerate(rep) if r == i]
+    if len(keep) == n:
+        codes = candidate_codes(docs, params, keys, cache, mapper, qkeys)
+    else:
+        sub = [docs[i] for i in keep]
+        sub_keys = [keys[i] for i in keep] if keys is not None else None
+        sub_q = [qkeys[i] for i in keep] if qkeys is not None else None
+        m = max(len(keep), 1)
+        inner = candidate_codes(sub, params, sub_keys, cache, mapper, sub_q)
+        at = np.asarray(keep, dtype=np.int64)
+        mapped = at[inner // m] * n + at[inner % m]  # keep is ascending: order kept
+        ra = np.asarray(rep, dtype=np.int64)
+        members = np.flatnonzero(ra != np.arange(n))
+        codes = np.unique(np.concatenate([mapped, pair_codes(members, ra[members], n)]))
+    n = max(n, 1)
+    return list(zip((codes // n).tolist(), (codes % n).tolist()))
 
 
 def grouped_candidate_pairs(

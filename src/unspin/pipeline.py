@@ -40,7 +40,7 @@ import numpy as np
 from unspin.align import AlignParams, Forms, align, stock_lines
 from unspin.candidates import (
     CandidateParams,
-    grouped_candidate_pairs,
+    grouped_candidate_list,
     quote_keys,
     representatives,
 )
@@ -1116,9 +1116,7 @@ def pair_stage(
     )
     pairs = timed(
         "candidates",
-        lambda: sorted(
-            grouped_candidate_pairs(docs, config.candidates, akeys, memo, mapper, rep, qkeys)
-        ),
+        lambda: grouped_candidate_list(docs, config.candidates, akeys, memo, mapper, rep, qkeys),
     )
     second = timed("second encoder", lambda: plan(docs, pairs, config, rep, cache or memo))
     pairs = second.pairs
