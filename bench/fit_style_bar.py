@@ -34,7 +34,7 @@ import argparse
 import json
 import random
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -65,19 +65,27 @@ class Row:
     pb: float | None
     len_src: int  # words of the source and of the derivative (the length baseline)
     len_der: int
+    ev: dict[str, float] = field(default_factory=dict)  # the other direction evidence's values
 
     @property
     def rewrite(self) -> bool:
         return not self.kind.startswith(MACHINE)
 
 
+def _values(evidence: list[dict], p: ClassifyParams) -> dict[str, float]:
+    """The recorded values of the pair's direction evidence other than the deciders."""
+    return {
+        e["name"]: e["value"]
+        for e in evidence
+        if e["stage"] == "direction"
+        and e["name"] in p.direction_evidence
+        and e["name"] not in p.decider_evidence
+    }
+
+
 def _rest(evidence: list[dict], p: ClassifyParams) -> float:
     w = dict(zip(p.direction_evidence, p.direction_weights))
-    return sum(
-        w[e["name"]] * e["value"]
-        for e in evidence
-        if e["stage"] == "direction" and e["name"] in w and e["name"] not in p.decider_evidence
-    )
+    return sum(w[k] * v for k, v in _values(evidence, p).items())
 
 
 def routes_rows(folder: Path, pairs: Path, oof: dict, p: ClassifyParams) -> list[Row]:
@@ -104,7 +112,8 @@ def routes_rows(folder: Path, pairs: Path, oof: dict, p: ClassifyParams) -> list
                 truth=1 if r["source"] == r["a"] else -1,
                 found=r.get("predicted") is not None,
                 typed=r.get("predicted"),
-                rest=_rest(r.get("evidence", []), p),
+                rest=_rest(r.get("evidence") or [], p),
+                ev=_values(r.get("evidence") or [], p),
                 pa=style(text[r["a"]]),
                 pb=style(text[r["b"]]),
                 len_src=len(words(text[r["source"]])),
@@ -136,7 +145,8 @@ def pac_rows(pairs: Path, rewrites: Path, p: ClassifyParams) -> list[Row]:
                 truth=1 if lab["source"] == r["a"] else -1,
                 found=bool(rel),
                 typed=rel.get("relation"),
-                rest=_rest(rel.get("evidence", []), p),
+                rest=_rest(rel.get("evidence") or [], p),
+                ev=_values(rel.get("evidence") or [], p),
                 pa=model_style(text[r["a"]]),
                 pb=model_style(text[r["b"]]),
                 len_src=len(words(text[lab["source"]])),

@@ -272,6 +272,45 @@ def test_credited_outlets() -> None:
     assert credited_outlets("The report was published in January.") == set()
 
 
+def test_a_credited_name_stops_at_a_sentence_end() -> None:
+    # "... by Alaska State Troopers.\nAccording to ...": the next sentence's first word is
+    # no part of the name (else the name is found nowhere and the source reads derived)
+    text = (
+        "He was arrested, according to a report released Saturday by Alaska State "
+        "Troopers.\nAccording to the police report, he ran."
+    )
+    assert credited_outlets(text) == {"alaska state troopers"}
+    assert credited_outlets(text.replace("\n", " ")) == {"alaska state troopers"}
+    # a stop after an abbreviation stays inside the name
+    assert credited_outlets("It was first reported by the U.S. Army Times.") == {"u s army times"}
+
+
+def test_credit_lines_and_bylines_naming_a_masthead() -> None:
+    assert credited_outlets("By Jo Bloggs | The Ballot Box Daily\nThe vote...") == {
+        "ballot box daily"
+    }
+    assert credited_outlets("Match report courtesy of Rinkside Review.") == {"rinkside review"}
+    assert credited_outlets("Reporting by the Velmora Courier's harbour desk") == {
+        "velmora courier"
+    }
+    assert credited_outlets("Harbour Notes | Velmora Weekly\nShips...") == {"velmora weekly"}
+    # no masthead word, or nothing before it: no outlet
+    assert credited_outlets("Speaking at the White House on Monday, he said") == set()
+    assert credited_outlets("The talks were led by Jo Bloggs for the Treasury.") == set()
+    assert credited_outlets("Daily\nThe talks went on.") == set()
+
+
+def test_unknown_credit_reads_a_byline_of_an_outlet_named_nowhere() -> None:
+    a = _doc("a", "The board approved the dredging plan on Tuesday after a long debate.")
+    b = _doc(
+        "b",
+        "By Jo Bloggs | The Velmora Harbour Gazette\nThe board approved the dredging plan "
+        "on Tuesday after a long debate.",
+    )
+    assert _ev("unknown_credit", ctx(a, b, support=_support())) == 1.0
+    assert _ev("unknown_credit", ctx(b, a, support=_support())) == -1.0
+
+
 def test_unknown_credit_points_to_the_side_crediting_an_outlet_named_nowhere() -> None:
     a = _doc("a", "The board approved the dredging plan on Tuesday after a long debate.")
     b = _doc(

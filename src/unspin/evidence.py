@@ -711,13 +711,63 @@ _CREDIT = regex.compile(
 )
 
 
+#: where a credited name ends although capitalised words go on: a line break, or a full
+#: stop (!, ?) after a word of four or more letters with a lower-case letter in it
+#: ("... by Alaska State Troopers.\nAccording to the police report"); a stop after a
+#: short or all-capital abbreviation ("U.S.", "St.") is inside the name
+_NAME_END = regex.compile(r"\s*\n\s*|(?<=\b(?=\w*\p{Ll})\w{4,}[.!?])\s+")
+
+
+#: the last word of a news outlet's name (a masthead: "the Harbour Post", "Rinkside
+#: Review", "The Ballot Box Daily"): credit lines and bylines name outlets in forms the
+#: credit phrases of :data:`_CREDIT` do not read ("By Jo Bloggs | The X Daily",
+#: "Match report courtesy of X Review", "Reporting by the X Gazette desk")
+MASTHEAD_WORDS = frozenset(
+    "post times herald gazette tribune journal review digest monitor ledger dispatch "
+    "courier chronicle observer insight weekly daily news briefing bulletin express "
+    "telegraph examiner sentinel inquirer magazine".split()
+)
+#: a capitalised name after a credit word ("by", "for", "from", "at", "of", "courtesy
+#: of", "source:", "credit:", a "|" separator) or at a line's start; it is an outlet's
+#: only when it ends in a :data:`MASTHEAD_WORDS` word (:func:`credited_outlets`)
+_MASTHEAD_CREDIT = regex.compile(
+    r"(?:(?:\b(?:by|for|from|at|of|courtesy\s+of)|\b(?:source|credit)\s*:|\|)[ \t]+|^[ \t]*)"
+    r"((?:[Tt]he[ \t]+)?(?-i:\p{Lu}[\w&'’-]*)(?:[ \t]+(?:&[ \t]+)?(?-i:\p{Lu}[\w&'’-]*)){1,5})",
+    regex.IGNORECASE | regex.MULTILINE,
+)
+
+
+def _outlet_tokens(name: str) -> list[str]:
+    """The words of a credited name, cut at a sentence end, without "the"."""
+    name = _NAME_END.split(name, maxsplit=1)[0].rstrip(".!?")
+    toks = [t for t in words(name) if t != "the"]
+    if toks:  # "The Westbury Courier's politics team": the outlet's name
+        toks[-1] = toks[-1].removesuffix("'s").removesuffix("’s")
+    return toks
+
+
+def _masthead(toks: list[str]) -> list[str] | None:
+    """The name up to its last masthead word ("paddock ledger's race" -> "paddock
+    ledger"), None without one or with no word before it."""
+    bare = [t.removesuffix("'s").removesuffix("’s") for t in toks]
+    ends = [i for i, t in enumerate(bare) if t in MASTHEAD_WORDS]
+    if not ends or ends[-1] == 0:
+        return None
+    return bare[: ends[-1] + 1]
+
+
 def credited_outlets(text: str) -> set[str]:
-    """Names of outlets a text credits ("first reported by the Harbour Post")."""
+    """Names of outlets a text credits ("first reported by the Harbour Post", "By Jo
+    Bloggs | The Ballot Box Daily"). A name stops at a sentence end (:data:`_NAME_END`):
+    the capitalised first word of the next sentence is no part of it."""
     out = set()
     for m in _CREDIT.finditer(text):
-        name = next((g for g in m.groups() if g), "")
-        toks = [t for t in words(name) if t != "the"]
+        toks = _outlet_tokens(next((g for g in m.groups() if g), ""))
         if toks and not all(t in DATE_WORDS for t in toks):  # "published in January"
+            out.add(" ".join(toks))
+    for m in _MASTHEAD_CREDIT.finditer(text):
+        toks = _masthead(_outlet_tokens(m.group(1)))
+        if toks:
             out.add(" ".join(toks))
     return out
 
