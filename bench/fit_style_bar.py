@@ -25,7 +25,8 @@ Usage: PYTHONPATH=src:bench .venv/bin/python bench/fit_style_bar.py \\
            --routes /work/deriv3/routes-tune TUNE_OUT/pairs.jsonl \\
            --routes /work/deriv3/routes-held HELD_OUT/pairs.jsonl \\
            --pac PAC_OUT/pairs.jsonl [--rewrites-pac /work/rewrites-pac] \\
-           [--oof /work/mstyle-train/oof.json]
+           [--routes /work/rewrites2/set RW2_OUT/pairs.jsonl] \\
+           [--oof /work/mstyle-train/oof.json] [--evidence-table] [--without NAME,...]
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import argparse
 import json
 import random
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -106,7 +107,7 @@ def routes_rows(folder: Path, pairs: Path, oof: dict, p: ClassifyParams) -> list
         der = r["b"] if r["source"] == r["a"] else r["a"]
         out.append(
             Row(
-                set=folder.name,
+                set=folder.parent.name if folder.name == "set" else folder.name,
                 kind=r["kind"],
                 group=r["source"],
                 truth=1 if r["source"] == r["a"] else -1,
@@ -226,6 +227,33 @@ LEN_GRID = tuple(round(x, 2) for x in np.arange(0.0, 0.51, 0.05))
 STYLE_GRID = tuple(round(x, 2) for x in np.arange(0.0, 3.01, 0.25))
 
 
+def evidence_table(rows: list[Row], p: ClassifyParams) -> None:
+    """Where each direction evidence speaks, how often it points at the true source and
+    with how much weight (shipped weights), per set, rewrites and machine-made apart."""
+    w = dict(zip(p.direction_evidence, p.direction_weights))
+    tally: dict[tuple[str, str, str], list[float]] = {}
+    for r in rows:
+        kind = "rewrites" if r.rewrite else "machine-made"
+        for name, v in r.ev.items():
+            t = tally.setdefault((name, r.set, kind), [0, 0, 0.0, 0.0])
+            ok = v * r.truth > 0
+            t[0 if ok else 1] += 1
+            t[2 if ok else 3] += abs(w[name] * v)
+    print("\nevidence pointing right / wrong (weighted mass right / wrong), shipped weights:")
+    for (name, s, kind), (nr, nw, mr, mw) in sorted(tally.items()):
+        print(f"  {name:17s} {s:12s} {kind:13s} {nr:4d} / {nw:<4d} ({mr:6.1f} / {mw:6.1f})")
+
+
+def without(rows: list[Row], p: ClassifyParams, names: set[str]) -> list[Row]:
+    """The rows with the evidence ``names`` left out of the rest's weighted sum."""
+    w = dict(zip(p.direction_evidence, p.direction_weights))
+    out = []
+    for r in rows:
+        ev = {k: v for k, v in r.ev.items() if k not in names}
+        out.append(replace(r, ev=ev, rest=sum(w[k] * v for k, v in ev.items())))
+    return out
+
+
 def _fmt(c: Counter, n: int) -> str:
     return f"{c['R']}/{c['U']}/{c['W']} ({c['R'] / n:.3f})"
 
@@ -237,6 +265,12 @@ def main() -> int:
     ap.add_argument("--rewrites-pac", type=Path, default=Path("/work/rewrites-pac"))
     ap.add_argument("--oof", type=Path, default=Path("/work/mstyle-train/oof.json"))
     ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument(
+        "--without",
+        default="",
+        help="comma-separated direction evidence left out of the rest (a what-if)",
+    )
+    ap.add_argument("--evidence-table", action="store_true", help="print where each speaks")
     args = ap.parse_args()
     p = ClassifyParams()
     oof = json.loads(args.oof.read_text()) if args.oof else {}
@@ -245,6 +279,11 @@ def main() -> int:
         rows += routes_rows(Path(folder), Path(pairs), oof, p)
     if args.pac:
         rows += pac_rows(args.pac, args.rewrites_pac, p)
+    if args.evidence_table:
+        evidence_table(rows, p)
+    if args.without:
+        rows = without(rows, p, set(args.without.split(",")))
+        print(f"left out of the rest: {args.without}")
     rw = [r for r in rows if r.rewrite]
     mach = [r for r in rows if not r.rewrite]
     print(
