@@ -869,12 +869,12 @@ def signed(d: Doc, p: Any) -> bool:
 def _claimed_outlets(d: Doc, other: Doc, p: Any) -> list[str]:
     """The outlets ``d`` names that count as its credits to another outlet.
 
-    - Credits (a credit phrase or cue) count, unless they name ``d``'s own ``outlet``
-      field (a text noting where it first ran itself).
-    - A byline names the text's own publisher, not a source. With an ``outlet`` field the
-      own publisher is known: a byline naming the field's outlet is the text's own and
-      says nothing; one naming another outlet is that outlet's byline carried over, a
-      credit to it.
+    - Credits (a credit phrase in the running text, a credit cue) count, whoever they
+      name, as they always have.
+    - A byline (a masthead on a short line at the head or foot, :func:`outlet_names`)
+      names the text's own publisher, not a source. With an ``outlet`` field the own
+      publisher is known: a byline naming the field's outlet is the text's own and says
+      nothing; one naming another outlet is that outlet's byline carried over, a credit.
     - Without an ``outlet`` field a byline is the text's own publisher as far as the text
       says. It counts only when the other text of the pair is unsigned (:func:`signed`):
       when both texts say who published them, two mastheads are two publishers' own and
@@ -883,16 +883,16 @@ def _claimed_outlets(d: Doc, other: Doc, p: Any) -> list[str]:
       an outlet no other article of the pile names, it is read as a content farm's
       invented masthead on a text taken bare, as :func:`_unknown_credit` reads a credit.
       Known limit: an original signed with its own byline beside an unsigned copy of it,
-      with no ``outlet`` fields and no other article of that outlet in the pile, reads the
-      wrong way.
+      with no ``outlet`` fields and no other article naming that outlet, reads the wrong
+      way.
     """
     names = outlet_names(d.article.text, p.byline_lines, p.byline_words, p.byline_tail)
     own = d.article.outlet
-    out = [n for n in names.credits if not _own_outlet(n, own)]
+    out = list(names.credits)
     if own:
         out += [n for n in names.bylines if not _own_outlet(n, own)]
     elif not signed(other, p):
-        out += sorted(names.bylines)
+        out += names.bylines
     return sorted(out)
 
 
