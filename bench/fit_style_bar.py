@@ -21,12 +21,18 @@ to the one that touches the fewest machine-made pairs, then the smaller weight a
 The cross-validation repeats that choice on four fifths of the source articles and reads
 the fifth (five seeds of the grouping).
 
+``--gate NAMES`` (a what-if, session 15): the style also speaks above the bar, with its own
+weight ``w_hi``, on pairs where the named evidence (e.g. ``artefacts``: what holds the MT
+round trips) weighs under a threshold ``t`` (nothing says the pair is machine-made); at the
+shipped bar and weight, ``(t, w_hi)`` are chosen by the same criterion, per fold.
+
 Usage: PYTHONPATH=src:bench .venv/bin/python bench/fit_style_bar.py \\
            --routes /work/deriv3/routes-tune TUNE_OUT/pairs.jsonl \\
            --routes /work/deriv3/routes-held HELD_OUT/pairs.jsonl \\
            --pac PAC_OUT/pairs.jsonl [--rewrites-pac /work/rewrites-pac] \\
            [--routes /work/rewrites2/set RW2_OUT/pairs.jsonl] \\
-           [--oof /work/mstyle-train/oof.json] [--evidence-table] [--without NAME,...]
+           [--oof /work/mstyle-train/oof.json] [--evidence-table] [--without NAME,...] \\
+           [--gate NAME,... [--gate NAME,...]]
 """
 
 from __future__ import annotations
@@ -336,7 +342,8 @@ def main() -> int:
     ap.add_argument("--evidence-table", action="store_true", help="print where each speaks")
     ap.add_argument(
         "--gate",
-        default="",
+        action="append",
+        default=[],
         help="comma-separated direction evidence that marks a pair machine-made: the style "
         "is also weighed above the bar (weight and threshold chosen per fold, at the shipped "
         "bar and weight) where their weighted mass is under the threshold",
@@ -458,8 +465,8 @@ def main() -> int:
         f"style only {np.mean(shares['style']):.3f}; without the style "
         f"{counts(rw, 0, 0)['R'] / n:.3f}"
     )
-    if args.gate:
-        gate_report(rows, tuple(args.gate.split(",")), p, shipped, sets, args.seeds)
+    for gate in args.gate:  # each a what-if of its own
+        gate_report(rows, tuple(gate.split(",")), p, shipped, sets, args.seeds)
     return 0
 
 
