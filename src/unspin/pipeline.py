@@ -482,12 +482,14 @@ def pair_keys(
     forms: Sequence[dict[int, int]],
     pairs: Sequence[tuple[int, int]],
     plain: dict[tuple[str, str], str] | None = None,
+    added: dict[tuple[str, str], str] | None = None,
 ) -> list[str]:
     """:func:`pair_key` of each pair. A pair of two articles without form lines has the
     key ``_key(ck, ak[i], ak[j])``, a function of the two article keys alone: ``plain``
     (the last run's such keys by article keys, :attr:`PairState.plain`, same ``ck``)
     answers it without hashing again, so an add hashes only its new articles' pairs and
-    those of articles with form lines, not every pair of the pile."""
+    those of articles with form lines, not every pair of the pile. ``added``: where
+    the keys of two articles without form lines that ``plain`` lacked are put."""
     plain = plain or {}
     out = []
     for i, j in pairs:
@@ -495,8 +497,19 @@ def pair_keys(
             out.append(pair_key(ck, ak, forms, i, j))
             continue
         key = plain.get((ak[i], ak[j]))
-        out.append(key if key is not None else _key(ck, ak[i], ak[j]))
+        if key is None:
+            key = _key(ck, ak[i], ak[j])
+            if added is not None:
+                added[(ak[i], ak[j])] = key
+        out.append(key)
     return out
+
+
+#: the kept plain pair keys (:attr:`PairState.plain`) are added to, not rebuilt, while
+#: they number at most this many times the candidate pairs (keys of pairs that are no
+#: candidates any more, or of removed articles, are never read again and stay until
+#: then: a key is a function of its two article keys, so a kept one is never wrong)
+PLAIN_KEEP_MAX = 1.5
 
 
 def plain_keys(
@@ -827,6 +840,39 @@ class _FeatureFn:
         )
 
 
+#: the quotation keys of a doc that quotes nothing (shared: nothing changes a key set)
+_NO_QUOTES: frozenset[str] = frozenset()
+
+
+def pile_quote_keys(
+    docs: Sequence[Doc], ak: Sequence[str], min_words: int, memo: Any
+) -> list[frozenset[str]]:
+    """Each doc's :func:`~unspin.candidates.quote_keys` (a function of the article and
+    the code), kept in ``memo`` (a Store) by :func:`article_key` for the docs that quote
+    anything: a run normalises the quotations of the articles it has not seen only, not
+    every quotation of the pile (a fifth of an add's pair-stage bookkeeping). The kept
+    state is written when a doc was new to it or it holds docs no longer in the pile."""
+    slot = f"qkeys:{code_version()}:{min_words}"
+    kept: dict[str, frozenset[str]] = memo.memo_get("qkeys", [slot]).get(slot) or {}
+    out: list[frozenset[str]] = []
+    used = 0
+    new = False
+    for d, a in zip(docs, ak):
+        if not d.quotes:
+            out.append(_NO_QUOTES)
+            continue
+        q = kept.get(a)
+        if q is None:
+            q = kept[a] = frozenset(quote_keys(d, min_words))
+            new = True
+        used += 1
+        out.append(q)
+    if new or used < len(kept):
+        mine = {a for d, a in zip(docs, ak) if d.quotes}
+        memo.memo_put("qkeys", {slot: {a: q for a, q in kept.items() if a in mine}})
+    return out
+
+
 def corpus_context(
     docs: Sequence[Doc],
     config: Config,
@@ -1109,11 +1155,12 @@ def pair_stage(
 
     rep = representatives(docs)
     # each doc's quotation keys once, for the quotation candidates and the context
-    qkeys = (
-        context.qkeys
-        if context is not None
-        else [quote_keys(d, config.candidates.quote_min_words) for d in docs]
-    )
+    if context is not None:
+        qkeys = context.qkeys
+    elif memo is not None:
+        qkeys = pile_quote_keys(docs, ak, config.candidates.quote_min_words, memo)
+    else:
+        qkeys = [quote_keys(d, config.candidates.quote_min_words) for d in docs]
     pairs = timed(
         "candidates",
         lambda: grouped_candidate_list(docs, config.candidates, akeys, memo, mapper, rep, qkeys),
@@ -1126,6 +1173,9 @@ def pair_stage(
     got: dict[str, Any] = {}
     need: set[int] = set()
     quiet: list[int] = []  # stored results neither read nor replayed: their features wait
+    quiet_at: list[int] = []  # their places in the last run's state
+    ask = todo  # the pairs whose results are read or computed (all without a memo)
+    new_plain: dict[tuple[str, str], str] = {}
     slot = ""
     last = None
     # with a memo, the statistics and form lines first (the pair keys hold the form
@@ -1136,19 +1186,21 @@ def pair_stage(
     if memo is not None:
         slot = f"last:{ck}"
         last = memo.memo_get("pairs", [slot]).get(slot)
-        keys = pair_keys(ck, ak, ctx.forms, pairs, getattr(last, "plain", None))
-        ask = list(range(len(pairs)))
+        keys = pair_keys(ck, ak, ctx.forms, pairs, getattr(last, "plain", None), new_plain)
         if last is not None:
             at = dict(zip(last.keys, range(len(last.keys))))
             ask = []
+            # the last run's flags as lists: one look-up per pair of the pile
+            asked, reused = last.asked.tolist(), last.reuse.tolist()
             for k, key in enumerate(keys):
                 x = at.get(key)
                 # a stored result that asked the corpus nothing and is no reuse: it holds
                 # whatever the corpus, and only its features are ever read
-                if x is None or last.asked[x] or last.reuse[x]:
+                if x is None or asked[x] or reused[x]:
                     ask.append(k)
                 else:
                     quiet.append(k)
+                    quiet_at.append(x)
         got = memo.memo_get("pair", [keys[k] for k in ask])
         # shares are read for pairs to compute and stored results to replay, only
         for k in ask:
@@ -1178,27 +1230,31 @@ def pair_stage(
     stored: set[tuple[int, int]] = set()
     if memo is not None:
         assert last is not None or not quiet
-        at = dict(zip(last.keys, range(len(last.keys)))) if quiet else {}
         link = np.empty(len(pairs), dtype=np.float64)
-        for k in quiet:
-            link[k] = last.links[at[keys[k]]]  # type: ignore[union-attr]
-        for k, r in enumerate(results):
-            if r is not None:
-                link[k] = link_strength(r[0] is not None, r[1])
+        reuse = np.zeros(len(pairs), dtype=bool)
+        asks = np.zeros(len(pairs), dtype=bool)
+        if quiet:  # neither reuse nor asking: their links as the last run kept them
+            link[quiet] = last.links[np.array(quiet_at, dtype=np.int64)]  # type: ignore[union-attr]
+        for k in ask:
+            r = results[k]
+            link[k] = link_strength(r[0] is not None, r[1])
+            reuse[k] = r[0] is not None
+            asks[k] = bool(r[2])
         links = dict(zip(pairs, link.tolist()))
         stored = {pairs[k] for k in quiet}
-        state = PairState(
-            keys=keys,
-            links=link,
-            reuse=np.array([r is not None and r[0] is not None for r in results], dtype=bool),
-            asked=np.array([r is not None and bool(r[2]) for r in results], dtype=bool),
-            plain=plain_keys(ak, ctx.forms, pairs, keys),
-        )
+        plain = getattr(last, "plain", None)
+        if plain is not None and len(plain) + len(new_plain) <= PLAIN_KEEP_MAX * len(pairs):
+            # a plain key is a function of its two article keys: the last run's stand,
+            # so only this run's new ones are added (the rest kept, up to the bound)
+            plain.update(new_plain)
+        else:
+            plain = plain_keys(ak, ctx.forms, pairs, keys)
+        state = PairState(keys=keys, links=link, reuse=reuse, asked=asks, plain=plain)
         memo.memo_put("pairs", {slot: state})
     return PairStage(
         pairs=pairs,
-        reuse={pair: r[0] for pair, r in zip(pairs, results) if r is not None and r[0] is not None},
-        features={pair: r[1] for pair, r in zip(pairs, results) if r is not None},
+        reuse={pairs[k]: results[k][0] for k in ask if results[k][0] is not None},
+        features={pairs[k]: results[k][1] for k in ask},
         feature_fn=_FeatureFn(docs, ctx.qkeys, config.stories, ctx.forms),
         article_keys=ak,
         pair_keys=dict(zip(pairs, keys)),
