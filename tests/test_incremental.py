@@ -242,6 +242,10 @@ def test_pair_keys_from_the_last_state_equal_hashing_every_pair() -> None:
     assert again == [pair_key("ck", ak, forms2, i, j) for i, j in pairs]
     assert again[2] != keys[2] and again[:2] == keys[:2]
     assert set(plain_keys(ak, forms2, pairs, again)) == {("a", "b"), ("a", "c")}
+    # the keys the kept ones lacked are handed back to be added to the state
+    added: dict[tuple[str, str], str] = {}
+    assert pair_keys("ck", ak, forms, pairs, {("a", "b"): keys[0]}, added) == keys
+    assert added == {p: k for p, k in plain.items() if p != ("a", "b")}
     # a wrong stored key would be returned as it is: the state is what makes it exact
     assert pair_keys("ck", ak, forms, [(0, 1)], {("a", "b"): "stale"}) == ["stale"]
 
@@ -1103,3 +1107,39 @@ def test_minhash_pairs_kept_across_adds_and_removes_equal_a_full_banding(
         check(list(range(32)), st, update=False)
         check(list(range(31)), st, update=False)  # and back under the bound
         check(list(range(31)) + [39], st, update=True)  # group 9's fourth: no crossing
+
+
+def test_kept_quotation_keys_equal_a_fresh_reading_and_follow_the_pile(
+    tmp_path, monkeypatch
+) -> None:
+    """:func:`unspin.pipeline.pile_quote_keys` gives each doc's quote_keys from the kept
+    state, works out only docs new to it, and drops the docs no longer in the pile."""
+    import unspin.pipeline as pl
+    from unspin.candidates import quote_keys
+    from unspin.fingerprint import prepare
+    from unspin.pipeline import article_key, pile_quote_keys
+
+    texts = [
+        '"We will rebuild the old bridge by June," Mayor Ken Vordanek said.',
+        'Ken Vordanek said: "We will rebuild the old bridge by June." He left.',
+        "No quotation here at all.",
+        '"Nobody asked us about the new road at all," a resident told reporters.',
+    ]
+    docs = [prepare(Article(id=f"q{k}", text=t)) for k, t in enumerate(texts)]
+    ak = [article_key(d.article, "hashing") for d in docs]
+    with Store(tmp_path / "st") as st:
+        first = pile_quote_keys(docs[:3], ak[:3], 3, st)
+        assert first == [quote_keys(d, 3) for d in docs[:3]]
+        assert first[0] and not first[2]
+        calls = count_calls(monkeypatch, pl, "quote_keys")
+        again = pile_quote_keys(docs, ak, 3, st)
+        assert calls["n"] == 1  # only the new quoting doc
+        assert again == [quote_keys(d, 3) for d in docs]
+        (slot,) = [k for (k,) in st.con.execute("SELECT key FROM memo WHERE kind='qkeys'")]
+        assert set(st.memo_get("qkeys", [slot])[slot]) == {ak[0], ak[1], ak[3]}
+        # a doc removed: its entry goes; an edited doc (another article key) is read anew
+        edited = prepare(Article(id="q1", text=texts[1].replace("June", "July")))
+        pile = [docs[0], edited]
+        keys = [ak[0], article_key(edited.article, "hashing")]
+        assert pile_quote_keys(pile, keys, 3, st) == [quote_keys(d, 3) for d in pile]
+        assert set(st.memo_get("qkeys", [slot])[slot]) == set(keys)

@@ -711,17 +711,36 @@ class PairStage:
     #: every candidate pair's link strength in the story graph (:func:`link_strength`);
     #: None: worked out from ``features``
     links: dict[tuple[int, int], float] | None = None
-    #: pairs whose features are in ``memo`` only (not yet in ``features``)
+    #: pairs whose features are in ``memo`` only (not yet in ``features``; may hold
+    #: pairs left out of ``pairs`` by :meth:`without_members`, never asked for)
     stored: set[tuple[int, int]] = field(default_factory=set)
     memo: Any = None
+    #: ``pairs`` as two index arrays and their link strengths, in the same order (None:
+    #: worked out from ``links``): the story stage's pile-wide passes read these
+    pair_arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def link_strengths(self) -> dict[tuple[int, int], float]:
         """Every candidate pair's link strength (:func:`link_strength`)."""
         if self.links is None:
-            self.links = {
-                pair: link_strength(pair in self.reuse, f) for pair, f in self.features.items()
-            }
+            if self.pair_arrays is not None:
+                self.links = dict(zip(self.pairs, self.pair_arrays[2].tolist()))
+            else:
+                self.links = {
+                    pair: link_strength(pair in self.reuse, f) for pair, f in self.features.items()
+                }
         return self.links
+
+    def link_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every candidate pair as two index arrays and its link strength."""
+        if self.pair_arrays is None:
+            links = self.link_strengths()
+            n = len(links)
+            self.pair_arrays = (
+                np.fromiter((p[0] for p in links), dtype=np.int64, count=n),
+                np.fromiter((p[1] for p in links), dtype=np.int64, count=n),
+                np.fromiter(links.values(), dtype=np.float64, count=n),
+            )
+        return self.pair_arrays
 
     def fetch(self, pairs: Iterable[tuple[int, int]]) -> None:
         """Read the stored features of these pairs (those among ``stored``) into
@@ -742,14 +761,17 @@ class PairStage:
         if rep is None or all(r == i for i, r in enumerate(rep)):
             return self
         own = [r == i for i, r in enumerate(rep)]
-        links = self.link_strengths()
+        ei, ej, strength = self.link_arrays()
+        mine = np.array(own, dtype=bool)
+        keep = mine[ei] & mine[ej]
+        ei, ej = ei[keep], ej[keep]
         return dataclasses.replace(
             self,
-            pairs=[p for p in self.pairs if own[p[0]] and own[p[1]]],
+            pairs=list(zip(ei.tolist(), ej.tolist())),
             reuse={p: r for p, r in self.reuse.items() if own[p[0]] and own[p[1]]},
             features={p: f for p, f in self.features.items() if own[p[0]] and own[p[1]]},
-            links={p: v for p, v in links.items() if own[p[0]] and own[p[1]]},
-            stored={p for p in self.stored if own[p[0]] and own[p[1]]},
+            links=None,
+            pair_arrays=(ei, ej, strength[keep]),
         )
 
 
@@ -1226,7 +1248,7 @@ def pair_stage(
         results[k] = r
     if memo is not None and todo:
         memo.memo_put("pair", {keys[k]: results[k] for k in todo})
-    links = None
+    pair_arrays = None
     stored: set[tuple[int, int]] = set()
     if memo is not None:
         assert last is not None or not quiet
@@ -1240,7 +1262,8 @@ def pair_stage(
             link[k] = link_strength(r[0] is not None, r[1])
             reuse[k] = r[0] is not None
             asks[k] = bool(r[2])
-        links = dict(zip(pairs, link.tolist()))
+        arrays = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+        pair_arrays = (arrays[:, 0].copy(), arrays[:, 1].copy(), link)
         stored = {pairs[k] for k in quiet}
         plain = getattr(last, "plain", None)
         if plain is not None and len(plain) + len(new_plain) <= PLAIN_KEEP_MAX * len(pairs):
@@ -1260,9 +1283,9 @@ def pair_stage(
         pair_keys=dict(zip(pairs, keys)),
         rep=rep,
         second=second,
-        links=links,
         stored=stored,
         memo=memo,
+        pair_arrays=pair_arrays,
     )
 
 
@@ -1278,11 +1301,7 @@ def story_components(docs: Sequence[Doc], ps: PairStage, config: Config) -> list
     quotations, else the document similarity) kept in arrays that every split filters.
     """
     sp = config.stories
-    links = ps.link_strengths()
-    n = len(links)
-    ei = np.fromiter((p[0] for p in links), dtype=np.int64, count=n)
-    ej = np.fromiter((p[1] for p in links), dtype=np.int64, count=n)
-    strength = np.fromiter(links.values(), dtype=np.float64, count=n)
+    ei, ej, strength = ps.link_arrays()
 
     def split(nodes: np.ndarray, link: float, ei, ej, es) -> list[list[int]]:
         keep = es >= link
@@ -1446,15 +1465,12 @@ def _component_keys(
     key its result is stored under (``ps.pair_keys``) stands for them with those."""
     ck = config_key(config)
     ak = ps.article_keys or [article_key(d.article, config.embedder) for d in docs]
-    comp_of = {i: c for c, members in enumerate(comps) for i in members}
     inside: list[list[str]] = [[] for _ in comps]
-    for pair in ps.link_strengths():
-        c = comp_of[pair[0]]
-        if comp_of[pair[1]] == c:
-            pk = ps.pair_keys.get(pair)
-            # else repr of the sorted items: every value exactly (shortest round-trip
-            # floats), several times faster than JSON
-            inside[c].append(f"{pair}{pair in ps.reuse}{pk or sorted(ps.features[pair].items())!r}")
+    for c, pair in _pairs_inside(len(docs), comps, range(len(comps)), ps):
+        pk = ps.pair_keys.get(pair)
+        # else repr of the sorted items: every value exactly (shortest round-trip
+        # floats), several times faster than JSON
+        inside[c].append(f"{pair}{pair in ps.reuse}{pk or sorted(ps.features[pair].items())!r}")
     out = []
     form = getattr(ps.feature_fn, "form", lambda i: None)
     for c, members in enumerate(comps):
@@ -1472,6 +1488,20 @@ def _component_keys(
         )
         out.append(_key(ck, arts, *sorted(inside[c])))
     return out
+
+
+def _pairs_inside(
+    n: int, comps: list[list[int]], which: Iterable[int], ps: PairStage
+) -> list[tuple[int, tuple[int, int]]]:
+    """The candidate pairs inside components ``which`` (indexes into ``comps``), each
+    with its component, in the pairs' order (one pass over the pile's pair arrays)."""
+    comp = np.full(n, -1, dtype=np.int64)
+    for c in which:
+        comp[comps[c]] = c
+    ei, ej, _ = ps.link_arrays()
+    ci, cj = comp[ei], comp[ej]
+    at = np.flatnonzero((ci == cj) & (ci >= 0))
+    return list(zip(ci[at].tolist(), zip(ei[at].tolist(), ej[at].tolist())))
 
 
 def _map_components(docs, comps, ps, config, engine, memo) -> list[tuple]:
@@ -1497,9 +1527,9 @@ def _map_components(docs, comps, ps, config, engine, memo) -> list[tuple]:
             )
     # largest first, so one big component does not finish last on its own
     todo.sort(key=lambda c: -len(comps[c]))
+    inside = {p for _, p in _pairs_inside(len(docs), comps, todo, ps)} if todo else set()
     if ps.stored:  # the stored features of the candidate pairs inside them, read now
-        comp_of = {i: c for c in todo for i in comps[c]}
-        ps.fetch(p for p in ps.stored if comp_of.get(p[0], -1) == comp_of.get(p[1], -2))
+        ps.fetch(sorted(inside))
     # the stored features of the pairs inside them that are no candidate pairs (a
     # function of the two articles, their form lines and shared quotations: kept per
     # pair, so a component that grows by one article computes only that one's pairs)
@@ -1508,14 +1538,13 @@ def _map_components(docs, comps, ps, config, engine, memo) -> list[tuple]:
     if memo is not None and todo:
         ck = config_key(config)
         ak = ps.article_keys or [article_key(d.article, config.embedder) for d in docs]
-        links = ps.link_strengths()
         qk = getattr(ps.feature_fn, "qkeys", None)
         for c in todo:
             members = comps[c]
             part = {i: inner_part(ak, docs, ps.feature_fn, i) for i in members}
             for x, i in enumerate(members):
                 for j in members[x + 1 :]:
-                    if (i, j) not in links:
+                    if (i, j) not in inside:  # no candidate pair
                         shared = len(qk[i] & qk[j]) if qk is not None else -1
                         inner[(i, j)] = inner_key(ck, part[i], part[j], shared)
         got = memo.memo_get("inner", list(inner.values()))
