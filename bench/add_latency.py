@@ -14,7 +14,10 @@ and ``copy``, an edited copy of a stored article (a reuse pair and a story compo
 change). Then removes the added article again (timed). ``--check`` compares the folder
 after each add with a fresh scan of the same articles (every table; slow for large N).
 ``--profile`` writes a cProfile of each add beside the copy (kept as
-``BASE/add-TRIAL.prof``). ``--warm`` first loads
+``BASE/add-TRIAL.prof``). ``--dump DIR`` writes each add's result tables to
+``DIR/TRIAL.json``; ``--same-as DIR`` compares them with another checkout's dump of the
+same adds (on its own base of the same articles): an add of one code equal to another's.
+``--warm`` first loads
 what a running service has loaded (the models, by the service's own warm-up compare, and
 the Parquet writer), so the adds are timed as ``POST /articles`` runs them; without it,
 the first add that needs them pays the loading, as a fresh ``unspin add`` process does.
@@ -100,6 +103,15 @@ def main() -> int:
     ap.add_argument("--warm", action="store_true", help="load models first, as a service")
     ap.add_argument("--copy-of", type=int, default=7, help="index of the article copied")
     ap.add_argument(
+        "--dump",
+        help="folder to write each add's result tables to (TRIAL.json), for --same-as",
+    )
+    ap.add_argument(
+        "--same-as",
+        help="folder of another checkout's --dump for the same adds on a base of the same "
+        "articles: each add's tables are compared with it, table by table",
+    )
+    ap.add_argument(
         "--vectors-from",
         help="a store whose cached sentence vectors to start from, so the first scan "
         "embeds only what it lacks",
@@ -177,6 +189,23 @@ def main() -> int:
             prof.dump_stats(path)
             shutil.copy(path, base / f"add-{trial}.prof")  # kept for a closer look
             pstats.Stats(str(path)).sort_stats("cumulative").print_stats(40)
+        if args.dump or args.same_as:
+            mine_tables = {t: read_tables(out)[t] for t in TABLES}
+            if args.dump:
+                Path(args.dump).mkdir(parents=True, exist_ok=True)
+                with open(Path(args.dump) / f"{trial}.json", "w", encoding="utf-8") as fh:
+                    json.dump(mine_tables, fh)
+            if args.same_as:
+                with open(Path(args.same_as) / f"{trial}.json", encoding="utf-8") as fh:
+                    theirs = json.load(fh)
+                # through JSON both: the same values as read back from the tables
+                mine_tables = json.loads(json.dumps(mine_tables))
+                diff = [t for t in TABLES if mine_tables[t] != theirs[t]]
+                rows = {t: len(mine_tables[t]) for t in TABLES}
+                print(
+                    f"{trial}: tables after the add equal to {args.same_as}'s: {not diff} "
+                    f"(rows {rows}; differing: {diff or 'none'})"
+                )
         if args.check:
             write_jsonl(work / "all.jsonl", [*arts, a])
             unspin.scan([work / "all.jsonl"], out=work / "fresh", config=cfg, store=False)
