@@ -226,28 +226,52 @@ def test_neighbour_update_reads_kept_vectors_from_the_store_file(tmp_path) -> No
 
 
 def test_pair_keys_from_the_last_state_equal_hashing_every_pair() -> None:
-    """Pair keys answered from the last run's plain keys equal :func:`pair_key`; a pair
-    whose article gained form lines gets its new key, not the stored plain one."""
-    from unspin.pipeline import pair_key, pair_keys, plain_keys
+    """Pair keys taken from the last run's state (:func:`last_places`) equal
+    :func:`pair_key` of every pair after a removal, an add, an article gaining form
+    lines and two articles in the other order; only those pairs are hashed anew."""
+    import numpy as np
+
+    from unspin.pipeline import PairState, last_places, pair_key, pair_keys
+
+    def state(ak, forms, pairs):
+        keys = pair_keys("ck", ak, forms, pairs)
+        n = len(pairs)
+        ei = np.array([p[0] for p in pairs], dtype=np.int64)
+        ej = np.array([p[1] for p in pairs], dtype=np.int64)
+        flags = np.zeros(n, dtype=bool)
+        return keys, PairState(
+            keys, np.zeros(n), flags, flags, list(ak),
+            {i: f for i, f in enumerate(forms) if f}, ei * len(ak) + ej,
+        )  # fmt: skip
+
+    def places(last, ak, forms, pairs):
+        ei = np.array([p[0] for p in pairs], dtype=np.int64)
+        ej = np.array([p[1] for p in pairs], dtype=np.int64)
+        return last_places(last, ak, forms, ei, ej)
 
     ak = ["a", "b", "c", "d"]
     pairs = [(0, 1), (0, 2), (1, 3), (2, 3)]
-    forms: list[dict[int, int]] = [{}, {}, {}, {}]
-    keys = pair_keys("ck", ak, forms, pairs)
+    forms: list[dict[int, int]] = [{}, {}, {}, {2: 1}]
+    keys, last = state(ak, forms, pairs)
     assert keys == [pair_key("ck", ak, forms, i, j) for i, j in pairs]
-    plain = plain_keys(ak, forms, pairs, keys)
-    assert len(plain) == 4
-    forms2 = [{}, {}, {}, {0: 3}]  # d became a form item
-    again = pair_keys("ck", ak, forms2, pairs, plain)
-    assert again == [pair_key("ck", ak, forms2, i, j) for i, j in pairs]
-    assert again[2] != keys[2] and again[:2] == keys[:2]
-    assert set(plain_keys(ak, forms2, pairs, again)) == {("a", "b"), ("a", "c")}
-    # the keys the kept ones lacked are handed back to be added to the state
-    added: dict[tuple[str, str], str] = {}
-    assert pair_keys("ck", ak, forms, pairs, {("a", "b"): keys[0]}, added) == keys
-    assert added == {p: k for p, k in plain.items() if p != ("a", "b")}
+    # b removed, e added; c gained form lines, d kept its own
+    ak2 = ["a", "c", "d", "e"]
+    forms2: list[dict[int, int]] = [{}, {0: 3}, {2: 1}, {}]
+    pairs2 = [(0, 1), (0, 2), (1, 2), (0, 3), (2, 3)]
+    at = places(last, ak2, forms2, pairs2)
+    assert at.tolist() == [-1, -1, -1, -1, -1]  # (a, c): c's lines moved; (a, d): no pair then
+    pairs2 = [(0, 2), (1, 2), (2, 3)]
+    forms2 = [{}, {}, {2: 1}, {}]  # c as it was
+    at = places(last, ak2, forms2, pairs2)
+    assert at.tolist() == [-1, 3, -1]  # only (c, d) was a pair then
+    got = pair_keys("ck", ak2, forms2, pairs2, last, at)
+    assert got == [pair_key("ck", ak2, forms2, i, j) for i, j in pairs2]
+    # the other order is another key, not taken from the state
+    at = places(last, ["c", "a"], [{}, {}], [(0, 1)])
+    assert at.tolist() == [-1]
     # a wrong stored key would be returned as it is: the state is what makes it exact
-    assert pair_keys("ck", ak, forms, [(0, 1)], {("a", "b"): "stale"}) == ["stale"]
+    last.keys[3] = "stale"
+    assert pair_keys("ck", ak2, forms2, [(1, 2)], last, np.array([3])) == ["stale"]
 
 
 def test_corpus_stats_updated_from_the_last_run_equal_a_rebuild(tmp_path) -> None:

@@ -481,50 +481,56 @@ def pair_keys(
     ak: Sequence[str],
     forms: Sequence[dict[int, int]],
     pairs: Sequence[tuple[int, int]],
-    plain: dict[tuple[str, str], str] | None = None,
-    added: dict[tuple[str, str], str] | None = None,
+    last: PairState | None = None,
+    places: np.ndarray | None = None,
 ) -> list[str]:
-    """:func:`pair_key` of each pair. A pair of two articles without form lines has the
-    key ``_key(ck, ak[i], ak[j])``, a function of the two article keys alone: ``plain``
-    (the last run's such keys by article keys, :attr:`PairState.plain`, same ``ck``)
-    answers it without hashing again, so an add hashes only its new articles' pairs and
-    those of articles with form lines, not every pair of the pile. ``added``: where
-    the keys of two articles without form lines that ``plain`` lacked are put."""
-    plain = plain or {}
-    out = []
-    for i, j in pairs:
-        if forms and (forms[i] or forms[j]):
-            out.append(pair_key(ck, ak, forms, i, j))
-            continue
-        key = plain.get((ak[i], ak[j]))
-        if key is None:
-            key = _key(ck, ak[i], ak[j])
-            if added is not None:
-                added[(ak[i], ak[j])] = key
-        out.append(key)
+    """:func:`pair_key` of each pair; with the last run's state ``last`` (same ``ck``)
+    and each pair's place in it (``places``, :func:`last_places`; -1: none), a pair
+    with a place takes its key from there, so an add hashes only the pairs that are
+    new or whose articles' form lines moved, not every pair of the pile."""
+    if last is None or places is None:
+        return [pair_key(ck, ak, forms, i, j) for i, j in pairs]
+    kept = last.keys
+    out = [kept[x] if x >= 0 else "" for x in places.tolist()]
+    for k in np.flatnonzero(places < 0).tolist():
+        out[k] = pair_key(ck, ak, forms, *pairs[k])
     return out
 
 
-#: the kept plain pair keys (:attr:`PairState.plain`) are added to, not rebuilt, while
-#: they number at most this many times the candidate pairs (keys of pairs that are no
-#: candidates any more, or of removed articles, are never read again and stay until
-#: then: a key is a function of its two article keys, so a kept one is never wrong)
-PLAIN_KEEP_MAX = 1.5
-
-
-def plain_keys(
+def last_places(
+    last: PairState | None,
     ak: Sequence[str],
     forms: Sequence[dict[int, int]],
-    pairs: Sequence[tuple[int, int]],
-    keys: Sequence[str],
-) -> dict[tuple[str, str], str]:
-    """The keys of the pairs of two articles without form lines, by their article keys
-    (kept in :class:`PairState` for :func:`pair_keys`)."""
-    return {
-        (ak[i], ak[j]): key
-        for (i, j), key in zip(pairs, keys)
-        if not (forms and (forms[i] or forms[j]))
-    }
+    ei: np.ndarray,
+    ej: np.ndarray,
+) -> np.ndarray:
+    """Per pair ``(ei[k], ej[k])``, its place in the last run's :class:`PairState`
+    when the key stored there is its key now (-1 else): the same two articles
+    (:func:`article_key`) in the same order, each with the form lines it had then (the
+    key is a function of those and ``ck``, which the state's slot holds). Found by
+    article key and the last run's pair codes, in arrays: no per-pair hashing."""
+    out = np.full(len(ei), -1, dtype=np.int64)
+    if last is None or last.docs is None or not len(ei) or not len(last.codes):
+        return out
+    where = {a: x for x, a in enumerate(last.docs)}
+    old = np.array([where.get(a, -1) for a in ak], dtype=np.int64)
+    then = last.forms or {}
+    same = np.array(
+        [
+            o >= 0 and (forms[i] if forms else {}) == then.get(o, {})
+            for i, o in enumerate(old.tolist())
+        ],
+        dtype=bool,
+    )
+    oi, oj = old[ei], old[ej]
+    ok = np.flatnonzero(same[ei] & same[ej] & (oi < oj))
+    codes = oi[ok] * len(last.docs) + oj[ok]
+    order = np.argsort(last.codes, kind="stable")
+    sorted_codes = last.codes[order]
+    pos = np.minimum(np.searchsorted(sorted_codes, codes), len(sorted_codes) - 1)
+    hit = sorted_codes[pos] == codes
+    out[ok[hit]] = order[pos[hit]]
+    return out
 
 
 #: the highest count of other articles a pair rule reads from the pile (``support`` of a
@@ -792,9 +798,12 @@ class PairState:
     links: np.ndarray
     reuse: np.ndarray
     asked: np.ndarray
-    #: the keys of the pairs of two articles without form lines, by the two articles'
-    #: :func:`article_key` (such a key is a function of those alone: :func:`pair_keys`)
-    plain: dict[tuple[str, str], str] | None = None
+    #: the run's docs by :func:`article_key`, their form lines (by place, the docs with
+    #: any) and each pair as the code ``i * len(docs) + j``: where a pair of this run
+    #: was then (:func:`last_places`), so its key is not hashed again
+    docs: list[str] | None = None
+    forms: dict[int, dict[int, int]] | None = None
+    codes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
 def add_members(groups: list[list[int]], members: dict[int, int]) -> list[list[int]]:
@@ -1197,7 +1206,6 @@ def pair_stage(
     quiet: list[int] = []  # stored results neither read nor replayed: their features wait
     quiet_at: list[int] = []  # their places in the last run's state
     ask = todo  # the pairs whose results are read or computed (all without a memo)
-    new_plain: dict[tuple[str, str], str] = {}
     slot = ""
     last = None
     # with a memo, the statistics and form lines first (the pair keys hold the form
@@ -1208,21 +1216,20 @@ def pair_stage(
     if memo is not None:
         slot = f"last:{ck}"
         last = memo.memo_get("pairs", [slot]).get(slot)
-        keys = pair_keys(ck, ak, ctx.forms, pairs, getattr(last, "plain", None), new_plain)
+        arrays = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+        ei, ej = arrays[:, 0].copy(), arrays[:, 1].copy()
+        # each pair's place in the last run's state (-1: none): its key is there
+        places = last_places(last, ak, ctx.forms, ei, ej)
+        keys = pair_keys(ck, ak, ctx.forms, pairs, last, places)
         if last is not None:
-            at = dict(zip(last.keys, range(len(last.keys))))
-            ask = []
-            # the last run's flags as lists: one look-up per pair of the pile
-            asked, reused = last.asked.tolist(), last.reuse.tolist()
-            for k, key in enumerate(keys):
-                x = at.get(key)
-                # a stored result that asked the corpus nothing and is no reuse: it holds
-                # whatever the corpus, and only its features are ever read
-                if x is None or asked[x] or reused[x]:
-                    ask.append(k)
-                else:
-                    quiet.append(k)
-                    quiet_at.append(x)
+            found = places >= 0
+            # a stored result that asked the corpus nothing and is no reuse: it holds
+            # whatever the corpus, and only its features are ever read
+            calm = found.copy()
+            calm[found] = ~(last.asked[places[found]] | last.reuse[places[found]])
+            quiet = np.flatnonzero(calm).tolist()
+            quiet_at = places[calm].tolist()
+            ask = np.flatnonzero(~calm).tolist()
         got = memo.memo_get("pair", [keys[k] for k in ask])
         # shares are read for pairs to compute and stored results to replay, only
         for k in ask:
@@ -1262,17 +1269,17 @@ def pair_stage(
             link[k] = link_strength(r[0] is not None, r[1])
             reuse[k] = r[0] is not None
             asks[k] = bool(r[2])
-        arrays = np.array(pairs, dtype=np.int64).reshape(-1, 2)
-        pair_arrays = (arrays[:, 0].copy(), arrays[:, 1].copy(), link)
+        pair_arrays = (ei, ej, link)
         stored = {pairs[k] for k in quiet}
-        plain = getattr(last, "plain", None)
-        if plain is not None and len(plain) + len(new_plain) <= PLAIN_KEEP_MAX * len(pairs):
-            # a plain key is a function of its two article keys: the last run's stand,
-            # so only this run's new ones are added (the rest kept, up to the bound)
-            plain.update(new_plain)
-        else:
-            plain = plain_keys(ak, ctx.forms, pairs, keys)
-        state = PairState(keys=keys, links=link, reuse=reuse, asked=asks, plain=plain)
+        state = PairState(
+            keys=keys,
+            links=link,
+            reuse=reuse,
+            asked=asks,
+            docs=list(ak),
+            forms={i: f for i, f in enumerate(ctx.forms) if f},
+            codes=ei * len(ak) + ej,
+        )
         memo.memo_put("pairs", {slot: state})
     return PairStage(
         pairs=pairs,
