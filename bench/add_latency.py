@@ -282,7 +282,7 @@ def main() -> int:
             shutil.copy(path, base / f"add-{trial}.prof")  # kept for a closer look
             pstats.Stats(str(path)).sort_stats("cumulative").print_stats(40)
         if args.dump or args.same_as:
-            mine_tables = {t: read_tables(out)[t] for t in TABLES}
+            mine_tables = read_tables(out)  # every table (FILES), the articles' too
             if args.dump:
                 Path(args.dump).mkdir(parents=True, exist_ok=True)
                 with open(Path(args.dump) / f"{trial}.json", "w", encoding="utf-8") as fh:
@@ -292,8 +292,8 @@ def main() -> int:
                     theirs = json.load(fh)
                 # through JSON both: the same values as read back from the tables
                 mine_tables = json.loads(json.dumps(mine_tables))
-                diff = [t for t in TABLES if mine_tables[t] != theirs[t]]
-                rows = {t: len(mine_tables[t]) for t in TABLES}
+                diff = [t for t in mine_tables if mine_tables[t] != theirs.get(t)]
+                rows = {t: len(mine_tables[t]) for t in mine_tables}
                 print(
                     f"{trial}: tables after the add equal to {args.same_as}'s: {not diff} "
                     f"(rows {rows}; differing: {diff or 'none'})"
