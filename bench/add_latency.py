@@ -16,7 +16,8 @@ after each add with a fresh scan of the same articles (every table; slow for lar
 ``--profile`` writes a cProfile of each add beside the copy (kept as
 ``BASE/add-TRIAL.prof``). ``--dump DIR`` writes each add's result tables to
 ``DIR/TRIAL.json``; ``--same-as DIR`` compares them with another checkout's dump of the
-same adds (on its own base of the same articles): an add of one code equal to another's.
+same adds (on its own base of the same articles; the articles' ``input``, the base's own
+input file, left out): an add of one code equal to another's.
 ``--warm`` first loads
 what a running service has loaded (the models, by the service's own warm-up compare, and
 the Parquet writer), so the adds are timed as ``POST /articles`` runs them; without it,
@@ -290,8 +291,12 @@ def main() -> int:
             if args.same_as:
                 with open(Path(args.same_as) / f"{trial}.json", encoding="utf-8") as fh:
                     theirs = json.load(fh)
-                # through JSON both: the same values as read back from the tables
+                # through JSON both: the same values as read back from the tables; an
+                # article's ``input`` names the base's own input file (another folder)
                 mine_tables = json.loads(json.dumps(mine_tables))
+                for tables in (mine_tables, theirs):
+                    for row in tables.get("articles", []):
+                        row.pop("input", None)
                 diff = [t for t in mine_tables if mine_tables[t] != theirs.get(t)]
                 rows = {t: len(mine_tables[t]) for t in mine_tables}
                 print(
