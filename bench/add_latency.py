@@ -14,7 +14,11 @@ and ``copy``, an edited copy of a stored article (a reuse pair and a story compo
 change). Then removes the added article again (timed). ``--check`` compares the folder
 after each add with a fresh scan of the same articles (every table; slow for large N).
 ``--profile`` writes a cProfile of each add beside the copy (kept as
-``BASE/add-TRIAL.prof``). ``--warm`` first loads
+``BASE/add-TRIAL.prof``). ``--dump DIR`` writes each add's result tables to
+``DIR/TRIAL.json``; ``--same-as DIR`` compares them with another checkout's dump of the
+same adds (on its own base of the same articles; the articles' ``input``, the base's own
+input file, left out): an add of one code equal to another's.
+``--warm`` first loads
 what a running service has loaded (the models, by the service's own warm-up compare, and
 the Parquet writer), so the adds are timed as ``POST /articles`` runs them; without it,
 the first add that needs them pays the loading, as a fresh ``unspin add`` process does.
@@ -45,6 +49,87 @@ from unspin.output import read_tables
 from unspin.pipeline import Config
 
 TABLES = ("relations", "stories", "changes", "quotes", "lineage")
+
+#: what ``--timers`` times (inclusive wall seconds and calls per add; the names of the
+#: functions each module imported are timed too): the passes an add makes over the pile
+TIMED = (
+    "unspin.store:Store.load_articles",
+    "unspin.store:Store.get_docs",
+    "unspin.pipeline:fingerprint",
+    "unspin.pipeline:analyse",
+    "unspin.pipeline:pair_stage",
+    "unspin.candidates:grouped_candidate_list",
+    "unspin.pipeline:pile_quote_keys",
+    "unspin.pipeline:corpus_context",
+    "unspin.pipeline:pair_keys",
+    "unspin.pipeline:same_answers",
+    "unspin.pipeline:LocalEngine.map_pairs",
+    "unspin.pipeline:PairStage.without_members",
+    "unspin.pipeline:story_components",
+    "unspin.pipeline:_map_components",
+    "unspin.pipeline:_component_keys",
+    "unspin.pipeline:story_relations",
+    "unspin.stories:make_stories",
+    "unspin.pipeline:quote_speakers",
+    "unspin.pipeline:provenance",
+    "unspin.quotes:quote_groups",
+    "unspin.pipeline:story_lineage",
+    "unspin.pipeline:result_changes",
+    "unspin.store:Store.memo_get",
+    "unspin.store:Store.memo_put",
+    "unspin.store:Store.delete_articles",
+    "unspin.store:Store.save_articles",
+    "unspin.store:Store.write_index",
+    "unspin.store:Store.close",
+    "unspin.output:write_results",
+    "unspin.output:records",
+    "unspin.output:_table_bytes",
+    "unspin.output:_write_parquet",
+)
+
+
+def install_timers(names: tuple[str, ...]) -> dict[str, list[float]]:
+    """Wrap each ``module:qualname`` in a timer (inclusive wall seconds, calls; a
+    recursive call is counted inside its caller's time only)."""
+    import functools
+    import importlib
+
+    import unspin.api  # noqa: F401  (the modules that import the timed names)
+
+    got: dict[str, list[float]] = {}
+    for spec in names:
+        mod_name, qual = spec.split(":")
+        mod = importlib.import_module(mod_name)
+        owner = mod
+        *path, attr = qual.split(".")
+        for part in path:
+            owner = getattr(owner, part)
+        real = getattr(owner, attr, None)
+        if real is None:  # not in this checkout
+            continue
+        got[qual] = acc = [0.0, 0, 0]
+
+        def timed(*a, _real=real, _acc=acc, **k):
+            _acc[2] += 1
+            t = time.perf_counter()
+            try:
+                return _real(*a, **k)
+            finally:
+                _acc[2] -= 1
+                if _acc[2] == 0:
+                    _acc[0] += time.perf_counter() - t
+                _acc[1] += 1
+
+        functools.update_wrapper(timed, real)
+        setattr(owner, attr, timed)
+        if not path:  # the same function imported by name elsewhere
+            for m in list(sys.modules.values()):
+                if (
+                    getattr(m, "__name__", "").startswith("unspin")
+                    and getattr(m, attr, None) is real
+                ):
+                    setattr(m, attr, timed)
+    return got
 
 
 def pile(corpus: str, n: int) -> tuple[list[Article], list[Article]]:
@@ -100,6 +185,18 @@ def main() -> int:
     ap.add_argument("--warm", action="store_true", help="load models first, as a service")
     ap.add_argument("--copy-of", type=int, default=7, help="index of the article copied")
     ap.add_argument(
+        "--timers", action="store_true", help="inclusive wall seconds of the add's passes"
+    )
+    ap.add_argument(
+        "--dump",
+        help="folder to write each add's result tables to (TRIAL.json), for --same-as",
+    )
+    ap.add_argument(
+        "--same-as",
+        help="folder of another checkout's --dump for the same adds on a base of the same "
+        "articles: each add's tables are compared with it, table by table",
+    )
+    ap.add_argument(
         "--vectors-from",
         help="a store whose cached sentence vectors to start from, so the first scan "
         "embeds only what it lacks",
@@ -145,9 +242,12 @@ def main() -> int:
         engines.append(self)
 
     pl.LocalEngine.__init__ = recording_init
+    timers = install_timers(TIMED) if args.timers else {}
     for trial in filter(None, args.trials.split(",")):
         a = new[trial]
         engines.clear()
+        for acc in timers.values():
+            acc[0], acc[1] = 0.0, 0
         work = Path(tempfile.mkdtemp(prefix=f"unspin-add-{trial}-", dir=base))
         shutil.copytree(res, work / "res", symlinks=True)
         out = work / "res"
@@ -172,11 +272,37 @@ def main() -> int:
         for e in engines:
             stages = ", ".join(f"{k} {v:.2f}" for k, v in e.timings.items())
             print(f"{trial}: engine stages (wall s): {stages}")
+        if timers:
+            print(f"{trial}: timers (inclusive wall s, calls):")
+            for name, (sec, calls, _) in sorted(timers.items(), key=lambda x: -x[1][0]):
+                if calls:
+                    print(f"    {sec:7.3f}  {name} x{calls}")
         if prof:
             path = work / "add.prof"
             prof.dump_stats(path)
             shutil.copy(path, base / f"add-{trial}.prof")  # kept for a closer look
             pstats.Stats(str(path)).sort_stats("cumulative").print_stats(40)
+        if args.dump or args.same_as:
+            mine_tables = read_tables(out)  # every table (FILES), the articles' too
+            if args.dump:
+                Path(args.dump).mkdir(parents=True, exist_ok=True)
+                with open(Path(args.dump) / f"{trial}.json", "w", encoding="utf-8") as fh:
+                    json.dump(mine_tables, fh)
+            if args.same_as:
+                with open(Path(args.same_as) / f"{trial}.json", encoding="utf-8") as fh:
+                    theirs = json.load(fh)
+                # through JSON both: the same values as read back from the tables; an
+                # article's ``input`` names the base's own input file (another folder)
+                mine_tables = json.loads(json.dumps(mine_tables))
+                for tables in (mine_tables, theirs):
+                    for row in tables.get("articles", []):
+                        row.pop("input", None)
+                diff = [t for t in mine_tables if mine_tables[t] != theirs.get(t)]
+                rows = {t: len(mine_tables[t]) for t in mine_tables}
+                print(
+                    f"{trial}: tables after the add equal to {args.same_as}'s: {not diff} "
+                    f"(rows {rows}; differing: {diff or 'none'})"
+                )
         if args.check:
             write_jsonl(work / "all.jsonl", [*arts, a])
             unspin.scan([work / "all.jsonl"], out=work / "fresh", config=cfg, store=False)

@@ -226,24 +226,52 @@ def test_neighbour_update_reads_kept_vectors_from_the_store_file(tmp_path) -> No
 
 
 def test_pair_keys_from_the_last_state_equal_hashing_every_pair() -> None:
-    """Pair keys answered from the last run's plain keys equal :func:`pair_key`; a pair
-    whose article gained form lines gets its new key, not the stored plain one."""
-    from unspin.pipeline import pair_key, pair_keys, plain_keys
+    """Pair keys taken from the last run's state (:func:`last_places`) equal
+    :func:`pair_key` of every pair after a removal, an add, an article gaining form
+    lines and two articles in the other order; only those pairs are hashed anew."""
+    import numpy as np
+
+    from unspin.pipeline import PairState, last_places, pair_key, pair_keys
+
+    def state(ak, forms, pairs):
+        keys = pair_keys("ck", ak, forms, pairs)
+        n = len(pairs)
+        ei = np.array([p[0] for p in pairs], dtype=np.int64)
+        ej = np.array([p[1] for p in pairs], dtype=np.int64)
+        flags = np.zeros(n, dtype=bool)
+        return keys, PairState(
+            keys, np.zeros(n), flags, flags, list(ak),
+            {i: f for i, f in enumerate(forms) if f}, ei * len(ak) + ej,
+        )  # fmt: skip
+
+    def places(last, ak, forms, pairs):
+        ei = np.array([p[0] for p in pairs], dtype=np.int64)
+        ej = np.array([p[1] for p in pairs], dtype=np.int64)
+        return last_places(last, ak, forms, ei, ej)
 
     ak = ["a", "b", "c", "d"]
     pairs = [(0, 1), (0, 2), (1, 3), (2, 3)]
-    forms: list[dict[int, int]] = [{}, {}, {}, {}]
-    keys = pair_keys("ck", ak, forms, pairs)
+    forms: list[dict[int, int]] = [{}, {}, {}, {2: 1}]
+    keys, last = state(ak, forms, pairs)
     assert keys == [pair_key("ck", ak, forms, i, j) for i, j in pairs]
-    plain = plain_keys(ak, forms, pairs, keys)
-    assert len(plain) == 4
-    forms2 = [{}, {}, {}, {0: 3}]  # d became a form item
-    again = pair_keys("ck", ak, forms2, pairs, plain)
-    assert again == [pair_key("ck", ak, forms2, i, j) for i, j in pairs]
-    assert again[2] != keys[2] and again[:2] == keys[:2]
-    assert set(plain_keys(ak, forms2, pairs, again)) == {("a", "b"), ("a", "c")}
+    # b removed, e added; c gained form lines, d kept its own
+    ak2 = ["a", "c", "d", "e"]
+    forms2: list[dict[int, int]] = [{}, {0: 3}, {2: 1}, {}]
+    pairs2 = [(0, 1), (0, 2), (1, 2), (0, 3), (2, 3)]
+    at = places(last, ak2, forms2, pairs2)
+    assert at.tolist() == [-1, -1, -1, -1, -1]  # (a, c): c's lines moved; (a, d): no pair then
+    pairs2 = [(0, 2), (1, 2), (2, 3)]
+    forms2 = [{}, {}, {2: 1}, {}]  # c as it was
+    at = places(last, ak2, forms2, pairs2)
+    assert at.tolist() == [-1, 3, -1]  # only (c, d) was a pair then
+    got = pair_keys("ck", ak2, forms2, pairs2, last, at)
+    assert got == [pair_key("ck", ak2, forms2, i, j) for i, j in pairs2]
+    # the other order is another key, not taken from the state
+    at = places(last, ["c", "a"], [{}, {}], [(0, 1)])
+    assert at.tolist() == [-1]
     # a wrong stored key would be returned as it is: the state is what makes it exact
-    assert pair_keys("ck", ak, forms, [(0, 1)], {("a", "b"): "stale"}) == ["stale"]
+    last.keys[3] = "stale"
+    assert pair_keys("ck", ak2, forms2, [(1, 2)], last, np.array([3])) == ["stale"]
 
 
 def test_corpus_stats_updated_from_the_last_run_equal_a_rebuild(tmp_path) -> None:
@@ -1103,3 +1131,39 @@ def test_minhash_pairs_kept_across_adds_and_removes_equal_a_full_banding(
         check(list(range(32)), st, update=False)
         check(list(range(31)), st, update=False)  # and back under the bound
         check(list(range(31)) + [39], st, update=True)  # group 9's fourth: no crossing
+
+
+def test_kept_quotation_keys_equal_a_fresh_reading_and_follow_the_pile(
+    tmp_path, monkeypatch
+) -> None:
+    """:func:`unspin.pipeline.pile_quote_keys` gives each doc's quote_keys from the kept
+    state, works out only docs new to it, and drops the docs no longer in the pile."""
+    import unspin.pipeline as pl
+    from unspin.candidates import quote_keys
+    from unspin.fingerprint import prepare
+    from unspin.pipeline import article_key, pile_quote_keys
+
+    texts = [
+        '"We will rebuild the old bridge by June," Mayor Ken Vordanek said.',
+        'Ken Vordanek said: "We will rebuild the old bridge by June." He left.',
+        "No quotation here at all.",
+        '"Nobody asked us about the new road at all," a resident told reporters.',
+    ]
+    docs = [prepare(Article(id=f"q{k}", text=t)) for k, t in enumerate(texts)]
+    ak = [article_key(d.article, "hashing") for d in docs]
+    with Store(tmp_path / "st") as st:
+        first = pile_quote_keys(docs[:3], ak[:3], 3, st)
+        assert first == [quote_keys(d, 3) for d in docs[:3]]
+        assert first[0] and not first[2]
+        calls = count_calls(monkeypatch, pl, "quote_keys")
+        again = pile_quote_keys(docs, ak, 3, st)
+        assert calls["n"] == 1  # only the new quoting doc
+        assert again == [quote_keys(d, 3) for d in docs]
+        (slot,) = [k for (k,) in st.con.execute("SELECT key FROM memo WHERE kind='qkeys'")]
+        assert set(st.memo_get("qkeys", [slot])[slot]) == {ak[0], ak[1], ak[3]}
+        # a doc removed: its entry goes; an edited doc (another article key) is read anew
+        edited = prepare(Article(id="q1", text=texts[1].replace("June", "July")))
+        pile = [docs[0], edited]
+        keys = [ak[0], article_key(edited.article, "hashing")]
+        assert pile_quote_keys(pile, keys, 3, st) == [quote_keys(d, 3) for d in pile]
+        assert set(st.memo_get("qkeys", [slot])[slot]) == set(keys)

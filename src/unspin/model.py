@@ -118,6 +118,11 @@ class Doc:
     def content_sentences(self) -> list[Sentence]:
         return [s for s in self.sentences if not s.boilerplate]
 
+    def sentence_counts(self) -> tuple[int, int]:
+        """How many sentences, and how many of them boilerplate (the articles table's
+        counts; a doc read from a store counts them without building its sentences)."""
+        return len(self.sentences), sum(s.boilerplate for s in self.sentences)
+
 
 @dataclass
 class AlignedPassage:
@@ -278,6 +283,7 @@ class Result:
         out = []
         for d in self.docs:
             a = d.article
+            counts = d.sentence_counts()
             out.append(
                 {
                     "id": a.id,
@@ -291,8 +297,8 @@ class Result:
                     "input": a.input,
                     "location": a.location,
                     "n_chars": len(a.text),
-                    "n_sentences": len(d.sentences),
-                    "n_boilerplate": sum(s.boilerplate for s in d.sentences),
+                    "n_sentences": counts[0],
+                    "n_boilerplate": counts[1],
                     "story": story_of.get(a.id),
                 }
             )

@@ -481,37 +481,56 @@ def pair_keys(
     ak: Sequence[str],
     forms: Sequence[dict[int, int]],
     pairs: Sequence[tuple[int, int]],
-    plain: dict[tuple[str, str], str] | None = None,
+    last: PairState | None = None,
+    places: np.ndarray | None = None,
 ) -> list[str]:
-    """:func:`pair_key` of each pair. A pair of two articles without form lines has the
-    key ``_key(ck, ak[i], ak[j])``, a function of the two article keys alone: ``plain``
-    (the last run's such keys by article keys, :attr:`PairState.plain`, same ``ck``)
-    answers it without hashing again, so an add hashes only its new articles' pairs and
-    those of articles with form lines, not every pair of the pile."""
-    plain = plain or {}
-    out = []
-    for i, j in pairs:
-        if forms and (forms[i] or forms[j]):
-            out.append(pair_key(ck, ak, forms, i, j))
-            continue
-        key = plain.get((ak[i], ak[j]))
-        out.append(key if key is not None else _key(ck, ak[i], ak[j]))
+    """:func:`pair_key` of each pair; with the last run's state ``last`` (same ``ck``)
+    and each pair's place in it (``places``, :func:`last_places`; -1: none), a pair
+    with a place takes its key from there, so an add hashes only the pairs that are
+    new or whose articles' form lines moved, not every pair of the pile."""
+    if last is None or places is None:
+        return [pair_key(ck, ak, forms, i, j) for i, j in pairs]
+    kept = last.keys
+    out = [kept[x] if x >= 0 else "" for x in places.tolist()]
+    for k in np.flatnonzero(places < 0).tolist():
+        out[k] = pair_key(ck, ak, forms, *pairs[k])
     return out
 
 
-def plain_keys(
+def last_places(
+    last: PairState | None,
     ak: Sequence[str],
     forms: Sequence[dict[int, int]],
-    pairs: Sequence[tuple[int, int]],
-    keys: Sequence[str],
-) -> dict[tuple[str, str], str]:
-    """The keys of the pairs of two articles without form lines, by their article keys
-    (kept in :class:`PairState` for :func:`pair_keys`)."""
-    return {
-        (ak[i], ak[j]): key
-        for (i, j), key in zip(pairs, keys)
-        if not (forms and (forms[i] or forms[j]))
-    }
+    ei: np.ndarray,
+    ej: np.ndarray,
+) -> np.ndarray:
+    """Per pair ``(ei[k], ej[k])``, its place in the last run's :class:`PairState`
+    when the key stored there is its key now (-1 else): the same two articles
+    (:func:`article_key`) in the same order, each with the form lines it had then (the
+    key is a function of those and ``ck``, which the state's slot holds). Found by
+    article key and the last run's pair codes, in arrays: no per-pair hashing."""
+    out = np.full(len(ei), -1, dtype=np.int64)
+    if last is None or last.docs is None or not len(ei) or not len(last.codes):
+        return out
+    where = {a: x for x, a in enumerate(last.docs)}
+    old = np.array([where.get(a, -1) for a in ak], dtype=np.int64)
+    then = last.forms or {}
+    same = np.array(
+        [
+            o >= 0 and (forms[i] if forms else {}) == then.get(o, {})
+            for i, o in enumerate(old.tolist())
+        ],
+        dtype=bool,
+    )
+    oi, oj = old[ei], old[ej]
+    ok = np.flatnonzero(same[ei] & same[ej] & (oi < oj))
+    codes = oi[ok] * len(last.docs) + oj[ok]
+    order = np.argsort(last.codes, kind="stable")
+    sorted_codes = last.codes[order]
+    pos = np.minimum(np.searchsorted(sorted_codes, codes), len(sorted_codes) - 1)
+    hit = sorted_codes[pos] == codes
+    out[ok[hit]] = order[pos[hit]]
+    return out
 
 
 #: the highest count of other articles a pair rule reads from the pile (``support`` of a
@@ -698,17 +717,36 @@ class PairStage:
     #: every candidate pair's link strength in the story graph (:func:`link_strength`);
     #: None: worked out from ``features``
     links: dict[tuple[int, int], float] | None = None
-    #: pairs whose features are in ``memo`` only (not yet in ``features``)
+    #: pairs whose features are in ``memo`` only (not yet in ``features``; may hold
+    #: pairs left out of ``pairs`` by :meth:`without_members`, never asked for)
     stored: set[tuple[int, int]] = field(default_factory=set)
     memo: Any = None
+    #: ``pairs`` as two index arrays and their link strengths, in the same order (None:
+    #: worked out from ``links``): the story stage's pile-wide passes read these
+    pair_arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def link_strengths(self) -> dict[tuple[int, int], float]:
         """Every candidate pair's link strength (:func:`link_strength`)."""
         if self.links is None:
-            self.links = {
-                pair: link_strength(pair in self.reuse, f) for pair, f in self.features.items()
-            }
+            if self.pair_arrays is not None:
+                self.links = dict(zip(self.pairs, self.pair_arrays[2].tolist()))
+            else:
+                self.links = {
+                    pair: link_strength(pair in self.reuse, f) for pair, f in self.features.items()
+                }
         return self.links
+
+    def link_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every candidate pair as two index arrays and its link strength."""
+        if self.pair_arrays is None:
+            links = self.link_strengths()
+            n = len(links)
+            self.pair_arrays = (
+                np.fromiter((p[0] for p in links), dtype=np.int64, count=n),
+                np.fromiter((p[1] for p in links), dtype=np.int64, count=n),
+                np.fromiter(links.values(), dtype=np.float64, count=n),
+            )
+        return self.pair_arrays
 
     def fetch(self, pairs: Iterable[tuple[int, int]]) -> None:
         """Read the stored features of these pairs (those among ``stored``) into
@@ -729,14 +767,17 @@ class PairStage:
         if rep is None or all(r == i for i, r in enumerate(rep)):
             return self
         own = [r == i for i, r in enumerate(rep)]
-        links = self.link_strengths()
+        ei, ej, strength = self.link_arrays()
+        mine = np.array(own, dtype=bool)
+        keep = mine[ei] & mine[ej]
+        ei, ej = ei[keep], ej[keep]
         return dataclasses.replace(
             self,
-            pairs=[p for p in self.pairs if own[p[0]] and own[p[1]]],
+            pairs=list(zip(ei.tolist(), ej.tolist())),
             reuse={p: r for p, r in self.reuse.items() if own[p[0]] and own[p[1]]},
             features={p: f for p, f in self.features.items() if own[p[0]] and own[p[1]]},
-            links={p: v for p, v in links.items() if own[p[0]] and own[p[1]]},
-            stored={p for p in self.stored if own[p[0]] and own[p[1]]},
+            links=None,
+            pair_arrays=(ei, ej, strength[keep]),
         )
 
 
@@ -757,9 +798,12 @@ class PairState:
     links: np.ndarray
     reuse: np.ndarray
     asked: np.ndarray
-    #: the keys of the pairs of two articles without form lines, by the two articles'
-    #: :func:`article_key` (such a key is a function of those alone: :func:`pair_keys`)
-    plain: dict[tuple[str, str], str] | None = None
+    #: the run's docs by :func:`article_key`, their form lines (by place, the docs with
+    #: any) and each pair as the code ``i * len(docs) + j``: where a pair of this run
+    #: was then (:func:`last_places`), so its key is not hashed again
+    docs: list[str] | None = None
+    forms: dict[int, dict[int, int]] | None = None
+    codes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
 def add_members(groups: list[list[int]], members: dict[int, int]) -> list[list[int]]:
@@ -825,6 +869,39 @@ class _FeatureFn:
         return _story_pair_features(
             self.docs[i], self.docs[j], shared, self.sp.time_scale_days, ki, kj
         )
+
+
+#: the quotation keys of a doc that quotes nothing (shared: nothing changes a key set)
+_NO_QUOTES: frozenset[str] = frozenset()
+
+
+def pile_quote_keys(
+    docs: Sequence[Doc], ak: Sequence[str], min_words: int, memo: Any
+) -> list[frozenset[str]]:
+    """Each doc's :func:`~unspin.candidates.quote_keys` (a function of the article and
+    the code), kept in ``memo`` (a Store) by :func:`article_key` for the docs that quote
+    anything: a run normalises the quotations of the articles it has not seen only, not
+    every quotation of the pile (a fifth of an add's pair-stage bookkeeping). The kept
+    state is written when a doc was new to it or it holds docs no longer in the pile."""
+    slot = f"qkeys:{code_version()}:{min_words}"
+    kept: dict[str, frozenset[str]] = memo.memo_get("qkeys", [slot]).get(slot) or {}
+    out: list[frozenset[str]] = []
+    used = 0
+    new = False
+    for d, a in zip(docs, ak):
+        if not d.quotes:
+            out.append(_NO_QUOTES)
+            continue
+        q = kept.get(a)
+        if q is None:
+            q = kept[a] = frozenset(quote_keys(d, min_words))
+            new = True
+        used += 1
+        out.append(q)
+    if new or used < len(kept):
+        mine = {a for d, a in zip(docs, ak) if d.quotes}
+        memo.memo_put("qkeys", {slot: {a: q for a, q in kept.items() if a in mine}})
+    return out
 
 
 def corpus_context(
@@ -1109,11 +1186,12 @@ def pair_stage(
 
     rep = representatives(docs)
     # each doc's quotation keys once, for the quotation candidates and the context
-    qkeys = (
-        context.qkeys
-        if context is not None
-        else [quote_keys(d, config.candidates.quote_min_words) for d in docs]
-    )
+    if context is not None:
+        qkeys = context.qkeys
+    elif memo is not None:
+        qkeys = pile_quote_keys(docs, ak, config.candidates.quote_min_words, memo)
+    else:
+        qkeys = [quote_keys(d, config.candidates.quote_min_words) for d in docs]
     pairs = timed(
         "candidates",
         lambda: grouped_candidate_list(docs, config.candidates, akeys, memo, mapper, rep, qkeys),
@@ -1126,6 +1204,8 @@ def pair_stage(
     got: dict[str, Any] = {}
     need: set[int] = set()
     quiet: list[int] = []  # stored results neither read nor replayed: their features wait
+    quiet_at: list[int] = []  # their places in the last run's state
+    ask = todo  # the pairs whose results are read or computed (all without a memo)
     slot = ""
     last = None
     # with a memo, the statistics and form lines first (the pair keys hold the form
@@ -1136,19 +1216,20 @@ def pair_stage(
     if memo is not None:
         slot = f"last:{ck}"
         last = memo.memo_get("pairs", [slot]).get(slot)
-        keys = pair_keys(ck, ak, ctx.forms, pairs, getattr(last, "plain", None))
-        ask = list(range(len(pairs)))
+        arrays = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+        ei, ej = arrays[:, 0].copy(), arrays[:, 1].copy()
+        # each pair's place in the last run's state (-1: none): its key is there
+        places = last_places(last, ak, ctx.forms, ei, ej)
+        keys = pair_keys(ck, ak, ctx.forms, pairs, last, places)
         if last is not None:
-            at = dict(zip(last.keys, range(len(last.keys))))
-            ask = []
-            for k, key in enumerate(keys):
-                x = at.get(key)
-                # a stored result that asked the corpus nothing and is no reuse: it holds
-                # whatever the corpus, and only its features are ever read
-                if x is None or last.asked[x] or last.reuse[x]:
-                    ask.append(k)
-                else:
-                    quiet.append(k)
+            found = places >= 0
+            # a stored result that asked the corpus nothing and is no reuse: it holds
+            # whatever the corpus, and only its features are ever read
+            calm = found.copy()
+            calm[found] = ~(last.asked[places[found]] | last.reuse[places[found]])
+            quiet = np.flatnonzero(calm).tolist()
+            quiet_at = places[calm].tolist()
+            ask = np.flatnonzero(~calm).tolist()
         got = memo.memo_get("pair", [keys[k] for k in ask])
         # shares are read for pairs to compute and stored results to replay, only
         for k in ask:
@@ -1174,39 +1255,44 @@ def pair_stage(
         results[k] = r
     if memo is not None and todo:
         memo.memo_put("pair", {keys[k]: results[k] for k in todo})
-    links = None
+    pair_arrays = None
     stored: set[tuple[int, int]] = set()
     if memo is not None:
         assert last is not None or not quiet
-        at = dict(zip(last.keys, range(len(last.keys)))) if quiet else {}
         link = np.empty(len(pairs), dtype=np.float64)
-        for k in quiet:
-            link[k] = last.links[at[keys[k]]]  # type: ignore[union-attr]
-        for k, r in enumerate(results):
-            if r is not None:
-                link[k] = link_strength(r[0] is not None, r[1])
-        links = dict(zip(pairs, link.tolist()))
+        reuse = np.zeros(len(pairs), dtype=bool)
+        asks = np.zeros(len(pairs), dtype=bool)
+        if quiet:  # neither reuse nor asking: their links as the last run kept them
+            link[quiet] = last.links[np.array(quiet_at, dtype=np.int64)]  # type: ignore[union-attr]
+        for k in ask:
+            r = results[k]
+            link[k] = link_strength(r[0] is not None, r[1])
+            reuse[k] = r[0] is not None
+            asks[k] = bool(r[2])
+        pair_arrays = (ei, ej, link)
         stored = {pairs[k] for k in quiet}
         state = PairState(
             keys=keys,
             links=link,
-            reuse=np.array([r is not None and r[0] is not None for r in results], dtype=bool),
-            asked=np.array([r is not None and bool(r[2]) for r in results], dtype=bool),
-            plain=plain_keys(ak, ctx.forms, pairs, keys),
+            reuse=reuse,
+            asked=asks,
+            docs=list(ak),
+            forms={i: f for i, f in enumerate(ctx.forms) if f},
+            codes=ei * len(ak) + ej,
         )
         memo.memo_put("pairs", {slot: state})
     return PairStage(
         pairs=pairs,
-        reuse={pair: r[0] for pair, r in zip(pairs, results) if r is not None and r[0] is not None},
-        features={pair: r[1] for pair, r in zip(pairs, results) if r is not None},
+        reuse={pairs[k]: results[k][0] for k in ask if results[k][0] is not None},
+        features={pairs[k]: results[k][1] for k in ask},
         feature_fn=_FeatureFn(docs, ctx.qkeys, config.stories, ctx.forms),
         article_keys=ak,
         pair_keys=dict(zip(pairs, keys)),
         rep=rep,
         second=second,
-        links=links,
         stored=stored,
         memo=memo,
+        pair_arrays=pair_arrays,
     )
 
 
@@ -1222,11 +1308,7 @@ def story_components(docs: Sequence[Doc], ps: PairStage, config: Config) -> list
     quotations, else the document similarity) kept in arrays that every split filters.
     """
     sp = config.stories
-    links = ps.link_strengths()
-    n = len(links)
-    ei = np.fromiter((p[0] for p in links), dtype=np.int64, count=n)
-    ej = np.fromiter((p[1] for p in links), dtype=np.int64, count=n)
-    strength = np.fromiter(links.values(), dtype=np.float64, count=n)
+    ei, ej, strength = ps.link_arrays()
 
     def split(nodes: np.ndarray, link: float, ei, ej, es) -> list[list[int]]:
         keep = es >= link
@@ -1390,15 +1472,12 @@ def _component_keys(
     key its result is stored under (``ps.pair_keys``) stands for them with those."""
     ck = config_key(config)
     ak = ps.article_keys or [article_key(d.article, config.embedder) for d in docs]
-    comp_of = {i: c for c, members in enumerate(comps) for i in members}
     inside: list[list[str]] = [[] for _ in comps]
-    for pair in ps.link_strengths():
-        c = comp_of[pair[0]]
-        if comp_of[pair[1]] == c:
-            pk = ps.pair_keys.get(pair)
-            # else repr of the sorted items: every value exactly (shortest round-trip
-            # floats), several times faster than JSON
-            inside[c].append(f"{pair}{pair in ps.reuse}{pk or sorted(ps.features[pair].items())!r}")
+    for c, pair in _pairs_inside(len(docs), comps, range(len(comps)), ps):
+        pk = ps.pair_keys.get(pair)
+        # else repr of the sorted items: every value exactly (shortest round-trip
+        # floats), several times faster than JSON
+        inside[c].append(f"{pair}{pair in ps.reuse}{pk or sorted(ps.features[pair].items())!r}")
     out = []
     form = getattr(ps.feature_fn, "form", lambda i: None)
     for c, members in enumerate(comps):
@@ -1416,6 +1495,20 @@ def _component_keys(
         )
         out.append(_key(ck, arts, *sorted(inside[c])))
     return out
+
+
+def _pairs_inside(
+    n: int, comps: list[list[int]], which: Iterable[int], ps: PairStage
+) -> list[tuple[int, tuple[int, int]]]:
+    """The candidate pairs inside components ``which`` (indexes into ``comps``), each
+    with its component, in the pairs' order (one pass over the pile's pair arrays)."""
+    comp = np.full(n, -1, dtype=np.int64)
+    for c in which:
+        comp[comps[c]] = c
+    ei, ej, _ = ps.link_arrays()
+    ci, cj = comp[ei], comp[ej]
+    at = np.flatnonzero((ci == cj) & (ci >= 0))
+    return list(zip(ci[at].tolist(), zip(ei[at].tolist(), ej[at].tolist())))
 
 
 def _map_components(docs, comps, ps, config, engine, memo) -> list[tuple]:
@@ -1441,9 +1534,9 @@ def _map_components(docs, comps, ps, config, engine, memo) -> list[tuple]:
             )
     # largest first, so one big component does not finish last on its own
     todo.sort(key=lambda c: -len(comps[c]))
+    inside = {p for _, p in _pairs_inside(len(docs), comps, todo, ps)} if todo else set()
     if ps.stored:  # the stored features of the candidate pairs inside them, read now
-        comp_of = {i: c for c in todo for i in comps[c]}
-        ps.fetch(p for p in ps.stored if comp_of.get(p[0], -1) == comp_of.get(p[1], -2))
+        ps.fetch(sorted(inside))
     # the stored features of the pairs inside them that are no candidate pairs (a
     # function of the two articles, their form lines and shared quotations: kept per
     # pair, so a component that grows by one article computes only that one's pairs)
@@ -1452,14 +1545,13 @@ def _map_components(docs, comps, ps, config, engine, memo) -> list[tuple]:
     if memo is not None and todo:
         ck = config_key(config)
         ak = ps.article_keys or [article_key(d.article, config.embedder) for d in docs]
-        links = ps.link_strengths()
         qk = getattr(ps.feature_fn, "qkeys", None)
         for c in todo:
             members = comps[c]
             part = {i: inner_part(ak, docs, ps.feature_fn, i) for i in members}
             for x, i in enumerate(members):
                 for j in members[x + 1 :]:
-                    if (i, j) not in links:
+                    if (i, j) not in inside:  # no candidate pair
                         shared = len(qk[i] & qk[j]) if qk is not None else -1
                         inner[(i, j)] = inner_key(ck, part[i], part[j], shared)
         got = memo.memo_get("inner", list(inner.values()))

@@ -210,7 +210,30 @@ class StoredDoc(Doc):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.__dict__["_vectors"] = _UNREAD
         self.__dict__["_source"] = None
+        self.__dict__["_rows"] = None
         super().__init__(*args, **kwargs)
+
+    @property  # type: ignore[override]
+    def sentences(self) -> list[Sentence]:  # noqa: D102
+        rows = self.__dict__.get("_rows")
+        if rows is not None:
+            self.__dict__["_sentences"] = _sentences_of(self.article, rows)
+            self.__dict__["_rows"] = None
+        return self.__dict__["_sentences"]
+
+    @sentences.setter
+    def sentences(self, value: list[Sentence]) -> None:
+        self.__dict__["_sentences"] = value
+        self.__dict__["_rows"] = None
+
+    def sentence_counts(self) -> tuple[int, int]:
+        """How many sentences, and how many of them boilerplate: from the stored rows
+        while the sentences are not built (an add counts every doc's for the articles
+        table and reads the sentences of a few)."""
+        rows = self.__dict__.get("_rows")
+        if rows is None:
+            return super().sentence_counts()
+        return len(rows), sum(bool(r[3]) for r in rows)
 
     @property  # type: ignore[override]
     def sentence_vectors(self) -> np.ndarray | None:  # noqa: D102
@@ -239,6 +262,8 @@ class StoredDoc(Doc):
         state = dict(self.__dict__)
         state["_vectors"] = self.sentence_vectors
         state["_source"] = None
+        state["_sentences"] = self.sentences
+        state["_rows"] = None
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -293,13 +318,9 @@ def _read_vectors(store_path: str, key: str, n: int, dim: int) -> np.ndarray:
     return np.frombuffer(row[0], np.float32).reshape(n, dim)
 
 
-def _doc_from_row(article: Article, row: tuple, lazy: tuple[str, str] | None = None) -> Doc:
-    """A cached Doc (the docs table's columns) bound to ``article``; with ``lazy``
-    (the store's path and the doc's key) a :class:`StoredDoc` whose sentence vectors
-    are read on first use (``row`` then holds None for them)."""
-    data, minhash, n, dim, sv, dv = row
-    d = json.loads(data)
-    sents = [
+def _sentences_of(article: Article, rows: list[list[Any]]) -> list[Sentence]:
+    """The Sentences of a doc's stored rows (:meth:`Store.put_doc`)."""
+    return [
         Sentence(
             index=i,
             start=s,
@@ -309,11 +330,20 @@ def _doc_from_row(article: Article, row: tuple, lazy: tuple[str, str] | None = N
             quotes=[(a, b) for a, b in qs],
             quoted_share=share,
         )
-        for i, s, e, bp, qs, share, *rest in d["sentences"]
+        for i, s, e, bp, qs, share, *rest in rows
     ]
+
+
+def _doc_from_row(article: Article, row: tuple, lazy: tuple[str, str] | None = None) -> Doc:
+    """A cached Doc (the docs table's columns) bound to ``article``; with ``lazy``
+    (the store's path and the doc's key) a :class:`StoredDoc` whose sentence vectors
+    are read, and whose Sentences are built, on first use (``row`` then holds None for
+    the vectors): an add reads the sentences of the few docs its work touches."""
+    data, minhash, n, dim, sv, dv = row
+    d = json.loads(data)
     fields = dict(
         article=article,
-        sentences=sents,
+        sentences=[] if lazy is not None else _sentences_of(article, d["sentences"]),
         lang=d["lang"],
         lang_confidence=d["lang_confidence"],
         norm_hash=d["norm_hash"],
@@ -327,6 +357,7 @@ def _doc_from_row(article: Article, row: tuple, lazy: tuple[str, str] | None = N
         doc = StoredDoc(**fields)
         doc.__dict__["_vectors"] = _UNREAD
         doc.__dict__["_source"] = (lazy[0], lazy[1], n, dim)
+        doc.__dict__["_rows"] = d["sentences"]
         return doc
     # read-only views of the row's bytes (nothing writes a doc's vectors in place;
     # a copy of every vector of the pile cost more than the rest of reading it)

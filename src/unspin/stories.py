@@ -885,13 +885,17 @@ def strip_dateline(text: str) -> str:
 
 def headline(doc: Doc) -> str:
     """An article's headline for a label: its title, or else its first sentence that is
-    neither boilerplate nor a bare dateline; a leading dateline is left out either way."""
-    candidates = [doc.article.title or ""]
-    candidates += [x.text for x in doc.sentences if not x.boilerplate]
-    for c in candidates:
-        h = " ".join(strip_dateline(c).split())
-        if h:
-            return h
+    neither boilerplate nor a bare dateline; a leading dateline is left out either way.
+    The sentences are read only when the title gives none (a doc read from a store
+    builds them on first use)."""
+    h = " ".join(strip_dateline(doc.article.title or "").split())
+    if h:
+        return h
+    for x in doc.sentences:
+        if not x.boilerplate:
+            h = " ".join(strip_dateline(x.text).split())
+            if h:
+                return h
     return doc.id
 
 
