@@ -39,9 +39,9 @@ class CandidateParams:
     sent_exact_max: int = 50_000
     #: IVF lists per square root of the rows (``nlist = ceil(ivf_lists_per_sqrt * sqrt(n))``):
     #: a query then compares ~``ivf_nprobe * sqrt(n) / ivf_lists_per_sqrt`` rows
-    ivf_lists_per_sqrt: float = 4.0
+    ivf_lists_per_sqrt: float = 2.0
     #: lists each sentence row is searched in (its nearest centroids)
-    ivf_nprobe: int = 8
+    ivf_nprobe: int = 16
 
     def __post_init__(self) -> None:
         for name in ("lsh_threshold", "doc_min_sim", "sent_min_sim"):
@@ -499,7 +499,12 @@ def ivf_train(sample: np.ndarray, nlist: int) -> np.ndarray:
         min_points_per_centroid=1,
         max_points_per_centroid=max(IVF_TRAIN_PER_LIST, len(x)),
     )
-    km.train(x)
+    threads = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(1)  # one thread: no spinning for a busy core, one sum order
+    try:
+        km.train(x)
+    finally:
+        faiss.omp_set_num_threads(threads)
     return np.ascontiguousarray(km.centroids, dtype=np.float32)
 
 
