@@ -370,7 +370,10 @@ def top_neighbours(
             # only values at or above each row's k-th largest can be in its top k: the
             # sort below then sees about k per row, not every similar row (a text of
             # templated lines is similar to itself everywhere: n^2 values sorted)
-            kth = -np.partition(-sim, k - 1, axis=1)[:, k - 1]
+            # (the k-th largest as the (m - k)-th smallest: one copy of the block, not
+            # two as partitioning the negated block took)
+            m = sim.shape[1]
+            kth = np.partition(sim, m - k, axis=1)[:, m - k]
             r, c = np.nonzero(sim >= np.maximum(kth, np.float32(min_sim))[:, None])
         else:
             r, c = np.nonzero(sim >= min_sim)
