@@ -61,6 +61,11 @@ def main() -> int:
     ap.add_argument("--report", help="write the figures as JSON here")
     ap.add_argument("--train-per-list", type=int, help="IVF_TRAIN_PER_LIST to try")
     ap.add_argument("--threads", type=int, default=1, help="BLAS threads (the pipeline's 1)")
+    ap.add_argument(
+        "--grow",
+        help="m,... : time the shipped IVF search on the rows and m-1 noisy copies of them "
+        "(Gaussian 0.02 per dimension, renormalised), then stop",
+    )
     args = ap.parse_args()
     from threadpoolctl import threadpool_limits
 
@@ -73,6 +78,21 @@ def main() -> int:
     mat, owner, ndocs = rows_of(args.corpus, args.n, args.spun, args.seed, path)
     p = CandidateParams()
     kk, ms = p.sent_k + 1, p.sent_min_sim
+    if args.grow:
+        rng = np.random.default_rng(0)
+        for m in (int(x) for x in args.grow.split(",")):
+            x = np.vstack(
+                [mat]
+                + [
+                    mat + 0.02 * rng.standard_normal(mat.shape).astype(np.float32)
+                    for _ in range(m - 1)
+                ]
+            )
+            x = (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+            c0 = time.process_time()
+            ivf_neighbours(x, np.arange(len(x)), kk, ms, p.ivf_lists_per_sqrt, p.ivf_nprobe)
+            print(f"{len(x)} rows: IVF {time.process_time() - c0:.1f} CPU s", flush=True)
+        return 0
     ids = np.arange(len(mat), dtype=np.int64)
     print(f"{len(mat)} sentence rows of {ndocs} docs (k={kk}, min_sim={ms})")
     out: dict = {"rows": len(mat), "docs": ndocs, "settings": []}
