@@ -209,6 +209,13 @@ def run_unspin(arts: list[Article], workers: int) -> dict:
     from unspin.provenance import add_provenance
 
     cfg = Config(workers=workers)
+    if os.environ.get("UNSPIN_BENCH_SENT_EXACT_MAX"):  # --sent-exact-max
+        from dataclasses import replace
+
+        cand = replace(
+            cfg.candidates, sent_exact_max=int(os.environ["UNSPIN_BENCH_SENT_EXACT_MAX"])
+        )
+        cfg = replace(cfg, candidates=cand)
     engine = LocalEngine(workers)
     docs = fingerprint(arts, cfg, engine=engine)
     res = analyse(docs, cfg, engine=engine)
@@ -228,6 +235,7 @@ def run_unspin(arts: list[Article], workers: int) -> dict:
     return {
         "stages": stages,
         "cpu": cpu,
+        "rss": dict(getattr(engine, "rss", {})),
         "pairs": sorted(reuse),
         "types": {f"{a} {b}": t for (a, b), t in reuse.items()},
         "relations": counts,
@@ -295,7 +303,14 @@ def main() -> int:
     ap.add_argument("--systems", default="datasketch,rensa,unspin")
     ap.add_argument("--workers", type=int, default=0, help="unspin's processes (0: per core)")
     ap.add_argument("--report", help="also write every figure as JSON here")
+    ap.add_argument(
+        "--sent-exact-max",
+        type=int,
+        help="unspin's CandidateParams.sent_exact_max (IVF sentence search above it)",
+    )
     args = ap.parse_args()
+    if args.sent_exact_max is not None:
+        os.environ["UNSPIN_BENCH_SENT_EXACT_MAX"] = str(args.sent_exact_max)
     report = {}
     for corpus in args.corpus or ["bbc"]:
         arts, spun = build_input(corpus, args.n, args.spun, args.seed, args.synthetic_n)
@@ -311,11 +326,11 @@ def main() -> int:
         rows = {}
         for system in args.systems.split(","):
             rep = run_system(system, tmp, args.workers)
-            found = {tuple(p) for p in rep.pop("pairs")}
+            found = {tuple(p) for p in rep["pairs"]}
             hit = [(o, c) for o, c in spun if tuple(sorted((o, c))) in found]
             rep["spun_recall"] = len(hit) / max(1, len(spun))
             if "types" in rep:
-                types = rep.pop("types")
+                types = rep["types"]
                 rep["spun_typed_spun"] = sum(
                     types.get(" ".join(sorted((o, c)))) == "spun" for o, c in spun
                 ) / max(1, len(spun))
@@ -333,6 +348,9 @@ def main() -> int:
             if system == "unspin":
                 cpu = ", ".join(f"{k} {v:.1f} s" for k, v in rep["cpu"].items())
                 print(f"- unspin CPU per stage (process + workers): {cpu}")
+                rss = ", ".join(f"{k} {a:.0f}/{b:.0f}" for k, (a, b) in rep["rss"].items())
+                if rss:
+                    print(f"- unspin RSS MB at each stage's end, now/peak (main process): {rss}")
                 print(
                     f"- unspin: {rep['sentences']} sentences ({rep['distinct_sentences']} "
                     f"distinct), relations {rep['relations']}, {rep['stories']} stories, "

@@ -34,13 +34,32 @@ class CandidateParams:
     sent_min_sim: float = 0.82
     quote_min_words: int = 6
     quote_max_docs: int = 50  # a "quotation" in more docs than this is boilerplate
+    #: above this many sentence rows the sentence k-NN is the IVF search
+    #: (:func:`ivf_neighbours`, about n^1.5) instead of the exact one (n^2)
+    sent_exact_max: int = 50_000
+    #: IVF lists per square root of the rows (``nlist = ceil(ivf_lists_per_sqrt * sqrt(n))``):
+    #: a query then compares ~``ivf_nprobe * sqrt(n) / ivf_lists_per_sqrt`` rows
+    ivf_lists_per_sqrt: float = 2.0
+    #: lists each sentence row is searched in (its nearest centroids)
+    ivf_nprobe: int = 16
 
     def __post_init__(self) -> None:
         for name in ("lsh_threshold", "doc_min_sim", "sent_min_sim"):
             v = getattr(self, name)
             if not 0.0 < v <= 1.0:
                 raise ValueError(f"CandidateParams.{name} must be in (0, 1], got {v}")
-        for name in ("doc_k", "sent_k", "quote_min_words", "quote_max_docs"):
+        if not self.ivf_lists_per_sqrt > 0:
+            raise ValueError(
+                f"CandidateParams.ivf_lists_per_sqrt must be > 0, got {self.ivf_lists_per_sqrt}"
+            )
+        for name in (
+            "doc_k",
+            "sent_k",
+            "quote_min_words",
+            "quote_max_docs",
+            "sent_exact_max",
+            "ivf_nprobe",
+        ):
             if getattr(self, name) < 1:
                 raise ValueError(f"CandidateParams.{name} must be >= 1")
 
@@ -351,7 +370,10 @@ def top_neighbours(
             # only values at or above each row's k-th largest can be in its top k: the
             # sort below then sees about k per row, not every similar row (a text of
             # templated lines is similar to itself everywhere: n^2 values sorted)
-            kth = -np.partition(-sim, k - 1, axis=1)[:, k - 1]
+            # (the k-th largest as the (m - k)-th smallest: one copy of the block, not
+            # two as partitioning the negated block took)
+            m = sim.shape[1]
+            kth = np.partition(sim, m - k, axis=1)[:, m - k]
             r, c = np.nonzero(sim >= np.maximum(kth, np.float32(min_sim))[:, None])
         else:
             r, c = np.nonzero(sim >= min_sim)
@@ -413,6 +435,173 @@ def merge_neighbours(
     q, b, s = q[order], b[order], s[order]
     keep = (np.arange(len(q)) - np.searchsorted(q, q, side="left")) < k
     return q[keep], b[keep], s[keep]
+
+
+#: k-means training rows per IVF list (the sample: the rows of smallest
+#: :func:`content_hash`, so it depends on the pile, not on the order or the engine)
+IVF_TRAIN_PER_LIST = 32
+#: k-means rounds for the IVF centroids
+IVF_TRAIN_ITER = 10
+#: seed of the IVF k-means and of the content hash (fixed: the same pile gives the same
+#: centroids, lists and neighbours on every run and in both engines)
+IVF_SEED = 1234
+#: rows per block of the hashing and of the rows-by-centroids products
+IVF_BLOCK = 16384
+#: similarity cells (queries x list rows) per task when the lists are mapped onto an
+#: engine's processes
+IVF_TASK_CELLS = 1 << 23
+
+
+def ivf_list_count(n: int, lists_per_sqrt: float) -> int:
+    """IVF lists for ``n`` rows: ``ceil(lists_per_sqrt * sqrt(n))``, at most ``n``."""
+    return int(max(1, min(n, np.ceil(lists_per_sqrt * np.sqrt(max(n, 1))))))
+
+
+def content_hash(vectors: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each row's float32 bytes (fixed multipliers, wrapping sums, then
+    a splitmix64 finaliser): equal rows hash equal whatever their place, so the IVF
+    training sample is the same rows in any engine and any order of the pile."""
+    v = np.asarray(vectors, dtype=np.float32)
+    d = v.shape[1] if v.ndim == 2 else 0
+    rng = np.random.default_rng(IVF_SEED)
+    mult = rng.integers(1, 2**63 - 1, size=d, dtype=np.uint64) | np.uint64(1)
+    out = np.empty(len(v), dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for lo in range(0, len(v), IVF_BLOCK):
+            u = np.ascontiguousarray(v[lo : lo + IVF_BLOCK]).view(np.uint32).astype(np.uint64)
+            h = (u * mult).sum(axis=1, dtype=np.uint64)
+            h ^= h >> np.uint64(30)
+            h *= np.uint64(0xBF58476D1CE4E5B9)
+            h ^= h >> np.uint64(27)
+            h *= np.uint64(0x94D049BB133111EB)
+            h ^= h >> np.uint64(31)
+            out[lo : lo + IVF_BLOCK] = h
+    return out
+
+
+def ivf_sample(hashes: np.ndarray, ids: np.ndarray, size: int) -> np.ndarray:
+    """Places of the ``size`` rows of smallest ``(hash, id)``, in that order (what the
+    Spark engine collects with ``orderBy("h", "row").limit(size)``)."""
+    order = np.lexsort((np.asarray(ids), np.asarray(hashes)))
+    return order[:size]
+
+
+def ivf_train(sample: np.ndarray, nlist: int) -> np.ndarray:
+    """``(nlist, d)`` unit centroids: spherical k-means (faiss, fixed seed) of the rows
+    ``sample`` in their order."""
+    import faiss
+
+    x = np.ascontiguousarray(sample, dtype=np.float32)
+    nlist = max(1, min(nlist, len(x)))
+    km = faiss.Kmeans(
+        x.shape[1],
+        nlist,
+        niter=IVF_TRAIN_ITER,
+        seed=IVF_SEED,
+        spherical=True,
+        min_points_per_centroid=1,
+        max_points_per_centroid=max(IVF_TRAIN_PER_LIST, len(x)),
+    )
+    threads = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(1)  # one thread: no spinning for a busy core, one sum order
+    try:
+        km.train(x)
+    finally:
+        faiss.omp_set_num_threads(threads)
+    return np.ascontiguousarray(km.centroids, dtype=np.float32)
+
+
+def ivf_centroids(vectors: np.ndarray, ids: np.ndarray, lists_per_sqrt: float) -> np.ndarray:
+    """The IVF centroids of the rows ``vectors`` (``ids``: their row ids, the order of
+    equal hashes): :func:`ivf_train` on :func:`ivf_sample`."""
+    n = len(vectors)
+    nlist = ivf_list_count(n, lists_per_sqrt)
+    at = ivf_sample(content_hash(vectors), ids, min(n, IVF_TRAIN_PER_LIST * nlist))
+    return ivf_train(np.asarray(vectors)[at], nlist)
+
+
+def ivf_probes(vectors: np.ndarray, centroids: np.ndarray, nprobe: int) -> np.ndarray:
+    """``(n, p)``: each row's ``p = min(nprobe, lists)`` most similar centroids, most
+    similar first (equal similarities: the smaller list first). The first is the row's
+    own list (the list it is stored in)."""
+    p = min(nprobe, len(centroids))
+    ct = np.ascontiguousarray(centroids, dtype=np.float32).T
+    out = np.empty((len(vectors), p), dtype=np.int64)
+    for lo in range(0, len(vectors), IVF_BLOCK):
+        sim = np.asarray(vectors[lo : lo + IVF_BLOCK], dtype=np.float32) @ ct
+        if p < sim.shape[1]:
+            top = np.argpartition(-sim, p - 1, axis=1)[:, :p]
+        else:
+            top = np.broadcast_to(np.arange(p), (len(sim), p))
+        vals = np.take_along_axis(sim, top, axis=1)
+        order = np.lexsort((top, -vals), axis=1)
+        out[lo : lo + len(sim)] = np.take_along_axis(top, order, axis=1)
+    return out
+
+
+def _ivf_task(ctx: tuple, lists: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    vectors, ids, k, min_sim, members, mstart, queries, qstart = ctx
+    qs, bs, ss = [], [], []
+    for li in lists:
+        b = members[mstart[li] : mstart[li + 1]]
+        q = queries[qstart[li] : qstart[li + 1]]
+        r, c, v = top_neighbours(vectors[q], ids[q], vectors[b], ids[b], k, min_sim)
+        qs.append(r)
+        bs.append(c)
+        ss.append(v)
+    if not qs:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, np.zeros(0, dtype=np.float32)
+    return np.concatenate(qs), np.concatenate(bs), np.concatenate(ss)
+
+
+def ivf_neighbours(
+    vectors: np.ndarray,
+    ids: np.ndarray,
+    k: int,
+    min_sim: float,
+    lists_per_sqrt: float,
+    nprobe: int,
+    mapper: Mapper | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Approximate :func:`top_neighbours` of every row among all rows, about n^1.5:
+    each row is stored in the IVF list of its nearest centroid (:func:`ivf_centroids`)
+    and searched exactly in the lists of its ``nprobe`` nearest centroids; the top ``k``
+    of the union of the per-list top-``k`` lists (:func:`merge_neighbours`). A true
+    neighbour stored in a list the row does not probe is missed (a candidate pair lost
+    at most). Deterministic: the same pile gives the same arrays on every run, and the
+    Spark engine computes the same lists block by block (one block per list)."""
+    ids = np.asarray(ids, dtype=np.int64)
+    centroids = ivf_centroids(vectors, ids, lists_per_sqrt)
+    nlist = len(centroids)
+    probes = ivf_probes(vectors, centroids, nprobe)
+    p = probes.shape[1]
+    members = np.argsort(probes[:, 0], kind="stable")
+    mstart = np.searchsorted(probes[members, 0], np.arange(nlist + 1))
+    flat = probes.ravel()
+    qo = np.argsort(flat, kind="stable")
+    queries = qo // p  # rows ascending within a list
+    qstart = np.searchsorted(flat[qo], np.arange(nlist + 1))
+    cells = np.diff(mstart) * np.diff(qstart)
+    tasks, cur, acc = [], [], 0
+    for li in np.flatnonzero(cells).tolist():
+        cur.append(li)
+        acc += int(cells[li])
+        if acc >= IVF_TASK_CELLS:
+            tasks.append(cur)
+            cur, acc = [], 0
+    if cur:
+        tasks.append(cur)
+    ctx = (vectors, ids, k, min_sim, members, mstart, queries, qstart)
+    if mapper is None or len(tasks) < 2 or int(cells.sum()) < SEARCH_PARALLEL_MIN_CELLS:
+        parts = [_ivf_task(ctx, t) for t in tasks]
+    else:
+        parts = mapper(_ivf_task, tasks, ctx)
+    if not parts:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, np.zeros(0, dtype=np.float32)
+    q, c, s = (np.concatenate([x[i] for x in parts]) for i in range(3))
+    return merge_neighbours(q, c, s, k)
 
 
 class NeighbourState:
@@ -575,10 +764,14 @@ def _neighbours(
     name: str = "",
     mapper: Mapper | None = None,
     dim: int | None = None,
+    ivf: tuple[int, float, int] | None = None,
 ):
     """(row, neighbour row, similarity) of the ``k + 1`` nearest (itself included) above
     ``min_sim``: exact up to ``EXACT_KNN_MAX`` rows, faiss HNSW above. ``vectors``: a
     matrix, or the rows as a list (stacked only where needed; ``dim`` their width).
+    ``ivf``: ``(exact_max, lists_per_sqrt, nprobe)``: above ``exact_max`` rows the IVF
+    search (:func:`ivf_neighbours`) instead, worked out afresh each run (no kept state:
+    its lists depend on every row, so an add costs a full IVF search, as a rescan).
 
     With ``cache`` (a Store) and ``keys`` (one per row, distinct), the answer of the last
     run is kept and updated (:func:`_update_neighbours`) when rows were added or removed
@@ -591,6 +784,11 @@ def _neighbours(
     n = len(vectors)
     if dim is None:
         dim = int(vectors.shape[1]) if isinstance(vectors, np.ndarray) else len(vectors[0])
+    if ivf is not None and n > ivf[0]:
+        mat = _stacked(vectors, dim)
+        return ivf_neighbours(
+            mat, np.arange(n, dtype=np.int64), min(k + 1, n), min_sim, ivf[1], ivf[2], mapper
+        )
     if n > EXACT_KNN_MAX:
         sims, idx = _knn(_stacked(vectors, dim), k)
         r = np.repeat(np.arange(n), idx.shape[1])
@@ -861,9 +1059,12 @@ def sent_knn_arrays(
     keys: list[str] | None = None,
     cache: Any = None,
     mapper: Mapper | None = None,
+    params: CandidateParams | None = None,
 ) -> PairArrays:
     """Doc pairs with two or more sentence pairs among each other's ``k`` nearest
-    sentences at ``min_sim`` or above."""
+    sentences at ``min_sim`` or above: exact up to ``params.sent_exact_max`` rows, the
+    IVF search above (``params``: the defaults when None)."""
+    p = params or CandidateParams()
     empty = np.zeros(0, dtype=np.int64)
     owner, rows = sentence_rows(docs, keys, cache)
     if len(rows) < 2 or len(set(owner)) < 2:
@@ -876,7 +1077,8 @@ def sent_knn_arrays(
         for o in owner:
             row_keys.append(f"{keys[o]}:{seen[o]}")
             seen[o] += 1
-    r, c, _ = _neighbours(rows, k, min_sim, row_keys, cache, "sentence", mapper, len(rows[0]))
+    ivf = (p.sent_exact_max, p.ivf_lists_per_sqrt, p.ivf_nprobe)
+    r, c, _ = _neighbours(rows, k, min_sim, row_keys, cache, "sentence", mapper, len(rows[0]), ivf)
     return hit_arrays(owner_a[r], owner_a[c], len(docs))
 
 
@@ -888,9 +1090,10 @@ def sent_knn_pairs(
     keys: list[str] | None = None,
     cache: Any = None,
     mapper: Mapper | None = None,
+    params: CandidateParams | None = None,
 ) -> None:
     """:func:`sent_knn_arrays` into ``out``."""
-    arrays = sent_knn_arrays(docs, k, min_sim, keys, cache, mapper)
+    arrays = sent_knn_arrays(docs, k, min_sim, keys, cache, mapper, params)
     _add_arrays(out, arrays, len(docs), "sent_knn")
 
 
@@ -958,7 +1161,7 @@ def generator_arrays(
         ("same_text", _group_arrays(by_hash.values())),
         ("minhash", minhash_arrays(docs, p.lsh_threshold, keys, cache)),
         ("doc_knn", doc_knn_arrays(docs, p.doc_k, p.doc_min_sim, keys, cache, mapper)),
-        ("sent_knn", sent_knn_arrays(docs, p.sent_k, p.sent_min_sim, keys, cache, mapper)),
+        ("sent_knn", sent_knn_arrays(docs, p.sent_k, p.sent_min_sim, keys, cache, mapper, p)),
         ("quote", quote_arrays(docs, p, qkeys)),
     ]
 

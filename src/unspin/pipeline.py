@@ -218,6 +218,9 @@ class LocalEngine:
         #: CPU seconds per stage, this process and its workers (what the stage cost,
         #: whatever else the machine was doing)
         self.cpu: dict[str, float] = {}
+        #: per stage, this process's resident memory (MB) when the stage last ended and
+        #: its peak so far (the high-water mark: the stage where it jumps holds the peak)
+        self.rss: dict[str, tuple[float, float]] = {}
 
     def forks(self, n: int, min_parallel: int | None = None) -> bool:
         """Whether a map of ``n`` items runs in forked workers (else in this process)."""
@@ -265,6 +268,7 @@ class LocalEngine:
     def _add(self, stage: str, t0: float, c0: float) -> None:
         self.timings[stage] = self.timings.get(stage, 0.0) + time.perf_counter() - t0
         self.cpu[stage] = self.cpu.get(stage, 0.0) + _cpu() - c0
+        self.rss[stage] = _rss_mb()
 
     def map_articles(
         self, fn, items, context=None, stage: str = "articles", min_parallel: int | None = None
@@ -288,6 +292,20 @@ class LocalEngine:
             return fn()
         finally:
             self._add(stage, t0, c0)
+
+
+def _rss_mb() -> tuple[float, float]:
+    """This process's resident memory now and its peak so far, in MB (now: 0 where
+    ``/proc`` is missing)."""
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    try:
+        with open("/proc/self/statm") as fh:
+            now = int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        now = 0.0
+    return now, peak
 
 
 def _cpu() -> float:

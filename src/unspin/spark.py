@@ -12,7 +12,10 @@ The same pipeline as the local engine, with the same pure functions of
 * candidates: exact text hashes and MinHash bands as DataFrame columns, grouped by key
   (keyed shuffles, as text-dedup does); document and sentence nearest neighbours block by
   block (:func:`unspin.candidates.top_neighbours` on each pair of blocks, then the top ``k``
-  per row of the union, which is the exact top ``k``); shared quotations grouped by key;
+  per row of the union, which is the exact top ``k``); above
+  ``CandidateParams.sent_exact_max`` sentence rows, the IVF search of the local engine
+  (:func:`ivf_knn`: centroids trained once on the driver, one block per list); shared
+  quotations grouped by key;
 * per pair: :func:`unspin.pipeline.pair_result` and :func:`unspin.pipeline.pair_features`
   on the two joined docs and the broadcast statistics;
 * stories: connected components by min-label propagation written with DataFrame joins
@@ -209,6 +212,71 @@ def blocked_knn(vectors: Any, k: int, min_sim: float) -> Any:
     )
 
 
+def _hash_rows(it: Iterator[Any]) -> Iterator[tuple]:
+    """``(row, h, vec)`` with ``h`` the row's :func:`unspin.candidates.content_hash` as a
+    signed long of the same order (top bit flipped), per partition."""
+    from unspin.candidates import content_hash
+
+    rows = list(it)
+    if not rows:
+        return
+    mat = np.vstack([np.frombuffer(r["vec"], np.float32) for r in rows])
+    h = (content_hash(mat) ^ np.uint64(1 << 63)).view(np.int64)
+    for r, x in zip(rows, h.tolist()):
+        yield (r["row"], x, r["vec"])
+
+
+def _probe_rows(it: Iterator[Any], centroids: Any, nprobe: int) -> Iterator[tuple]:
+    """``(list, row, vec, role)``: each row as a query of each of its probed lists
+    (role 0) and as a base row of its own list, the first probed (role 1)."""
+    from unspin.candidates import ivf_probes
+
+    rows = list(it)
+    if not rows:
+        return
+    mat = np.vstack([np.frombuffer(r["vec"], np.float32) for r in rows])
+    probes = ivf_probes(mat, centroids.value, nprobe)
+    for r, pr in zip(rows, probes.tolist()):
+        for x, li in enumerate(pr):
+            yield (li, r["row"], r["vec"], 0)
+            if x == 0:
+                yield (li, r["row"], r["vec"], 1)
+
+
+def _ivf_block(key: Any, pdf: Any, k: int, min_sim: float) -> Any:
+    """:func:`_knn_block` of one IVF list, its rows in row order (the local engine's
+    order, so the products are the same)."""
+    return _knn_block(key, pdf.sort_values(["role", "row"], kind="stable"), k, min_sim)
+
+
+def ivf_knn(
+    spark: Any, vectors: Any, k: int, min_sim: float, lists_per_sqrt: float, nprobe: int
+) -> Any:
+    """``(q, c, sim)`` as :func:`unspin.candidates.ivf_neighbours` finds them, from a
+    DataFrame ``(row long, vec binary)``: the training sample (the rows of smallest
+    content hash) collected and the centroids trained on the driver once, broadcast;
+    each row sent to the lists it probes; one group per list searched exactly; the top
+    ``k`` per row of the union."""
+    from unspin.candidates import IVF_TRAIN_PER_LIST, ivf_list_count, ivf_train
+
+    n = vectors.count()
+    nlist = ivf_list_count(n, lists_per_sqrt)
+    hashed = vectors.rdd.mapPartitions(_hash_rows).toDF("row long, h long, vec binary")
+    sample = hashed.orderBy("h", "row").limit(min(n, IVF_TRAIN_PER_LIST * nlist)).collect()
+    sample.sort(key=lambda r: (r["h"], r["row"]))
+    mat = np.vstack([np.frombuffer(r["vec"], np.float32) for r in sample])
+    centroids = spark.sparkContext.broadcast(ivf_train(mat, nlist))
+    lists = vectors.rdd.mapPartitions(lambda it: _probe_rows(it, centroids, nprobe)).toDF(
+        "qb long, row long, vec binary, role int"
+    )
+    part = lists.groupBy("qb").applyInPandas(
+        lambda key, pdf: _ivf_block(key, pdf, k, min_sim), "q long, c long, sim double"
+    )
+    return part.groupBy("q").applyInPandas(
+        lambda key, pdf: _knn_merge(key, pdf, k), "q long, c long, sim double"
+    )
+
+
 def _doc_columns(it: Iterator[Any], quote_min_words: int) -> Iterator[tuple]:
     from unspin.candidates import quote_keys
     from unspin.fingerprint import NUM_PERM
@@ -299,7 +367,18 @@ def candidate_frame(spark: Any, docs: Any, config: Any) -> Any:
         (F.col("owner") * SENTENCE_SLOTS + F.col("k")).alias("row"), "owner", "vec"
     )
     srows = srows.cache()
-    sk = blocked_knn(srows.select("row", "vec"), p.sent_k + 1, p.sent_min_sim)
+    nrows = srows.count()
+    if nrows > p.sent_exact_max:  # as unspin.candidates.sent_knn_arrays
+        sk = ivf_knn(
+            spark,
+            srows.select("row", "vec"),
+            min(p.sent_k + 1, nrows),
+            p.sent_min_sim,
+            p.ivf_lists_per_sqrt,
+            p.ivf_nprobe,
+        )
+    else:
+        sk = blocked_knn(srows.select("row", "vec"), p.sent_k + 1, p.sent_min_sim)
     owners = srows.select("row", "owner")
     hits = (
         sk.join(owners.withColumnRenamed("row", "q").withColumnRenamed("owner", "oq"), "q")
