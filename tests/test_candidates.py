@@ -42,3 +42,24 @@ def test_generators_propose_copies_and_shared_quotes() -> None:
     assert "minhash" in ids[("orig", "copy")]
     assert "quote" in ids[("orig", "quoter")]
     assert all("other" not in p or "quote" not in w for p, w in ids.items())
+
+
+def test_block_rows_shrink_with_the_base_and_leave_the_answer_alone(monkeypatch) -> None:
+    # a block's similarity matrix stays within KNN_BLOCK_CELLS cells as the base grows
+    assert cand.block_rows(1_000) == cand.KNN_BLOCK
+    assert cand.block_rows(150_000) * 150_000 <= cand.KNN_BLOCK_CELLS
+    assert cand.block_rows(10**9) == 16
+    rng = np.random.default_rng(3)
+    v = rng.standard_normal((700, 32)).astype("float32")
+    v[1::7] = v[::7][: len(v[1::7])] + 0.05 * v[2::7][: len(v[1::7])]  # near pairs
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    ids = np.arange(len(v))
+    whole = cand.top_neighbours(v, ids, v, ids, 4, 0.2)
+    monkeypatch.setattr(cand, "KNN_BLOCK_CELLS", 700 * 37)  # 37 query rows a block
+    assert cand.block_rows(700) == 37
+    blocked = cand.top_neighbours(v, ids, v, ids, 4, 0.2)
+    assert len(whole[0]) > len(v)  # near pairs found beside each row itself
+    # the same neighbours in the same order; a product's last bit may differ with the
+    # block's shape (BLAS sums in another order), as between the engines' blocks
+    assert np.array_equal(whole[0], blocked[0]) and np.array_equal(whole[1], blocked[1])
+    assert np.allclose(whole[2], blocked[2], rtol=0, atol=1e-6)

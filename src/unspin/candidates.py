@@ -344,9 +344,21 @@ def _knn(vectors: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return index.search(vectors, min(k + 1, len(vectors)))
 
 
-#: query rows per block of the exact neighbour search (a block's similarity matrix is
-#: KNN_BLOCK x n floats)
+#: most query rows per block of the exact neighbour search
 KNN_BLOCK = 1024
+
+#: most similarity cells (query rows x base rows) of one block: a block holds its
+#: float32 matrix and one partitioned copy, 2 x 4 bytes a cell (256 MB at 2^25 cells),
+#: in every process searching. With 1,024 rows a block of all of Reuters' 150,000
+#: sentence rows held 1.2 GB per worker; the rows a block takes shrink as the base
+#: grows, and the answer does not depend on the blocks (each query's own top k)
+KNN_BLOCK_CELLS = 1 << 25
+
+
+def block_rows(n_base: int) -> int:
+    """Query rows per block against a base of ``n_base`` rows: ``KNN_BLOCK`` or fewer so
+    that a block stays within ``KNN_BLOCK_CELLS`` cells (at least 16 rows)."""
+    return max(16, min(KNN_BLOCK, KNN_BLOCK_CELLS // max(n_base, 1)))
 
 
 def top_neighbours(
@@ -368,8 +380,9 @@ def top_neighbours(
     it is dropped by every generator anyway and cannot push out one above it).
     """
     qs, bs, ss = [], [], []
-    for lo in range(0, len(queries), KNN_BLOCK):
-        sim = queries[lo : lo + KNN_BLOCK] @ base.T
+    step = block_rows(len(base))
+    for lo in range(0, len(queries), step):
+        sim = queries[lo : lo + step] @ base.T
         if sim.shape[1] > k:
             # only values at or above each row's k-th largest can be in its top k: the
             # sort below then sees about k per row, not every similar row (a text of
@@ -399,7 +412,7 @@ def top_neighbours(
 
 def _search_block(ctx: tuple, lo: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     queries, query_ids, base, base_ids, k, min_sim = ctx
-    hi = lo + KNN_BLOCK
+    hi = lo + block_rows(len(base))
     return top_neighbours(queries[lo:hi], query_ids[lo:hi], base, base_ids, k, min_sim)
 
 
@@ -424,10 +437,11 @@ def search(
     """:func:`top_neighbours`, its query blocks mapped with ``mapper`` (an engine's
     processes) when there are several: the same arrays, in the same order."""
     small = len(queries) * len(base) < SEARCH_PARALLEL_MIN_CELLS
-    if mapper is None or len(queries) <= KNN_BLOCK or small:
+    step = block_rows(len(base))
+    if mapper is None or len(queries) <= step or small:
         return top_neighbours(queries, query_ids, base, base_ids, k, min_sim)
     ctx = (queries, query_ids, base, base_ids, k, min_sim)
-    parts = mapper(_search_block, list(range(0, len(queries), KNN_BLOCK)), ctx)
+    parts = mapper(_search_block, list(range(0, len(queries), step)), ctx)
     return tuple(np.concatenate([p[x] for p in parts]) for x in range(3))  # type: ignore[return-value]
 
 
