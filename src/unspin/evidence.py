@@ -97,6 +97,9 @@ class DocFacts:
     #: probability that the text was written by a language model (:func:`model_style`;
     #: None: not English, or too few words of its own to tell)
     style: float | None = None
+    #: its figures by their digits alone, as a translation keeps them
+    #: (:func:`unspin.normalise.figure_signatures`)
+    signatures: frozenset[str] = frozenset()
 
 
 def doc_facts(doc: Doc) -> DocFacts:
@@ -122,6 +125,7 @@ def doc_facts(doc: Doc) -> DocFacts:
         content=content,
         spaced=spaced_style(text),
         style=model_style(text) if doc.lang == "en" else None,
+        signatures=frozenset(figure_signatures(text)),
     )
     doc._facts = facts  # type: ignore[attr-defined]
     return facts
@@ -653,7 +657,7 @@ def carried_evidence(c: PairCtx) -> tuple[int, int]:
     f = c.al.features
     sents = int(min(f.get("n_sent_a", 0.0), f.get("n_sent_b", 0.0)))
     if cross_language(c.a, c.b):
-        figs = len(figure_signatures(c.a.article.text) & figure_signatures(c.b.article.text))
+        figs = len(c.fa.signatures & c.fb.signatures)
     else:
         figs = len(c.fa.figures & c.fb.figures)
     quotes = max(
