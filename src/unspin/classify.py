@@ -107,8 +107,9 @@ class ClassifyParams:
     # when the shorter text has fewer content sentences), in every language alike: the
     # model's topic and name features call two reports of one event whole in one
     # language and not in another (NTREX: 11 such claims, 0-2 pieces each). 3: the
-    # highest value that keeps every whole derivative of the routes tuning set (its
-    # condensed rewrites without an aligned sentence keep 3-12 of their source's figures)
+    # fewest aligned sentences + shared figures any whole derivative of the routes tuning
+    # set carries (3 condensed rewrites; those without an aligned sentence keep 3-12 of
+    # their source's figures), so no tuning derivative is lost (docs/benchmarks.md)
     whole_min_carried: int = 3
     soft_match: float = 0.7  # sentence cosine from which a sentence has a counterpart
     # ``peak_hi``: a sentence's best cosine this far above the median of its cosines to
