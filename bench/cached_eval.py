@@ -25,6 +25,10 @@ def main() -> int:
     # the second encoder's cost (unspin.second: articles, texts encoded, seconds)
     logging.basicConfig(format="%(name)s: %(message)s")
     logging.getLogger("unspin.second").setLevel(logging.INFO)
+    if len(sys.argv) < 2 or sys.argv[1].startswith("-"):
+        # the first argument is a folder: never make a store named "--help"
+        print(__doc__.strip(), file=sys.stderr)
+        return 0 if sys.argv[1:2] in (["-h"], ["--help"]) else 2
     cache_dir, rest = sys.argv[1], sys.argv[2:]
     store = Store(cache_dir)
 

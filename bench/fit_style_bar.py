@@ -21,11 +21,18 @@ to the one that touches the fewest machine-made pairs, then the smaller weight a
 The cross-validation repeats that choice on four fifths of the source articles and reads
 the fifth (five seeds of the grouping).
 
+``--gate NAMES`` (a what-if, session 15): the style also speaks above the bar, with its own
+weight ``w_hi``, on pairs where the named evidence (e.g. ``artefacts``: what holds the MT
+round trips) weighs under a threshold ``t`` (nothing says the pair is machine-made); at the
+shipped bar and weight, ``(t, w_hi)`` are chosen by the same criterion, per fold.
+
 Usage: PYTHONPATH=src:bench .venv/bin/python bench/fit_style_bar.py \\
            --routes /work/deriv3/routes-tune TUNE_OUT/pairs.jsonl \\
            --routes /work/deriv3/routes-held HELD_OUT/pairs.jsonl \\
            --pac PAC_OUT/pairs.jsonl [--rewrites-pac /work/rewrites-pac] \\
-           [--oof /work/mstyle-train/oof.json]
+           [--routes /work/rewrites2/set RW2_OUT/pairs.jsonl] \\
+           [--oof /work/mstyle-train/oof.json] [--evidence-table] [--without NAME,...] \\
+           [--gate NAME,... [--gate NAME,...]]
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ import argparse
 import json
 import random
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -65,19 +72,27 @@ class Row:
     pb: float | None
     len_src: int  # words of the source and of the derivative (the length baseline)
     len_der: int
+    ev: dict[str, float] = field(default_factory=dict)  # the other direction evidence's values
 
     @property
     def rewrite(self) -> bool:
         return not self.kind.startswith(MACHINE)
 
 
+def _values(evidence: list[dict], p: ClassifyParams) -> dict[str, float]:
+    """The recorded values of the pair's direction evidence other than the deciders."""
+    return {
+        e["name"]: e["value"]
+        for e in evidence
+        if e["stage"] == "direction"
+        and e["name"] in p.direction_evidence
+        and e["name"] not in p.decider_evidence
+    }
+
+
 def _rest(evidence: list[dict], p: ClassifyParams) -> float:
     w = dict(zip(p.direction_evidence, p.direction_weights))
-    return sum(
-        w[e["name"]] * e["value"]
-        for e in evidence
-        if e["stage"] == "direction" and e["name"] in w and e["name"] not in p.decider_evidence
-    )
+    return sum(w[k] * v for k, v in _values(evidence, p).items())
 
 
 def routes_rows(folder: Path, pairs: Path, oof: dict, p: ClassifyParams) -> list[Row]:
@@ -98,13 +113,14 @@ def routes_rows(folder: Path, pairs: Path, oof: dict, p: ClassifyParams) -> list
         der = r["b"] if r["source"] == r["a"] else r["a"]
         out.append(
             Row(
-                set=folder.name,
+                set=folder.parent.name if folder.name == "set" else folder.name,
                 kind=r["kind"],
                 group=r["source"],
                 truth=1 if r["source"] == r["a"] else -1,
                 found=r.get("predicted") is not None,
                 typed=r.get("predicted"),
-                rest=_rest(r.get("evidence", []), p),
+                rest=_rest(r.get("evidence") or [], p),
+                ev=_values(r.get("evidence") or [], p),
                 pa=style(text[r["a"]]),
                 pb=style(text[r["b"]]),
                 len_src=len(words(text[r["source"]])),
@@ -136,7 +152,8 @@ def pac_rows(pairs: Path, rewrites: Path, p: ClassifyParams) -> list[Row]:
                 truth=1 if lab["source"] == r["a"] else -1,
                 found=bool(rel),
                 typed=rel.get("relation"),
-                rest=_rest(rel.get("evidence", []), p),
+                rest=_rest(rel.get("evidence") or [], p),
+                ev=_values(rel.get("evidence") or [], p),
                 pa=model_style(text[r["a"]]),
                 pb=model_style(text[r["b"]]),
                 len_src=len(words(text[lab["source"]])),
@@ -157,6 +174,69 @@ def rule(r: Row, bar: float, w: float) -> float:
     ):
         return r.rest
     return r.rest + w * (r.pb - r.pa)
+
+
+#: the gate's thresholds (weighted mass of the gate evidence at which a pair reads
+#: machine-made) and the style's weights above the bar where the gate is open
+GATE_T = (0.0, 0.25, 0.5, 1.0, 2.0, 3.0)
+WEIGHTS_HI = (2.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0)
+
+
+@dataclass(frozen=True)
+class Gate:
+    """The style above the bar: where the gate evidence's weighted mass on the pair is
+    under ``t`` (nothing says the pair is machine-made), the style is added with weight
+    ``w_hi`` whatever the rest says; elsewhere the decider rule (bar, w) as shipped."""
+
+    names: tuple[str, ...]
+    t: float
+    w_hi: float
+
+
+def machine_mass(r: Row, names: tuple[str, ...], p: ClassifyParams) -> float:
+    """The weighted mass (shipped weights) of the gate evidence on the pair."""
+    w = dict(zip(p.direction_evidence, p.direction_weights))
+    return sum(abs(w[k] * v) for k, v in r.ev.items() if k in names)
+
+
+def gated(r: Row, bar: float, w: float, g: Gate | None, p: ClassifyParams) -> float:
+    """The direction score under the decider rule with the gate ``g`` (None: no gate)."""
+    if g is None or g.t <= 0:
+        return rule(r, bar, w)
+    if (
+        r.typed != "spun"
+        or r.pa is None
+        or r.pb is None
+        or r.kind.startswith("oneway")
+        or abs(r.rest) < bar
+        or machine_mass(r, g.names, p) >= g.t
+    ):
+        return rule(r, bar, w)
+    return r.rest + g.w_hi * (r.pb - r.pa)
+
+
+def choose_gate(
+    rows: list[Row], names: tuple[str, ...], bar: float, w: float, p: ClassifyParams
+) -> Gate:
+    """(t, w_hi) at the given bar and w, by the criterion of the module doc: no
+    machine-made pair lost that was right under the decider rule, then right minus wrong
+    on the rewrites, the fewest machine-made pairs touched, the smaller w_hi and t."""
+    rw = [r for r in rows if r.rewrite]
+    mach = [r for r in rows if not r.rewrite]
+    base = {id(r): rule(r, bar, w) for r in rows}
+    best = None
+    for t in GATE_T:
+        for wh in WEIGHTS_HI if t > 0 else (0.0,):
+            g = Gate(names, t, wh)
+            z = {id(r): gated(r, bar, w, g, p) for r in rows}
+            if any(outcome(r, base[id(r)]) == "R" and outcome(r, z[id(r)]) != "R" for r in mach):
+                continue
+            c = Counter(outcome(r, z[id(r)]) for r in rw)
+            touched = sum(z[id(r)] != base[id(r)] for r in mach)
+            key = (c["R"] - c["W"], -touched, -wh, -t)
+            if best is None or key > best[0]:
+                best = (key, g)
+    return best[1] if best else Gate(names, 0.0, 0.0)
 
 
 def outcome(r: Row, z: float) -> str:
@@ -216,6 +296,33 @@ LEN_GRID = tuple(round(x, 2) for x in np.arange(0.0, 0.51, 0.05))
 STYLE_GRID = tuple(round(x, 2) for x in np.arange(0.0, 3.01, 0.25))
 
 
+def evidence_table(rows: list[Row], p: ClassifyParams) -> None:
+    """Where each direction evidence speaks, how often it points at the true source and
+    with how much weight (shipped weights), per set, rewrites and machine-made apart."""
+    w = dict(zip(p.direction_evidence, p.direction_weights))
+    tally: dict[tuple[str, str, str], list[float]] = {}
+    for r in rows:
+        kind = "rewrites" if r.rewrite else "machine-made"
+        for name, v in r.ev.items():
+            t = tally.setdefault((name, r.set, kind), [0, 0, 0.0, 0.0])
+            ok = v * r.truth > 0
+            t[0 if ok else 1] += 1
+            t[2 if ok else 3] += abs(w[name] * v)
+    print("\nevidence pointing right / wrong (weighted mass right / wrong), shipped weights:")
+    for (name, s, kind), (nr, nw, mr, mw) in sorted(tally.items()):
+        print(f"  {name:17s} {s:12s} {kind:13s} {nr:4d} / {nw:<4d} ({mr:6.1f} / {mw:6.1f})")
+
+
+def without(rows: list[Row], p: ClassifyParams, names: set[str]) -> list[Row]:
+    """The rows with the evidence ``names`` left out of the rest's weighted sum."""
+    w = dict(zip(p.direction_evidence, p.direction_weights))
+    out = []
+    for r in rows:
+        ev = {k: v for k, v in r.ev.items() if k not in names}
+        out.append(replace(r, ev=ev, rest=sum(w[k] * v for k, v in ev.items())))
+    return out
+
+
 def _fmt(c: Counter, n: int) -> str:
     return f"{c['R']}/{c['U']}/{c['W']} ({c['R'] / n:.3f})"
 
@@ -227,6 +334,20 @@ def main() -> int:
     ap.add_argument("--rewrites-pac", type=Path, default=Path("/work/rewrites-pac"))
     ap.add_argument("--oof", type=Path, default=Path("/work/mstyle-train/oof.json"))
     ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument(
+        "--without",
+        default="",
+        help="comma-separated direction evidence left out of the rest (a what-if)",
+    )
+    ap.add_argument("--evidence-table", action="store_true", help="print where each speaks")
+    ap.add_argument(
+        "--gate",
+        action="append",
+        default=[],
+        help="comma-separated direction evidence that marks a pair machine-made: the style "
+        "is also weighed above the bar (weight and threshold chosen per fold, at the shipped "
+        "bar and weight) where their weighted mass is under the threshold",
+    )
     args = ap.parse_args()
     p = ClassifyParams()
     oof = json.loads(args.oof.read_text()) if args.oof else {}
@@ -235,6 +356,11 @@ def main() -> int:
         rows += routes_rows(Path(folder), Path(pairs), oof, p)
     if args.pac:
         rows += pac_rows(args.pac, args.rewrites_pac, p)
+    if args.evidence_table:
+        evidence_table(rows, p)
+    if args.without:
+        rows = without(rows, p, set(args.without.split(",")))
+        print(f"left out of the rest: {args.without}")
     rw = [r for r in rows if r.rewrite]
     mach = [r for r in rows if not r.rewrite]
     print(
@@ -339,7 +465,68 @@ def main() -> int:
         f"style only {np.mean(shares['style']):.3f}; without the style "
         f"{counts(rw, 0, 0)['R'] / n:.3f}"
     )
+    for gate in args.gate:  # each a what-if of its own
+        gate_report(rows, tuple(gate.split(",")), p, shipped, sets, args.seeds)
     return 0
+
+
+def gate_report(
+    rows: list[Row],
+    names: tuple[str, ...],
+    p: ClassifyParams,
+    w: float,
+    sets: list[str],
+    seeds: int,
+) -> None:
+    """The gate (:class:`Gate`) chosen on all rows and in grouped 5-fold CV, per set."""
+    bar = p.decider_bar
+    rw = [r for r in rows if r.rewrite]
+    mach = [r for r in rows if not r.rewrite]
+    g = choose_gate(rows, names, bar, w, p)
+    print(f"\ngate {','.join(names)}: chosen on all rows t {g.t}, w_hi {g.w_hi}")
+    for s in sets:
+        sel = [r for r in rw if r.set == s]
+        if sel:
+            c0 = Counter(outcome(r, rule(r, bar, w)) for r in sel)
+            c1 = Counter(outcome(r, gated(r, bar, w, g, p)) for r in sel)
+            print(f"  {s:14s} shipped {_fmt(c0, len(sel))}  gated {_fmt(c1, len(sel))}")
+    c0 = Counter(outcome(r, rule(r, bar, w)) for r in mach)
+    c1 = Counter(outcome(r, gated(r, bar, w, g, p)) for r in mach)
+    print(f"  machine-made    shipped {_fmt(c0, len(mach))}  gated {_fmt(c1, len(mach))}")
+    groups = sorted({r.group for r in rows})
+    n = len(rw)
+    tot = []
+    for seed in range(seeds):
+        gs = groups[:]
+        random.Random(seed).shuffle(gs)
+        fold = {x: i % 5 for i, x in enumerate(gs)}
+        got, mach_got, lost, picks = Counter(), Counter(), 0, []
+        for f in range(5):
+            tr = [r for r in rows if fold[r.group] != f]
+            gf = choose_gate(tr, names, bar, w, p)
+            picks.append((gf.t, gf.w_hi))
+            for r in rows:
+                if fold[r.group] != f:
+                    continue
+                o = outcome(r, gated(r, bar, w, gf, p))
+                if r.rewrite:
+                    got[(r.set, o)] += 1
+                else:
+                    mach_got[o] += 1
+                    lost += outcome(r, rule(r, bar, w)) == "R" and o != "R"
+        right = sum(v for (s, o), v in got.items() if o == "R")
+        tot.append(right / n)
+        per = "; ".join(
+            f"{s} {got[(s, 'R')]}/{got[(s, 'U')]}/{got[(s, 'W')]}"
+            for s in sets
+            if any(r.set == s for r in rw)
+        )
+        print(
+            f"  seed {seed}: rewrites {right}/{n} = {right / n:.3f} ({per}); machine-made "
+            f"right {mach_got['R']} of {len(mach)} (lost against the shipped rule: {lost}); "
+            f"chosen {picks}"
+        )
+    print(f"  gated, mean over seeds: {np.mean(tot):.3f} (min {min(tot):.3f}, max {max(tot):.3f})")
 
 
 if __name__ == "__main__":

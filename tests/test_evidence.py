@@ -272,6 +272,131 @@ def test_credited_outlets() -> None:
     assert credited_outlets("The report was published in January.") == set()
 
 
+def test_a_credited_name_stops_at_a_sentence_end() -> None:
+    # "... by Alaska State Troopers.\nAccording to ...": the next sentence's first word is
+    # no part of the name (else the name is found nowhere and the source reads derived)
+    text = (
+        "He was arrested, according to a report released Saturday by Alaska State "
+        "Troopers.\nAccording to the police report, he ran."
+    )
+    assert credited_outlets(text) == {"alaska state troopers"}
+    assert credited_outlets(text.replace("\n", " ")) == {"alaska state troopers"}
+    # a stop after an abbreviation stays inside the name
+    assert credited_outlets("It was first reported by the U.S. Army Times.") == {"u s army times"}
+
+
+def test_credit_lines_and_bylines_naming_a_masthead() -> None:
+    assert credited_outlets("By Jo Bloggs | The Ballot Box Daily\nThe vote...") == {
+        "ballot box daily"
+    }
+    assert credited_outlets("Match report courtesy of Rinkside Review.") == {"rinkside review"}
+    assert credited_outlets("Reporting by the Velmora Courier's harbour desk") == {
+        "velmora courier"
+    }
+    assert credited_outlets("Harbour Notes | Velmora Weekly\nShips...") == {"velmora weekly"}
+    # no masthead word, or nothing before it: no outlet
+    assert credited_outlets("Speaking at the White House on Monday, he said") == set()
+    assert credited_outlets("The talks were led by Jo Bloggs for the Treasury.") == set()
+    assert credited_outlets("Daily\nThe talks went on.") == set()
+
+
+def test_unknown_credit_reads_a_byline_of_an_outlet_named_nowhere() -> None:
+    a = _doc("a", "The board approved the dredging plan on Tuesday after a long debate.")
+    b = _doc(
+        "b",
+        "By Jo Bloggs | The Velmora Harbour Gazette\nThe board approved the dredging plan "
+        "on Tuesday after a long debate.",
+    )
+    assert _ev("unknown_credit", ctx(a, b, support=_support())) == 1.0
+    assert _ev("unknown_credit", ctx(b, a, support=_support())) == -1.0
+
+
+BODY = "The board approved the dredging plan on Tuesday after a long debate."
+
+
+def _art(doc_id: str, text: str, outlet: str | None = None) -> Doc:
+    return prepare(Article(id=doc_id, text=text, outlet=outlet))
+
+
+def test_outlet_names_tells_credits_from_bylines() -> None:
+    from unspin.evidence import outlet_names
+
+    head = "Harbour dredging approved\n\nBy Jo Bloggs | The Ballot Box Daily\n\n" + BODY
+    assert outlet_names(head).bylines == {"ballot box daily"}
+    foot = BODY + "\n\nReporting by Priya Halvorsen for The Harbour Gazette."
+    assert outlet_names(foot).bylines == {"harbour gazette"}
+    # a credit cue in the name's sentence makes it a credit to another outlet
+    for line in (
+        "This story was first published by the technology desk of Quayside Times.",
+        "According to the autos team at Westmere Ledger.",
+        "Story credit: Quayside Heritage News, West Coast bureau.",
+        "Match report courtesy of Rinkside Review.",
+    ):
+        got = outlet_names(BODY + "\n\n" + line)
+        assert got.credits and not got.bylines, line
+    # a masthead in the body, or in a long line or with more words after it, is no byline
+    mid = "\n".join(["Head", BODY, BODY, BODY, "An analyst at the Westmere Ledger said so."])
+    got = outlet_names(mid + "\n" + "\n".join([BODY] * 3))
+    assert got.credits == {"westmere ledger"} and not got.bylines
+    late = "He spoke in an interview at the Texas Tribune Festival in Austin, Texas."
+    assert not outlet_names(BODY + "\n" + late).bylines
+
+
+def test_a_byline_is_no_credit_when_the_other_text_is_signed() -> None:
+    # the gazette case in a pile of other articles: an original with its own byline and no
+    # outlet field beside a copy that says who published it (an outlet field, or its own
+    # byline or imprint line); dirfix read the byline as a credit to an outlet named nowhere
+    original = _art("a", BODY + "\n\nReporting by Priya Halvorsen for The Harbour Gazette.")
+    for copy in (
+        _art("b", BODY, outlet="Pasted Post"),
+        _art("b", BODY + "\n\nReporting by Coastline Wire staff; editing by Marcus Ferreira."),
+        _art("b", BODY + "\n\n© 2026 Coastline Wire"),
+        _art("b", "By Ana Ruiz | The Coastline Courier\n\n" + BODY),
+    ):
+        assert _ev("unknown_credit", ctx(original, copy, support=_support())) is None
+        assert _ev("unknown_credit", ctx(copy, original, support=_support())) is None
+
+
+def test_a_framed_rewrites_invented_masthead_points_at_it() -> None:
+    # a rewrite signed by an invented outlet (byline under the headline, or at the foot),
+    # no outlet field, beside its unsigned source: the rewrite is the derivative
+    source = _art("a", "Dredging plan approved\n\n" + BODY)
+    for rewrite in (
+        _art("b", "Dredging: 5 takeaways\n\nBy Tomas Reid | The Quayside Bulletin\n\n" + BODY),
+        _art(
+            "b",
+            "Dredging: 5 takeaways\n\n" + BODY + "\n\n— reported by Ana Ruiz for "
+            "the Westmere Ledger",
+        ),
+        _art(
+            "b",
+            "Dredging: 5 takeaways\n\n" + BODY + "\n\nThis report was first "
+            "published by the Westmere Courier.",
+        ),
+    ):
+        c = ctx(source, rewrite, relation="spun", support=_support())
+        assert _ev("unknown_credit", c) >= 1.0
+        score, ev = direction_score(c)
+        assert score > 0
+        assert any(e.name == "unknown_credit" and e.weight > 0 for e in ev)
+        # an outlet another article of the pile names is no evidence
+        known = _support("Ana Ruiz of the Quayside Bulletin, Westmere Ledger and Westmere Courier.")
+        assert _ev("unknown_credit", ctx(source, rewrite, support=known)) is None
+
+
+def test_an_originals_own_masthead_is_not_held_against_it() -> None:
+    # an original with its outlet field set, whose text carries its own byline, beside an
+    # unsigned rewrite: its own masthead is no credit (dirfix counted it against it)
+    foot = "\n\nReporting by Priya Halvorsen for The Harbour Gazette."
+    original = _art("a", BODY + foot, outlet="The Harbour Gazette")
+    rewrite = _art("b", BODY)
+    assert _ev("unknown_credit", ctx(original, rewrite, support=_support())) is None
+    assert _ev("unknown_credit", ctx(rewrite, original, support=_support())) is None
+    # with another outlet in its field, the byline is that outlet's carried over: a credit
+    carried = _art("a", BODY + foot, outlet="Pasted Post")
+    assert _ev("unknown_credit", ctx(rewrite, carried, support=_support())) == 1.0
+
+
 def test_unknown_credit_points_to_the_side_crediting_an_outlet_named_nowhere() -> None:
     a = _doc("a", "The board approved the dredging plan on Tuesday after a long debate.")
     b = _doc(

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 import unspin
-from unspin.model import REUSE_RELATIONS
+from unspin.model import REUSE_RELATIONS, Article
+from unspin.pipeline import Config
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "articles"
 
@@ -90,3 +91,33 @@ def test_undecided_direction_says_why(result: unspin.Result) -> None:
     r = result.relation("coastline-bridge-vote", "coastline-bridge-vote-dup")
     assert r.source is None and r.derivative is None
     assert "undecided" in r.direction_reason
+
+
+def _gazette_and_wire(outlet: str | None) -> tuple[Article, Article]:
+    """The gazette original as a dropped file (no outlet field; its own byline "Reporting
+    by Priya Halvorsen for The Harbour Gazette.") and its wire copy pasted as text."""
+    gazette = Article(
+        id="dropped-story", text=(EXAMPLES / "gazette-ferry-strike.txt").read_text("utf-8")
+    )
+    wire = Article(
+        id="pasted",
+        title="Pasted ferry report",
+        outlet=outlet,
+        text=(EXAMPLES / "coastline-ferry-strike-wire.txt").read_text("utf-8"),
+    )
+    return gazette, wire
+
+
+@pytest.mark.parametrize("outlet", ["Pasted Post", None])
+def test_an_originals_own_byline_is_no_credit(outlet: str | None) -> None:
+    """The gazette original beside its wire copy (the browser test's upload, through the
+    library): the original's byline names its own outlet, and the wire copy says who
+    published it (an outlet field, or its own "Reporting by Coastline Wire staff" line),
+    so the byline is no credit to an outlet named nowhere else and the original stays the
+    source (branch ``dirfix`` named it the derivative). In a larger pile, see
+    ``test_evidence.py::test_a_byline_is_no_credit_when_the_other_text_is_signed``."""
+    gazette, wire = _gazette_and_wire(outlet)
+    fast = Config(embedder="hashing")
+    rel = unspin.compare(gazette, wire, config=fast)
+    assert (rel.source, rel.derivative) == ("dropped-story", "pasted")
+    assert "harbour gazette" not in rel.direction_reason

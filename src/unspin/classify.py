@@ -156,6 +156,12 @@ class ClassifyParams:
     # 0.825 without it
     decider_bar: float = 1.0
     evidence_cap: float = 5.0  # each evidence value is clipped to [-cap, cap]
+    # ``unknown_credit``: a text is signed (says who published it) by a byline or imprint
+    # line among its first or last this many non-empty lines (the headline, a byline
+    # under it; a byline, an imprint at the foot): :func:`unspin.evidence.signed`
+    byline_lines: int = 3
+    byline_words: int = 16  # ... that has at most this many words (a byline is short)
+    byline_tail: int = 3  # ... and a masthead in it with at most this many words after it
     min_fluency_pairs: int = 20  # word pairs a text must have of its own for ``fluency``
     # ``merged_sentences``: sentence cosine from which a sentence's best counterpart on the
     # other side is where its content went (lower than ``soft_match``: a sentence merged
@@ -229,6 +235,12 @@ class ClassifyParams:
                 f"unknown evidence {', '.join(map(repr, unknown))}; registered typing features: "
                 f"{sorted(TYPING_FEATURES)}; direction evidence: {sorted(DIRECTION_EVIDENCE)}"
             )
+        if self.byline_tail < 0:
+            raise ValueError(f"ClassifyParams.byline_tail must be >= 0, got {self.byline_tail}")
+        if self.byline_words < 1:
+            raise ValueError(f"ClassifyParams.byline_words must be >= 1, got {self.byline_words}")
+        if self.byline_lines < 0:
+            raise ValueError(f"ClassifyParams.byline_lines must be >= 0, got {self.byline_lines}")
         if self.merge_unit <= 0:
             raise ValueError(f"ClassifyParams.merge_unit must be > 0, got {self.merge_unit}")
         if self.decider_bar < 0:

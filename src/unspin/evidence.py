@@ -744,22 +744,197 @@ _CREDIT = regex.compile(
 )
 
 
-def credited_outlets(text: str) -> set[str]:
-    """Names of outlets a text credits ("first reported by the Harbour Post")."""
-    out = set()
+#: where a credited name ends although capitalised words go on: a line break, or a full
+#: stop (!, ?) after a word of four or more letters with a lower-case letter in it
+#: ("... by Alaska State Troopers.\nAccording to the police report"); a stop after a
+#: short or all-capital abbreviation ("U.S.", "St.") is inside the name
+_NAME_END = regex.compile(r"\s*\n\s*|(?<=\b(?=\w*\p{Ll})\w{4,}[.!?])\s+")
+
+
+#: the last word of a news outlet's name (a masthead: "the Harbour Post", "Rinkside
+#: Review", "The Ballot Box Daily"): credit lines and bylines name outlets in forms the
+#: credit phrases of :data:`_CREDIT` do not read ("By Jo Bloggs | The X Daily",
+#: "Match report courtesy of X Review", "Reporting by the X Gazette desk")
+MASTHEAD_WORDS = frozenset(
+    "post times herald gazette tribune journal review digest monitor ledger dispatch "
+    "courier chronicle observer insight weekly daily news briefing bulletin express "
+    "telegraph examiner sentinel inquirer magazine".split()
+)
+#: a capitalised name after a credit word ("by", "for", "from", "at", "of", "courtesy
+#: of", "source:", "credit:", a "|" separator) or at a line's start; it is an outlet's
+#: only when it ends in a :data:`MASTHEAD_WORDS` word (:func:`credited_outlets`)
+_MASTHEAD_CREDIT = regex.compile(
+    r"(?:(?:\b(?:by|for|from|at|of|courtesy\s+of)|\b(?:source|credit)\s*:|\|)[ \t]+|^[ \t]*)"
+    r"((?:[Tt]he[ \t]+)?(?-i:\p{Lu}[\w&'’-]*)(?:[ \t]+(?:&[ \t]+)?(?-i:\p{Lu}[\w&'’-]*)){1,5})",
+    regex.IGNORECASE | regex.MULTILINE,
+)
+
+
+def _outlet_tokens(name: str) -> list[str]:
+    """The words of a credited name, cut at a sentence end, without "the"."""
+    name = _NAME_END.split(name, maxsplit=1)[0].rstrip(".!?")
+    toks = [t for t in words(name) if t != "the"]
+    if toks:  # "The Westbury Courier's politics team": the outlet's name
+        toks[-1] = toks[-1].removesuffix("'s").removesuffix("’s")
+    return toks
+
+
+def _masthead(toks: list[str]) -> list[str] | None:
+    """The name up to its last masthead word ("paddock ledger's race" -> "paddock
+    ledger"), None without one or with no word before it."""
+    bare = [t.removesuffix("'s").removesuffix("’s") for t in toks]
+    ends = [i for i, t in enumerate(bare) if t in MASTHEAD_WORDS]
+    if not ends or ends[-1] == 0:
+        return None
+    return bare[: ends[-1] + 1]
+
+
+#: words before a masthead, in its sentence, that make the name a credit to another
+#: outlet (it had the story first: "according to the gadgets desk at X Daily", "courtesy
+#: of X Review", "Story credit: X News", "first appeared on X Ledger", "via X Post"), not
+#: the byline of the text's own outlet ("By Jo Bloggs | X Daily", "Reporting by Jo Bloggs
+#: for X Gazette")
+_CREDIT_CUE = regex.compile(
+    r"according\s+to|courtesy\s+of|\b(?:source|credit)s?\s*:|\bvia\b"
+    r"|\b(?:first|originally|initially)\s+(?:\w+\s+){0,2}?"
+    r"(?:reported|published|appeared|ran|broke|aired|carried)"
+    r"|\b(?:republished|reprinted|syndicated)\b",
+    regex.IGNORECASE,
+)
+#: a byline or imprint line ("By Jo Bloggs", "Reporting by ...", "— reported by ...",
+#: "Posted by ...", "© 2026 The Harbour Gazette"): the text says who published it
+_BYLINE_LINE = regex.compile(
+    r"^\W{0,3}(?:(?i:reporting|reported|written|posted|filed|words|story|text|analysis)"
+    r"\s+)?(?i:by)\s+\p{Lu}|^\W{0,3}(?:©|\((?i:c)\)\s|(?i:copyright)\b)"
+)
+_SENTENCE_STOP = regex.compile(r"[.!?]\s+(?=\p{Lu})")
+
+
+@dataclass(frozen=True)
+class OutletNames:
+    """The outlets a text names in credit forms (:func:`outlet_names`)."""
+
+    #: credits to another outlet: a credit phrase (:data:`_CREDIT`), a masthead with a
+    #: credit cue before it in its sentence (:data:`_CREDIT_CUE`), or one named in the
+    #: body ("an analyst at the X Monitor said")
+    credits: frozenset[str]
+    #: mastheads without a credit cue on a byline's place, the first or last lines: the
+    #: outlet the text says published it ("Reporting by Jo Bloggs for The X Gazette")
+    bylines: frozenset[str]
+
+
+def _end_lines(text: str, k: int, max_words: int) -> list[tuple[int, int]]:
+    """Character spans of the lines on a byline's place: among the first and last ``k``
+    non-empty lines of ``text``, those of at most ``max_words`` words (a byline is a
+    short line; a sentence of prose there is body)."""
+    spans = [m.span() for m in regex.finditer(r"[^\n]*\S[^\n]*", text)]
+    ends = spans[:k] + spans[-k:] if k else []
+    return [(lo, hi) for lo, hi in ends if len(text[lo:hi].split()) <= max_words]
+
+
+def outlet_names(
+    text: str, byline_lines: int = 3, byline_words: int = 16, byline_tail: int = 3
+) -> OutletNames:
+    """The outlets ``text`` credits and the mastheads its bylines name. A name stops at a
+    sentence end (:data:`_NAME_END`): the capitalised first word of the next sentence is
+    no part of it. A credit phrase is a credit, except "reported/published by X" with no
+    "first" in a byline line ("— reported by Jo Bloggs for ...": a byline). A masthead is
+    a credit when its sentence has a credit cue before it ("This story was first
+    published by the technology desk of X Times") or it stands in
+    the body, and a byline when it stands without a cue in one of the first or last
+    ``byline_lines`` non-empty lines that has at most ``byline_words`` words, and at most
+    ``byline_tail`` words follow the name on its line ("... for The X Gazette", "... the X
+    Gazette research desk"; not "an interview at the X Tribune Festival in Austin, Texas")."""
+    ends = _end_lines(text, byline_lines, byline_words)
+    credits: set[str] = set()
+    bylines: set[str] = set()
     for m in _CREDIT.finditer(text):
-        name = next((g for g in m.groups() if g), "")
-        toks = [t for t in words(name) if t != "the"]
-        if toks and not all(t in DATE_WORDS for t in toks):  # "published in January"
-            out.add(" ".join(toks))
-    return out
+        toks = _outlet_tokens(next((g for g in m.groups() if g), ""))
+        if not toks or all(t in DATE_WORDS for t in toks):  # "published in January"
+            continue
+        at = m.start(1)
+        plain = m.group(1) is not None and not _CREDIT_CUE.search(m.group(0))
+        line = next(((lo, hi) for lo, hi in ends if lo <= at < hi), None)
+        own = plain and line is not None and bool(_BYLINE_LINE.match(text[line[0] : line[1]]))
+        (bylines if own else credits).add(" ".join(toks))
+    for m in _MASTHEAD_CREDIT.finditer(text):
+        toks = _masthead(_outlet_tokens(m.group(1)))
+        if not toks:
+            continue
+        at = m.start(1)
+        before = _SENTENCE_STOP.split(text[text.rfind("\n", 0, at) + 1 : at])[-1]
+        line = next(((lo, hi) for lo, hi in ends if lo <= at < hi), None)
+        tail = len(words(text[at : line[1]])) - len(toks) - 1 if line else 0
+        tail += not m.group(1).lower().startswith("the")  # the count above took a "the"
+        byline = line is not None and tail <= byline_tail and not _CREDIT_CUE.search(before)
+        (bylines if byline else credits).add(" ".join(toks))
+    return OutletNames(frozenset(credits), frozenset(bylines - credits))
 
 
-def _unknown_credits(d: Doc, other_lower: str, c: PairCtx) -> list[str]:
-    """Outlets ``d`` credits that the other text and every other article never name."""
+def credited_outlets(text: str) -> set[str]:
+    """Names of outlets a text names in credit forms, credits and bylines alike ("first
+    reported by the Harbour Post", "By Jo Bloggs | The Ballot Box Daily")."""
+    names = outlet_names(text)
+    return set(names.credits | names.bylines)
+
+
+def _own_outlet(name: str, outlet: str | None) -> bool:
+    """Whether a credited ``name`` is the article's own ``outlet`` field (one contains the
+    other, spaces and "the" left out: "harbour gazette" in "harbourgazette.com")."""
+    own = "".join(t for t in words(outlet or "") if t != "the")
+    bare = name.replace(" ", "")
+    return bool(own) and bool(bare) and (bare in own or own in bare)
+
+
+def signed(d: Doc, p: Any) -> bool:
+    """Whether ``d`` says who published it: an ``outlet`` field, a masthead in a byline
+    (:func:`outlet_names`), or a byline or imprint line (:data:`_BYLINE_LINE`) among its
+    first or last ``p.byline_lines`` non-empty lines of at most ``p.byline_words`` words."""
+    if d.article.outlet:
+        return True
+    text = d.article.text
+    if outlet_names(text, p.byline_lines, p.byline_words, p.byline_tail).bylines:
+        return True
+    ends = _end_lines(text, p.byline_lines, p.byline_words)
+    return any(_BYLINE_LINE.match(text[lo:hi].strip()) for lo, hi in ends)
+
+
+def _claimed_outlets(d: Doc, other: Doc, p: Any) -> list[str]:
+    """The outlets ``d`` names that count as its credits to another outlet.
+
+    - Credits (a credit phrase in the running text, a credit cue) count, whoever they
+      name, as they always have.
+    - A byline (a masthead on a short line at the head or foot, :func:`outlet_names`)
+      names the text's own publisher, not a source. With an ``outlet`` field the own
+      publisher is known: a byline naming the field's outlet is the text's own and says
+      nothing; one naming another outlet is that outlet's byline carried over, a credit.
+    - Without an ``outlet`` field a byline is the text's own publisher as far as the text
+      says. It counts only when the other text of the pair is unsigned (:func:`signed`):
+      when both texts say who published them, two mastheads are two publishers' own and
+      say nothing of order (an original signed "Reporting by Jo Bloggs for The Harbour
+      Gazette" beside a wire copy signed by the wire); when one text alone is signed, by
+      an outlet no other article of the pile names, it is read as a content farm's
+      invented masthead on a text taken bare, as :func:`_unknown_credit` reads a credit.
+      Known limit: an original signed with its own byline beside an unsigned copy of it,
+      with no ``outlet`` fields and no other article naming that outlet, reads the wrong
+      way.
+    """
+    names = outlet_names(d.article.text, p.byline_lines, p.byline_words, p.byline_tail)
+    own = d.article.outlet
+    out = list(names.credits)
+    if own:
+        out += [n for n in names.bylines if not _own_outlet(n, own)]
+    elif not signed(other, p):
+        out += names.bylines
+    return sorted(out)
+
+
+def _unknown_credits(d: Doc, other: Doc, other_lower: str, c: PairCtx) -> list[str]:
+    """Outlets ``d`` credits (:func:`_claimed_outlets`) that the other text and every
+    other article never name."""
     phrase = getattr(c.support, "phrase_support", None)
     out = []
-    for name in credited_outlets(d.article.text):
+    for name in _claimed_outlets(d, other, c.params):
         if name in other_lower:
             continue
         toks = name.split()
@@ -780,13 +955,14 @@ def _unknown_credits(d: Doc, other_lower: str, c: PairCtx) -> list[str]:
 def _unknown_credit(c: PairCtx) -> tuple[float, str] | None:
     """A credit to an outlet that the other text and no other article of the pile names
     ("first reported by the Harbour Post"): content farms credit invented or obscure
-    outlets; the side with such a credit is the derivative. One language only: across
-    languages the other text names the outlet in its own words, or credits it in a
-    phrasing the credit pattern (English) does not read."""
+    outlets; the side with such a credit is the derivative. Bylines count only as
+    :func:`_claimed_outlets` says (a text's own masthead is no credit). One language
+    only: across languages the other text names the outlet in its own words, or credits
+    it in a phrasing the credit pattern (English) does not read."""
     if not c.same_language:
         return None
     la, lb = c.lowered
-    ua, ub = _unknown_credits(c.a, lb, c), _unknown_credits(c.b, la, c)
+    ua, ub = _unknown_credits(c.a, c.b, lb, c), _unknown_credits(c.b, c.a, la, c)
     if len(ua) == len(ub):
         return None
     side, names_ = (c.b, ub) if len(ub) > len(ua) else (c.a, ua)
