@@ -17,7 +17,7 @@ import pytest
 from unspin.api import compare
 from unspin.classify import ClassifyParams, reuse_type
 from unspin.fingerprint import prepare
-from unspin.model import Alignment, Article
+from unspin.model import Alignment, Article, Doc
 
 SOURCE = (
     "The Harbour Board of Velmora approved a 12 million euro plan to dredge the port on "
@@ -214,7 +214,9 @@ def test_reused_sentences_make_partial_reuse(
 
 def test_a_pair_the_model_calls_whole_is_not_partial() -> None:
     always = dataclasses.replace(ClassifyParams(), whole_bias=100.0)
-    assert _type(always, cov_a=0.9, cov_b=0.9) in ("copy", "spun")
+    # one-sentence texts, each aligned whole (the one piece carried a short copy needs)
+    got = _type(always, cov_a=0.9, cov_b=0.9, n_sent_a=1.0, n_sent_b=1.0)
+    assert got in ("copy", "spun")
 
 
 # ---------------------------------------------------------------- quoting a common document
@@ -258,3 +260,53 @@ def test_two_outlets_quoting_one_memo_are_one_story_with_the_quotation_group() -
     rel = compare(a, b)
     assert rel.relation == "same_story"
     assert rel.alignment and all(p.quote_only for p in rel.alignment)  # kept, flagged
+
+
+# ---------------------------------------------------------------- evidence carried over
+
+
+def _docs(*texts: str) -> list[Doc]:
+    from unspin.pipeline import Config, fingerprint
+
+    arts = [Article(id=f"d{k}", text=t) for k, t in enumerate(texts)]
+    return fingerprint(arts, Config())
+
+
+ALWAYS_WHOLE = dataclasses.replace(ClassifyParams(), whole_bias=100.0)
+
+# a preview of the vote in SOURCE: its names, none of its sentences, figures or quotations
+BRIEF = (
+    "Velmora's Harbour Board meets on Tuesday to decide whether to dredge the port, after "
+    "years of quarrelling. "
+    "Chair Anika Strand has argued that without deeper lanes the biggest ships will call at "
+    "Tolvik instead. "
+    "Piet Maas, who speaks for the fishermen of the inner basin, wants the board to protect "
+    "their moorings. "
+    "Conservation charities are still reading the plans."
+)
+
+
+def test_a_whole_derivative_carries_sentences_figures_or_quotations_of_its_source() -> None:
+    """However sure the model, a pair is one text and its derivative only when it shares
+    pieces of the text (aligned sentences, figures, quotations): a preview of the same
+    event with the same names and no shared sentence or figure is not (NTREX: a brief
+    beside a long report of one event); a condensed rewrite without a sentence left whole
+    keeps its source's figures and quotation, and is."""
+    from unspin.align import align
+
+    src, ind, cond = _docs(SOURCE, BRIEF, CONDENSED)
+    al = align(src, ind)
+    assert reuse_type(src, ind, al, ALWAYS_WHOLE)[0] is None
+    # the rule, not the rest of the typing, turned it away
+    no_rule = dataclasses.replace(ALWAYS_WHOLE, whole_min_carried=0)
+    assert reuse_type(src, ind, al, no_rule)[0] == "spun"
+    assert reuse_type(src, cond, align(src, cond), ALWAYS_WHOLE)[0] == "spun"
+
+
+def test_a_short_copy_needs_no_more_pieces_than_it_has_sentences() -> None:
+    short = (
+        "The ferry operator cancelled all crossings to the islands on Monday morning. "
+        "Passengers were told to check the company website before travelling to the port."
+    )
+    edited = short.replace("Passengers were told", "Travellers were told")
+    assert compare(Article(id="a", text=short), Article(id="b", text=edited)).relation == "copy"

@@ -37,7 +37,9 @@ import regex
 from unspin.model import Alignment, Doc
 from unspin.normalise import (
     DATE_WORDS,
+    cross_language,
     edit_distance_within,
+    figure_signatures,
     figures,
     names,
     spaced_style,
@@ -95,6 +97,9 @@ class DocFacts:
     #: probability that the text was written by a language model (:func:`model_style`;
     #: None: not English, or too few words of its own to tell)
     style: float | None = None
+    #: its figures by their digits alone, as a translation keeps them
+    #: (:func:`unspin.normalise.figure_signatures`)
+    signatures: frozenset[str] = frozenset()
 
 
 def doc_facts(doc: Doc) -> DocFacts:
@@ -120,6 +125,7 @@ def doc_facts(doc: Doc) -> DocFacts:
         content=content,
         spaced=spaced_style(text),
         style=model_style(text) if doc.lang == "en" else None,
+        signatures=frozenset(figure_signatures(text)),
     )
     doc._facts = facts  # type: ignore[attr-defined]
     return facts
@@ -632,6 +638,33 @@ def whole_score(c: PairCtx) -> tuple[float, list[Contribution]]:
         z += w * v
         out.append(Contribution("type", name, v, w * v))
     return z, out
+
+
+def carried_evidence(c: PairCtx) -> tuple[int, int]:
+    """Pieces of the text itself the two articles share, and how many a whole-derivative
+    claim needs (``ClassifyParams.whole_min_carried``).
+
+    Pieces: aligned sentence pairs (sentences of the less aligned side inside reuse
+    passages), figures both texts hold (by their digits across languages:
+    :func:`unspin.normalise.figure_signatures`) and quotations of one found word for word
+    in the other. They are what a copy, a spin, a rewrite and a translation carry over
+    from their source in any language and what two reports of one event need not share;
+    the typing model's other features (topic cosines, names, the smoothed fact shares)
+    read the same for two reports of one event, and read differently for the same two
+    texts once translated (NTREX: a brief beside a long report of one event, typed
+    ``spun`` in Italian and not in English). A text of fewer content sentences needs
+    no more pieces than it has sentences (a short copy aligned whole)."""
+    f = c.al.features
+    sents = int(min(f.get("n_sent_a", 0.0), f.get("n_sent_b", 0.0)))
+    if cross_language(c.a, c.b):
+        figs = len(c.fa.signatures & c.fb.signatures)
+    else:
+        figs = len(c.fa.figures & c.fb.figures)
+    quotes = max(
+        sum(q in c.fb.joined for q in c.fa.quotes), sum(q in c.fa.joined for q in c.fb.quotes)
+    )
+    need = min(c.params.whole_min_carried, len(c.fa.content), len(c.fb.content))
+    return sents + figs + quotes, need
 
 
 def kept_share(c: PairCtx) -> float:
