@@ -363,7 +363,16 @@ def main() -> int:
         help="model_style as an ordinary weighted evidence and every direction weight "
         "re-chosen per fold (grouped CV and leave-one-set-out)",
     )
+    ap.add_argument(
+        "--refit-margin",
+        type=float,
+        action="append",
+        default=None,
+        help="with --refit: a machine-made pair counts as kept in fitting only at a score "
+        "of min(this, its shipped score) (repeatable; default 0)",
+    )
     args = ap.parse_args()
+    args.refit_margin = args.refit_margin or [0.0]
     p = ClassifyParams()
     oof = json.loads(args.oof.read_text()) if args.oof else {}
     rows: list[Row] = []
@@ -483,7 +492,8 @@ def main() -> int:
     for gate in args.gate:  # each a what-if of its own
         gate_report(rows, tuple(gate.split(",")), p, shipped, sets, args.seeds)
     if args.refit:
-        refit_report(rows, p, shipped, sets, args.seeds)
+        for m in args.refit_margin:
+            refit_report(rows, p, shipped, sets, args.seeds, m)
     return 0
 
 
@@ -582,18 +592,26 @@ def _calls(z: np.ndarray, found: np.ndarray, truth: np.ndarray) -> np.ndarray:
 
 
 def fit_weights(
-    rows: list[Row], x: np.ndarray, w0: np.ndarray, free: list[int], must: np.ndarray
+    rows: list[Row],
+    x: np.ndarray,
+    w0: np.ndarray,
+    free: list[int],
+    must: np.ndarray,
+    need: np.ndarray | None = None,
 ) -> np.ndarray:
     """Coordinate search over the ``free`` weights (criterion of the module doc);
-    ``must``: the machine-made rows the shipped rule gets right."""
+    ``must``: the machine-made rows the shipped rule gets right; ``need``: the score
+    (times the truth) each of them must keep to count as kept (default: above 0)."""
     rw = np.array([r.rewrite for r in rows])
     found = np.array([r.found for r in rows])
     truth = np.array([r.truth for r in rows])
     scale = np.where(w0 > 0, w0, 1.0)
 
     def key(w: np.ndarray) -> tuple:
-        c = _calls(x @ w, found, truth)
-        lost = int(np.sum(must & (c != 1)))
+        z = x @ w
+        c = _calls(z, found, truth)
+        kept = (c == 1) if need is None else (c == 1) & (z * truth >= need)
+        lost = int(np.sum(must & ~kept))
         return (-lost, int(np.sum(c[rw])), -float(np.sum(np.abs(w - w0) / scale)))
 
     w = w0.copy()
@@ -614,7 +632,12 @@ def fit_weights(
 
 
 def refit_report(
-    rows: list[Row], p: ClassifyParams, shipped: float, sets: list[str], seeds: int
+    rows: list[Row],
+    p: ClassifyParams,
+    shipped: float,
+    sets: list[str],
+    seeds: int,
+    margin: float = 0.0,
 ) -> None:
     """The refit (style as ordinary evidence, weights re-chosen) against the shipped rule
     and the baselines given the pair, out of fold: grouped 5-fold CV by source article
@@ -626,8 +649,12 @@ def refit_report(
     c_ship = _calls(ship, found, truth)
     rw = np.array([r.rewrite for r in rows])
     mach_ok = ~rw & (c_ship == 1)
+    # in fitting, a machine-made pair counts as kept only with this much of its shipped
+    # score's margin (``--refit-margin``): a safety room for pairs not seen in the fold
+    need = np.minimum(margin, ship * truth) if margin > 0 else None
+    print(f"\nrefit: machine-made pairs kept in fitting at a score of min({margin:g}, shipped)")
     variants = {"refit": list(range(len(names))), "style weight": [len(names) - 1]}
-    w_all = fit_weights(rows, x, w0, variants["refit"], mach_ok)
+    w_all = fit_weights(rows, x, w0, variants["refit"], mach_ok, need)
     print("\nrefit (model_style ordinary evidence), chosen on all rows:")
     print("  " + ", ".join(f"{n} {a:g}->{b:g}" for n, a, b in zip(names, w0, w_all) if a != b))
     c = _calls(x @ w_all, found, truth)
@@ -653,40 +680,58 @@ def refit_report(
             ml = tune_margin(trw, length_call, LEN_GRID)
             ms = tune_margin(trw, style_call, STYLE_GRID)
             for v, free in variants.items():
-                w = fit_weights(trows, x[tr], w0, free, mach_ok[tr])
+                w = fit_weights(
+                    trows, x[tr], w0, free, mach_ok[tr], None if need is None else need[tr]
+                )
                 picks[v].append(w)
                 cz = _calls(x[te] @ w, found[te], truth[te])
                 for i, o in zip(te, cz):
                     r = rows[i]
                     if r.rewrite:
                         got[v][(r.set, "RUW"[1 - o])] += 1
+                        if r.kind.endswith("_same"):
+                            got[v][("same", "RUW"[1 - o])] += 1
                     else:
                         got[v][("machine", "RUW"[1 - o])] += 1
-                        lost[v] += bool(mach_ok[i] and o != 1)
+                        if mach_ok[i] and o != 1:
+                            lost[v] += 1
+                            got[v][("lost " + r.kind, "R")] += 1
             for i in te:
                 r = rows[i]
                 key = r.set if r.rewrite else "machine"
                 got["shipped"][(key, "RUW"[1 - c_ship[i]])] += 1
+                same = r.kind.endswith("_same")
+                if same:
+                    got["shipped"][("same", "RUW"[1 - c_ship[i]])] += 1
                 if r.rewrite:
-                    got["longer"][(r.set, length_call(r, ml))] += 1
-                    got["style only"][(r.set, style_call(r, ms))] += 1
+                    for v, o in (
+                        ("longer", length_call(r, ml)),
+                        ("style only", style_call(r, ms)),
+                    ):
+                        got[v][(r.set, o)] += 1
+                        if same:
+                            got[v][("same", o)] += 1
         return got, lost, picks
 
     rsets = [s for s in sets if any(r.set == s and r.rewrite for r in rows)]
     n = int(rw.sum())
 
     def line(label: str, got: Counter, lost: int | None) -> str:
-        right = sum(v for (s, o), v in got.items() if o == "R" and s != "machine")
-        per = "  ".join(f"{s} {got[(s, 'R')]}/{got[(s, 'U')]}/{got[(s, 'W')]}" for s in rsets)
+        right = sum(got[(s, "R")] for s in rsets)
+        per = "  ".join(
+            f"{s} {got[(s, 'R')]}/{got[(s, 'U')]}/{got[(s, 'W')]}" for s in [*rsets, "same"]
+        )
+        which = ", ".join(k[5:] for k, _ in got if k.startswith("lost "))
         m = (
             f"; machine-made right {got[('machine', 'R')]} of {int((~rw).sum())}"
-            + (f" (lost against shipped {lost})" if lost is not None else "")
+            + (f" (lost against shipped {lost}: {which})" if lost is not None else "")
             if label in (*variants, "shipped")
             else ""
         )
         return f"    {label:13s} pooled {right}/{n} = {right / n:.3f}  ({per}){m}"
 
     groups = sorted({r.group for r in rows})
+    shares: dict[str, list[float]] = {}
     for seed in range(seeds):
         g = groups[:]
         random.Random(seed).shuffle(g)
@@ -695,7 +740,12 @@ def refit_report(
         print(f"  grouped 5-fold CV, seed {seed}:")
         for v in [*variants, "shipped", "longer", "style only"]:
             print(line(v, got[v], lost.get(v)))
+            shares.setdefault(v, []).append(sum(got[v][(s, "R")] for s in rsets) / n)
         print("    refit style weight per fold: " + ", ".join(f"{w[-1]:g}" for w in picks["refit"]))
+    print(
+        "  grouped CV over seeds (mean, min-max): "
+        + "; ".join(f"{v} {np.mean(a):.3f} ({min(a):.3f}-{max(a):.3f})" for v, a in shares.items())
+    )
     order = {s: i for i, s in enumerate(sets)}
     got, lost, picks = tally({i: order[r.set] for i, r in enumerate(rows)}, len(sets))
     print("  leave one set out (each set read by a rule fitted on the others):")
