@@ -26,6 +26,15 @@ weight ``w_hi``, on pairs where the named evidence (e.g. ``artefacts``: what hol
 round trips) weighs under a threshold ``t`` (nothing says the pair is machine-made); at the
 shipped bar and weight, ``(t, w_hi)`` are chosen by the same criterion, per fold.
 
+``--refit`` (a what-if, session 15 ``dirlearn``): ``model_style`` as an ordinary weighted
+evidence (always added where it speaks, no bar) and every direction weight re-chosen by a
+coordinate search (each weight on a grid of multiples of its shipped value, the style's on
+an absolute grid; three sweeps from the shipped weights) with the criterion: fewest
+machine-made pairs lost that the shipped rule gets right, then right minus wrong on the
+rewrites, then the smallest change from the shipped weights. Read out of fold in the
+grouped 5-fold CV and leaving one set out (the honest test of "carries to other news");
+a second variant re-chooses only the style's weight.
+
 Usage: PYTHONPATH=src:bench .venv/bin/python bench/fit_style_bar.py \\
            --routes /work/deriv3/routes-tune TUNE_OUT/pairs.jsonl \\
            --routes /work/deriv3/routes-held HELD_OUT/pairs.jsonl \\
@@ -348,7 +357,22 @@ def main() -> int:
         "is also weighed above the bar (weight and threshold chosen per fold, at the shipped "
         "bar and weight) where their weighted mass is under the threshold",
     )
+    ap.add_argument(
+        "--refit",
+        action="store_true",
+        help="model_style as an ordinary weighted evidence and every direction weight "
+        "re-chosen per fold (grouped CV and leave-one-set-out)",
+    )
+    ap.add_argument(
+        "--refit-margin",
+        type=float,
+        action="append",
+        default=None,
+        help="with --refit: a machine-made pair counts as kept in fitting only at a score "
+        "of min(this, its shipped score) (repeatable; default 0)",
+    )
     args = ap.parse_args()
+    args.refit_margin = args.refit_margin or [0.0]
     p = ClassifyParams()
     oof = json.loads(args.oof.read_text()) if args.oof else {}
     rows: list[Row] = []
@@ -467,6 +491,9 @@ def main() -> int:
     )
     for gate in args.gate:  # each a what-if of its own
         gate_report(rows, tuple(gate.split(",")), p, shipped, sets, args.seeds)
+    if args.refit:
+        for m in args.refit_margin:
+            refit_report(rows, p, shipped, sets, args.seeds, m)
     return 0
 
 
@@ -527,6 +554,208 @@ def gate_report(
             f"chosen {picks}"
         )
     print(f"  gated, mean over seeds: {np.mean(tot):.3f} (min {min(tot):.3f}, max {max(tot):.3f})")
+
+
+#: the refit's grids: multiples of a shipped weight, and the style's own weights
+REFIT_MULT = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0)
+REFIT_STYLE = (0.0, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0)
+
+
+def style_speaks(r: Row) -> bool:
+    """Where ``model_style`` has a value (as ``direction_score`` reads it)."""
+    return (
+        r.typed == "spun"
+        and r.pa is not None
+        and r.pb is not None
+        and not r.kind.startswith("oneway")
+    )
+
+
+def design(rows: list[Row], p: ClassifyParams) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """The evidence values as a matrix (the style last, ``p(b) - p(a)`` where it speaks),
+    their names, and the shipped weights in that order."""
+    w = dict(zip(p.direction_evidence, p.direction_weights))
+    names = [n for n in p.direction_evidence if n not in p.decider_evidence] + ["model_style"]
+    col = {n: i for i, n in enumerate(names)}
+    x = np.zeros((len(rows), len(names)))
+    for i, r in enumerate(rows):
+        for k, v in r.ev.items():
+            x[i, col[k]] = v
+        if style_speaks(r):
+            x[i, -1] = r.pb - r.pa
+    return x, names, np.array([w[n] for n in names])
+
+
+def _calls(z: np.ndarray, found: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """+1 right, 0 undecided or not found, -1 wrong."""
+    return np.where(~found | (z == 0), 0, np.where(z * truth > 0, 1, -1))
+
+
+def fit_weights(
+    rows: list[Row],
+    x: np.ndarray,
+    w0: np.ndarray,
+    free: list[int],
+    must: np.ndarray,
+    need: np.ndarray | None = None,
+) -> np.ndarray:
+    """Coordinate search over the ``free`` weights (criterion of the module doc);
+    ``must``: the machine-made rows the shipped rule gets right; ``need``: the score
+    (times the truth) each of them must keep to count as kept (default: above 0)."""
+    rw = np.array([r.rewrite for r in rows])
+    found = np.array([r.found for r in rows])
+    truth = np.array([r.truth for r in rows])
+    scale = np.where(w0 > 0, w0, 1.0)
+
+    def key(w: np.ndarray) -> tuple:
+        z = x @ w
+        c = _calls(z, found, truth)
+        kept = (c == 1) if need is None else (c == 1) & (z * truth >= need)
+        lost = int(np.sum(must & ~kept))
+        return (-lost, int(np.sum(c[rw])), -float(np.sum(np.abs(w - w0) / scale)))
+
+    w = w0.copy()
+    best = key(w)
+    for _ in range(3):
+        moved = False
+        for j in free:
+            grid = REFIT_STYLE if j == len(w0) - 1 else [m * w0[j] for m in REFIT_MULT]
+            for v in grid:
+                t = w.copy()
+                t[j] = v
+                k = key(t)
+                if k > best:
+                    best, w, moved = k, t, True
+        if not moved:
+            break
+    return w
+
+
+def refit_report(
+    rows: list[Row],
+    p: ClassifyParams,
+    shipped: float,
+    sets: list[str],
+    seeds: int,
+    margin: float = 0.0,
+) -> None:
+    """The refit (style as ordinary evidence, weights re-chosen) against the shipped rule
+    and the baselines given the pair, out of fold: grouped 5-fold CV by source article
+    (``seeds`` groupings) and leave-one-set-out."""
+    x, names, w0 = design(rows, p)
+    ship = np.array([rule(r, p.decider_bar, shipped) for r in rows])
+    found = np.array([r.found for r in rows])
+    truth = np.array([r.truth for r in rows])
+    c_ship = _calls(ship, found, truth)
+    rw = np.array([r.rewrite for r in rows])
+    mach_ok = ~rw & (c_ship == 1)
+    # in fitting, a machine-made pair counts as kept only with this much of its shipped
+    # score's margin (``--refit-margin``): a safety room for pairs not seen in the fold
+    need = np.minimum(margin, ship * truth) if margin > 0 else None
+    print(f"\nrefit: machine-made pairs kept in fitting at a score of min({margin:g}, shipped)")
+    variants = {"refit": list(range(len(names))), "style weight": [len(names) - 1]}
+    w_all = fit_weights(rows, x, w0, variants["refit"], mach_ok, need)
+    print("\nrefit (model_style ordinary evidence), chosen on all rows:")
+    print("  " + ", ".join(f"{n} {a:g}->{b:g}" for n, a, b in zip(names, w0, w_all) if a != b))
+    c = _calls(x @ w_all, found, truth)
+    lost_all = int(np.sum(mach_ok & (c != 1)))
+    print(
+        f"  in-sample: rewrites right {int(np.sum(c[rw] == 1))} of {int(rw.sum())} "
+        f"(shipped {int(np.sum(c_ship[rw] == 1))}); machine-made lost {lost_all}"
+    )
+
+    def tally(
+        fold: dict[int, int], nfolds: int
+    ) -> tuple[dict[str, Counter], dict[str, int], dict[str, list]]:
+        got = {v: Counter() for v in [*variants, "shipped", "longer", "style only"]}
+        lost = {v: 0 for v in variants}
+        picks: dict[str, list] = {v: [] for v in variants}
+        for f in range(nfolds):
+            tr = [i for i in range(len(rows)) if fold[i] != f]
+            te = [i for i in range(len(rows)) if fold[i] == f]
+            if not te:
+                continue
+            trows = [rows[i] for i in tr]
+            trw = [r for r in trows if r.rewrite]
+            ml = tune_margin(trw, length_call, LEN_GRID)
+            ms = tune_margin(trw, style_call, STYLE_GRID)
+            for v, free in variants.items():
+                w = fit_weights(
+                    trows, x[tr], w0, free, mach_ok[tr], None if need is None else need[tr]
+                )
+                picks[v].append(w)
+                cz = _calls(x[te] @ w, found[te], truth[te])
+                for i, o in zip(te, cz):
+                    r = rows[i]
+                    if r.rewrite:
+                        got[v][(r.set, "RUW"[1 - o])] += 1
+                        if r.kind.endswith("_same"):
+                            got[v][("same", "RUW"[1 - o])] += 1
+                    else:
+                        got[v][("machine", "RUW"[1 - o])] += 1
+                        if mach_ok[i] and o != 1:
+                            lost[v] += 1
+                            got[v][("lost " + r.kind, "R")] += 1
+            for i in te:
+                r = rows[i]
+                key = r.set if r.rewrite else "machine"
+                got["shipped"][(key, "RUW"[1 - c_ship[i]])] += 1
+                same = r.kind.endswith("_same")
+                if same:
+                    got["shipped"][("same", "RUW"[1 - c_ship[i]])] += 1
+                if r.rewrite:
+                    for v, o in (
+                        ("longer", length_call(r, ml)),
+                        ("style only", style_call(r, ms)),
+                    ):
+                        got[v][(r.set, o)] += 1
+                        if same:
+                            got[v][("same", o)] += 1
+        return got, lost, picks
+
+    rsets = [s for s in sets if any(r.set == s and r.rewrite for r in rows)]
+    n = int(rw.sum())
+
+    def line(label: str, got: Counter, lost: int | None) -> str:
+        right = sum(got[(s, "R")] for s in rsets)
+        per = "  ".join(
+            f"{s} {got[(s, 'R')]}/{got[(s, 'U')]}/{got[(s, 'W')]}" for s in [*rsets, "same"]
+        )
+        which = ", ".join(k[5:] for k, _ in got if k.startswith("lost "))
+        m = (
+            f"; machine-made right {got[('machine', 'R')]} of {int((~rw).sum())}"
+            + (f" (lost against shipped {lost}: {which})" if lost is not None else "")
+            if label in (*variants, "shipped")
+            else ""
+        )
+        return f"    {label:13s} pooled {right}/{n} = {right / n:.3f}  ({per}){m}"
+
+    groups = sorted({r.group for r in rows})
+    shares: dict[str, list[float]] = {}
+    for seed in range(seeds):
+        g = groups[:]
+        random.Random(seed).shuffle(g)
+        gf = {x_: i % 5 for i, x_ in enumerate(g)}
+        got, lost, picks = tally({i: gf[r.group] for i, r in enumerate(rows)}, 5)
+        print(f"  grouped 5-fold CV, seed {seed}:")
+        for v in [*variants, "shipped", "longer", "style only"]:
+            print(line(v, got[v], lost.get(v)))
+            shares.setdefault(v, []).append(sum(got[v][(s, "R")] for s in rsets) / n)
+        print("    refit style weight per fold: " + ", ".join(f"{w[-1]:g}" for w in picks["refit"]))
+    print(
+        "  grouped CV over seeds (mean, min-max): "
+        + "; ".join(f"{v} {np.mean(a):.3f} ({min(a):.3f}-{max(a):.3f})" for v, a in shares.items())
+    )
+    order = {s: i for i, s in enumerate(sets)}
+    got, lost, picks = tally({i: order[r.set] for i, r in enumerate(rows)}, len(sets))
+    print("  leave one set out (each set read by a rule fitted on the others):")
+    for v in [*variants, "shipped", "longer", "style only"]:
+        print(line(v, got[v], lost.get(v)))
+    for s, w in zip([s for s in sets if any(r.set == s for r in rows)], picks["refit"]):
+        print(
+            f"    refit without {s}: "
+            + ", ".join(f"{nm} {a:g}->{b:g}" for nm, a, b in zip(names, w0, w) if a != b)
+        )
 
 
 if __name__ == "__main__":
