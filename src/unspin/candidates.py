@@ -190,7 +190,7 @@ def minhash_arrays(
         return old.i, old.j
     width = len(docs[0].minhash) * 2  # uint64 digests as float32 pairs in the file
     vf = VectorFile(folder, slot, width)
-    rows = _DigestRows(docs)
+    rows = _LazyRows(docs, _digest_row)
     out = None
     file, at, used = None, None, 0
     if old is not None and len(old.keys):
@@ -224,12 +224,13 @@ class MinhashState:
         self.file, self.at, self.used = file, at, used
 
 
-class _DigestRows(Sequence):
-    """The docs' MinHash digests as float32 rows (the uint64 values' bytes), read when
-    asked for: the kept docs' come from the vector file."""
+class _LazyRows(Sequence):
+    """One row per doc, made by ``row(doc)`` when asked for: an update reads only the
+    new docs' rows (the kept ones come from the store's vector file)."""
 
-    def __init__(self, docs: Sequence[Doc]) -> None:
+    def __init__(self, docs: Sequence[Doc], row: Callable[[Doc], np.ndarray]) -> None:
         self.docs = docs
+        self.row = row
 
     def __len__(self) -> int:
         return len(self.docs)
@@ -237,7 +238,16 @@ class _DigestRows(Sequence):
     def __getitem__(self, i):  # type: ignore[override]
         if isinstance(i, slice):
             return [self[k] for k in range(*i.indices(len(self)))]
-        return np.asarray(self.docs[i].minhash, dtype=np.uint64).view(np.float32)
+        return self.row(self.docs[i])
+
+
+def _doc_vector_row(doc: Doc) -> np.ndarray:
+    return doc.doc_vector
+
+
+def _digest_row(doc: Doc) -> np.ndarray:
+    """A doc's MinHash digest as a float32 row (the uint64 values' bytes)."""
+    return np.asarray(doc.minhash, dtype=np.uint64).view(np.float32)
 
 
 #: above this many docs added or removed at once, the MinHash pairs are banded again
@@ -957,7 +967,7 @@ def doc_knn_arrays(
     if len(docs) < 2:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty
-    rows = _DocRows(docs)
+    rows = _LazyRows(docs, _doc_vector_row)
     r, c, _ = _neighbours(rows, k, min_sim, keys, cache, "doc", mapper, len(docs[0].doc_vector))
     return r, c
 
@@ -1012,22 +1022,6 @@ def sentence_rows(
             owner.append(di)
             at.append(k)
     return owner, _Rows(docs, owner, at)
-
-
-class _DocRows(Sequence):
-    """The docs' document vectors, each read when asked for (an update reads only the
-    new rows': the kept ones come from the store's vector file)."""
-
-    def __init__(self, docs: Sequence[Doc]) -> None:
-        self.docs = docs
-
-    def __len__(self) -> int:
-        return len(self.docs)
-
-    def __getitem__(self, i):  # type: ignore[override]
-        if isinstance(i, slice):
-            return [self[k] for k in range(*i.indices(len(self)))]
-        return self.docs[i].doc_vector
 
 
 class _Rows(Sequence):
