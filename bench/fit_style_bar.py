@@ -248,6 +248,11 @@ def choose_gate(
     return best[1] if best else Gate(names, 0.0, 0.0)
 
 
+def per_set(got: Counter, sets: list[str], sep: str) -> str:
+    """``set right/undecided/wrong`` for each set, joined by ``sep``."""
+    return sep.join(f"{s} {got[(s, 'R')]}/{got[(s, 'U')]}/{got[(s, 'W')]}" for s in sets)
+
+
 def outcome(r: Row, z: float) -> str:
     if not r.found or z == 0:
         return "U"
@@ -473,11 +478,7 @@ def main() -> int:
         shares["rule"].append(right / n)
         shares["longer"].append(base[("longer", "R")] / n)
         shares["style"].append(base[("style", "R")] / n)
-        per = "; ".join(
-            f"{s} {got[(s, 'R')]}/{got[(s, 'U')]}/{got[(s, 'W')]}"
-            for s in sets
-            if any(r.set == s for r in rw)
-        )
+        per = per_set(got, [s for s in sets if any(r.set == s for r in rw)], "; ")
         print(
             f"  seed {seed}: rewrites {right}/{n} = {right / n:.3f} ({per}); machine-made right "
             f"{mach_got['R']} of {nm}; longer {base[('longer', 'R')] / n:.3f}, style only "
@@ -543,11 +544,7 @@ def gate_report(
                     lost += outcome(r, rule(r, bar, w)) == "R" and o != "R"
         right = sum(v for (s, o), v in got.items() if o == "R")
         tot.append(right / n)
-        per = "; ".join(
-            f"{s} {got[(s, 'R')]}/{got[(s, 'U')]}/{got[(s, 'W')]}"
-            for s in sets
-            if any(r.set == s for r in rw)
-        )
+        per = per_set(got, [s for s in sets if any(r.set == s for r in rw)], "; ")
         print(
             f"  seed {seed}: rewrites {right}/{n} = {right / n:.3f} ({per}); machine-made "
             f"right {mach_got['R']} of {len(mach)} (lost against the shipped rule: {lost}); "
@@ -718,9 +715,7 @@ def refit_report(
 
     def line(label: str, got: Counter, lost: int | None) -> str:
         right = sum(got[(s, "R")] for s in rsets)
-        per = "  ".join(
-            f"{s} {got[(s, 'R')]}/{got[(s, 'U')]}/{got[(s, 'W')]}" for s in [*rsets, "same"]
-        )
+        per = per_set(got, [*rsets, "same"], "  ")
         which = ", ".join(k[5:] for k, _ in got if k.startswith("lost "))
         m = (
             f"; machine-made right {got[('machine', 'R')]} of {int((~rw).sum())}"
