@@ -277,6 +277,11 @@ class Result:
     #: the settings the results were computed with (``unspin.pipeline.Config`` as plain
     #: data), written to ``manifest.json`` so a run can be repeated
     config: dict[str, Any] = field(default_factory=dict)
+    #: the JSON lines of rows their producer already has (the line stored with the
+    #: value the row's object was read from), by table and ``id()`` of the row's object
+    #: in this Result: the results writer takes them instead of building those rows
+    #: again (``unspin.output``). Not results: left out of comparisons and repr.
+    lines: dict[str, dict[int, str]] = field(default_factory=dict, repr=False, compare=False)
 
     def article_records(self) -> list[dict[str, Any]]:
         story_of = {a: s.id for s in self.stories for a in s.articles}
