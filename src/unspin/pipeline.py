@@ -450,6 +450,7 @@ _RULE_MODULES = (
     "lineage",
     "model",
     "normalise",
+    "output",  # the JSON lines stored with pair and component results (row_line)
     "pipeline",
     "quotes",
     "stories",
