@@ -239,3 +239,48 @@ def test_store_keepers_are_bounded_per_process(tmp_path, monkeypatch, keepers) -
     for p in paths:
         with us.Store(p) as st:
             assert st.memo_get("t", ["a"]) == {"a": 1}
+
+
+def test_stored_docs_read_tokens_and_keys_on_first_use_equal_a_whole_read(tmp_path) -> None:
+    """A lazily read stored doc parses its ``tokens`` and ``keys`` (the end of its JSON)
+    on first use: equal to the doc read whole, through pickling (to a worker) and
+    assignment; a row written in another key order, or text holding the mark inside a
+    string, is read whole."""
+    import pickle
+
+    import unspin.store as us
+    from unspin.fingerprint import prepare
+
+    text = 'He said: ", "tokens": [1] and \\\\", "keys": x. Then the mayor left on Monday.'
+    arts = [Article(id="a", text=text), Article(id="b", text=BRIDGE)]
+    cfg = Config(embedder="hashing")
+    unspin.scan(arts, out=tmp_path / "res", config=cfg)
+    with us.Store(tmp_path / "res" / ".unspin") as st:
+        whole = st.get_docs(arts, "hashing")
+        lazy = st.get_docs(arts, "hashing", lazy=True)
+        for w, d in zip(whole, lazy):
+            assert d.__dict__["_tail"] is not None  # not parsed yet
+            assert d.keys == w.keys and d.tokens == w.tokens and d.keys
+            assert d.__dict__["_tail"] is None
+        again = st.get_docs(arts, "hashing", lazy=True)
+        for w, d in zip(whole, again):
+            back = pickle.loads(pickle.dumps(d))
+            assert back.tokens == w.tokens and back.keys == w.keys
+            d.keys = ["x"]
+            assert d.keys == ["x"] and d.tokens == w.tokens
+    data = json.dumps({"tokens": [["a"]], "keys": ["k"], "sentences": [], "quotes": []})
+    assert us._split_tail(data) is None  # another order: read whole
+    d = prepare(Article(id="c", text=text))
+    row = json.dumps(
+        {
+            "sentences": [],
+            "quotes": [[0, 5, '", "tokens": ']],
+            "lang": "en",
+            "lang_confidence": 1.0,
+            "norm_hash": "h",
+            "tokens": d.tokens,
+            "keys": ["k"],
+        }
+    )
+    head, tail = us._split_tail(row)
+    assert {**head, **json.loads(tail)} == json.loads(row)
