@@ -577,18 +577,24 @@ MACHINE_SETS = (
 MACHINE_BARS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0)
 LEAD_MINS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3)
 LEAD_WEIGHTS = (6.0, 8.0, 12.0, 16.0, 24.0, 48.0)
+LEAD_WRITTEN = (0.0, 0.3, 0.5)
+#: in choosing, a machine-made pair counts as kept only at a score (times the truth) of at
+#: least min(TWO_STAGE_MARGIN, its score under the decider rule): room for pairs not seen
+TWO_STAGE_MARGIN = 1.0
 
 
 @dataclass(frozen=True)
 class TwoStage:
     """The two-stage rule (``unspin.evidence.direction_score``): where the weighted mass of
     the ``names`` evidence is under ``bar`` and the style gap reaches ``lead_min``, the
-    style is added with ``weight`` whatever the rest says; elsewhere the decider rule."""
+    style is added with ``weight`` whatever the rest says, when one text reads
+    model-written at ``written`` or more; elsewhere the decider rule."""
 
     names: tuple[str, ...]
     bar: float
     lead_min: float
     weight: float
+    written: float = 0.0
 
 
 def two_stage(r: Row, t: TwoStage | None, bar: float, w: float, p: ClassifyParams) -> float:
@@ -598,6 +604,7 @@ def two_stage(r: Row, t: TwoStage | None, bar: float, w: float, p: ClassifyParam
         or not style_speaks(r)
         or r.pa == r.pb
         or abs(r.pb - r.pa) < t.lead_min
+        or max(r.pa, r.pb) < t.written
         or machine_mass(r, t.names, p) >= t.bar
     ):
         return rule(r, bar, w)
@@ -607,29 +614,34 @@ def two_stage(r: Row, t: TwoStage | None, bar: float, w: float, p: ClassifyParam
 def choose_two_stage(
     rows: list[Row], bar: float, w: float, p: ClassifyParams, sets_: tuple = MACHINE_SETS
 ) -> TwoStage | None:
-    """(names, machine bar, lead_min, weight) by the module doc's criterion: no machine-made
-    pair lost that the decider rule gets right, then right minus wrong on the rewrites,
-    then the fewest machine-made pairs touched, the smaller weight, the larger lead_min,
-    the lower machine bar, the fewer names (the most cautious of equals)."""
+    """(names, machine bar, lead_min, weight, written) by the module doc's criterion: no
+    machine-made pair lost that the decider rule gets right, then right minus wrong on the
+    rewrites, then the fewest machine-made pairs touched, the smaller weight, the larger
+    lead_min, the lower machine bar, the higher written bar, the fewer names (the most
+    cautious of equals). A machine-made pair counts as kept only at a score (times the
+    truth) of at least min(``TWO_STAGE_MARGIN``, its decider-rule score)."""
     rw = [r for r in rows if r.rewrite]
     mach = [r for r in rows if not r.rewrite]
     base = {id(r): rule(r, bar, w) for r in rows}
+    keep = [r for r in mach if outcome(r, base[id(r)]) == "R"]
     best = None
     for names in sets_:
         for mb in MACHINE_BARS:
             for lm in LEAD_MINS:
                 for lw in LEAD_WEIGHTS:
-                    t = TwoStage(names, mb, lm, lw)
-                    z = {id(r): two_stage(r, t, bar, w, p) for r in rows}
-                    if any(
-                        outcome(r, base[id(r)]) == "R" and outcome(r, z[id(r)]) != "R" for r in mach
-                    ):
-                        continue
-                    c = Counter(outcome(r, z[id(r)]) for r in rw)
-                    touched = sum(z[id(r)] != base[id(r)] for r in mach)
-                    key = (c["R"] - c["W"], -touched, -lw, lm, -mb, -len(names))
-                    if best is None or key > best[0]:
-                        best = (key, t)
+                    for pw in LEAD_WRITTEN:
+                        t = TwoStage(names, mb, lm, lw, pw)
+                        if any(
+                            two_stage(r, t, bar, w, p) * r.truth
+                            < min(TWO_STAGE_MARGIN, base[id(r)] * r.truth)
+                            for r in keep
+                        ):
+                            continue
+                        c = Counter(outcome(r, two_stage(r, t, bar, w, p)) for r in rw)
+                        touched = sum(two_stage(r, t, bar, w, p) != base[id(r)] for r in mach)
+                        key = (c["R"] - c["W"], -touched, -lw, lm, -mb, pw, -len(names))
+                        if best is None or key > best[0]:
+                            best = (key, t)
     return best[1] if best else None
 
 
@@ -643,7 +655,7 @@ def two_stage_report(
     rw = [r for r in rows if r.rewrite]
     mach = [r for r in rows if not r.rewrite]
     t = choose_two_stage(rows, bar, w, p)
-    shipped = TwoStage(p.machine_evidence, p.machine_bar, p.lead_min, p.lead_weight)
+    shipped = TwoStage(p.machine_evidence, p.machine_bar, p.lead_min, p.lead_weight, p.lead_written)
     print(f"\ntwo-stage: chosen on all rows {t}; shipped {shipped}")
     kinds = sorted({r.kind for r in rows})
     for s in sets:
@@ -685,7 +697,7 @@ def two_stage_report(
         for f in range(5):
             tr = [r for r in rows if fold[r.group] != f]
             tf = choose_two_stage(tr, bar, w, p)
-            picks.append(tf and (len(tf.names), tf.bar, tf.lead_min, tf.weight))
+            picks.append(tf and (len(tf.names), tf.bar, tf.lead_min, tf.weight, tf.written))
             trw = [r for r in tr if r.rewrite]
             ml = tune_margin(trw, length_call, LEN_GRID)
             ms = tune_margin(trw, style_call, STYLE_GRID)

@@ -911,6 +911,7 @@ def test_two_stage_the_style_leads_unless_the_pair_reads_machine_made(monkeypatc
         machine_bar=1.0,
         lead_min=0.1,
         lead_weight=12.0,
+        lead_written=0.5,
     )
 
     def score(machine: float, other: float, pa: float, pb: float, p: ClassifyParams = params):
@@ -949,6 +950,11 @@ def test_two_stage_the_style_leads_unless_the_pair_reads_machine_made(monkeypatc
     # weighed)
     z, parts = score(0.0, -2.5, 0.45, 0.5)
     assert z == pytest.approx(-2.5) and "model_style" not in parts
+    # neither text reads model-written (both under lead_written): no lead, the decider rule
+    z, parts = score(0.0, -2.5, 0.05, 0.4)
+    assert z == pytest.approx(-2.5) and "model_style" not in parts
+    z, parts = score(0.0, -2.5, 0.05, 0.4, dataclasses.replace(params, lead_written=0.0))
+    assert z == pytest.approx(-2.5 + 12.0 * 0.35) and z > 0
     # lead_weight 0 is the decider rule everywhere
     z, _ = score(0.0, -0.5, 0.1, 0.8, dataclasses.replace(params, lead_weight=0.0))
     assert z == pytest.approx(-0.5 + w * 0.7)
@@ -962,6 +968,8 @@ def test_two_stage_params_are_validated() -> None:
         ({"lead_min": float("nan")}, "lead_min"),
         ({"lead_weight": -2.0}, "lead_weight"),
         ({"lead_weight": float("inf")}, "lead_weight"),
+        ({"lead_written": 1.5}, "lead_written"),
+        ({"lead_written": -0.1}, "lead_written"),
         ({"lead_evidence": ("fluency",)}, "lead_evidence"),
         ({"decider_evidence": ()}, "lead_evidence"),
         ({"machine_evidence": ("model_style",)}, "machine_evidence"),

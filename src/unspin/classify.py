@@ -175,6 +175,10 @@ class ClassifyParams:
     lead_min: float = 0.1
     # ... and its weight when it leads (0: no lead stage, the decider rule everywhere)
     lead_weight: float = 12.0
+    # ... and only where one text of the pair reads as model-written (its style
+    # probability, :attr:`unspin.evidence.DocFacts.style`, at least this; 0: anywhere): a
+    # pair of two texts people or machines wrote has no model-written side to point at
+    lead_written: float = 0.5
     evidence_cap: float = 5.0  # each evidence value is clipped to [-cap, cap]
     # ``unknown_credit``: a text is signed (says who published it) by a byline or imprint
     # line among its first or last this many non-empty lines (the headline, a byline
@@ -265,10 +269,14 @@ class ClassifyParams:
             raise ValueError(f"ClassifyParams.merge_unit must be > 0, got {self.merge_unit}")
         if self.decider_bar < 0:
             raise ValueError(f"ClassifyParams.decider_bar must be >= 0, got {self.decider_bar}")
-        for name in ("machine_bar", "lead_min", "lead_weight"):
+        for name in ("machine_bar", "lead_min", "lead_weight", "lead_written"):
             v = getattr(self, name)
             if not (v >= 0 and math.isfinite(v)):
                 raise ValueError(f"ClassifyParams.{name} must be finite and >= 0, got {v}")
+        if self.lead_written > 1:
+            raise ValueError(
+                f"ClassifyParams.lead_written is a probability (<= 1), got {self.lead_written}"
+            )
         stray = [n for n in self.lead_evidence if n not in self.decider_evidence]
         if stray:
             raise ValueError(

@@ -1286,16 +1286,27 @@ def machine_mass(p: Any, out: Sequence[Contribution]) -> float:
     return sum(abs(x.weight) for x in out if x.name in p.machine_evidence)
 
 
+def _reads_written(c: PairCtx) -> bool:
+    """Whether one text of the pair reads as written by a language model (its style
+    probability at least ``ClassifyParams.lead_written``; 0: always): the lead stage's
+    condition, since a pair of two texts people or machines wrote has no model-written
+    side for the style to point at."""
+    if c.params.lead_written <= 0:
+        return True
+    styles = [s for s in (c.fa.style, c.fb.style) if s is not None]
+    return bool(styles) and max(styles) >= c.params.lead_written
+
+
 def direction_score(c: PairCtx) -> tuple[float, list[Contribution]]:
     """Weighted sum of the direction evidence (> 0: ``a`` is the source) and each
     evidence's contribution (evidence that has nothing to say is left out), in two stages.
 
     1. Where nothing marks the pair as made by a machine (:func:`machine_mass` under
-       ``machine_bar``), a lead evidence (``ClassifyParams.lead_evidence``, one of the
-       deciders: the style of model-written text) whose value reaches ``lead_min`` in
-       magnitude is added with ``lead_weight`` whatever the rest says: on model-written
-       rewrites the other evidence, tuned on machine-made derivatives, is often sure and
-       wrong.
+       ``machine_bar``) and one text reads model-written (``lead_written``), a lead
+       evidence (``ClassifyParams.lead_evidence``, one of the deciders: the style of
+       model-written text) whose value reaches ``lead_min`` in magnitude is added with
+       ``lead_weight`` whatever the rest says: on model-written rewrites the other
+       evidence, tuned on machine-made derivatives, is often sure and wrong.
     2. Otherwise (a machine-made pair, or a lead value too small) the deciders
        (``ClassifyParams.decider_evidence``) are added only when the sum of the rest is
        under ``decider_bar`` in magnitude: they settle what the rest leaves unsure and
@@ -1318,7 +1329,7 @@ def direction_score(c: PairCtx) -> tuple[float, list[Contribution]]:
         z += w * v
         out.append(Contribution("direction", name, v, w * v, detail))
     rest = z
-    leading = p.lead_weight > 0 and bool(p.lead_evidence)
+    leading = p.lead_weight > 0 and bool(p.lead_evidence) and _reads_written(c)
     mass = machine_mass(p, out) if leading else 0.0
     machine = f"machine evidence {mass:.2f} at or over {p.machine_bar:g}"
     got_of = {
