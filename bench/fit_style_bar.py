@@ -577,7 +577,7 @@ MACHINE_SETS = (
 MACHINE_BARS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0)
 LEAD_MINS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3)
 LEAD_WEIGHTS = (6.0, 8.0, 12.0, 16.0, 24.0, 48.0)
-LEAD_WRITTEN = (0.0, 0.3, 0.5)
+LEAD_WRITTEN = (0.0, 0.3, 0.5, 0.6, 0.7, 0.8)
 #: in choosing, a machine-made pair counts as kept only at a score (times the truth) of at
 #: least min(TWO_STAGE_MARGIN, its score under the decider rule): room for pairs not seen
 TWO_STAGE_MARGIN = 1.0

@@ -10,6 +10,7 @@ out of fold (``--oof``, written by ``bench/fit_model_style.py``). Undecided coun
 Usage: PYTHONPATH=src:bench .venv/bin/python bench/style_baselines.py
            [--tune /work/deriv3/routes-tune] [--held /work/deriv3/routes-held]
            [--pac /work/rewrites-pac] [--oof /work/mstyle-train/oof.json]
+(``''`` for --held, --pac or --oof: none)
 """
 
 from __future__ import annotations
@@ -88,9 +89,14 @@ def main() -> int:
     ap.add_argument("--tune", default="/work/deriv3/routes-tune")
     ap.add_argument("--held", default="/work/deriv3/routes-held")
     ap.add_argument("--pac", default="/work/rewrites-pac")
-    ap.add_argument("--oof", default="/work/mstyle-train/oof.json")
+    ap.add_argument(
+        "--oof",
+        default="/work/mstyle-train/oof.json",
+        help="out-of-fold style probabilities of the style model's training texts ('' for "
+        "none: the tune rewrites were not among them)",
+    )
     args = ap.parse_args()
-    oof = json.loads(Path(args.oof).read_text())
+    oof = json.loads(Path(args.oof).read_text()) if args.oof else {}
 
     def style(text: str, out_of_fold: bool) -> float | None:
         if out_of_fold and oof_key(text) in oof:
