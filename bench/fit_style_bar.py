@@ -35,13 +35,21 @@ rewrites, then the smallest change from the shipped weights. Read out of fold in
 grouped 5-fold CV and leaving one set out (the honest test of "carries to other news");
 a second variant re-chooses only the style's weight.
 
+``--two-stage`` (session 16, shipped): the two-stage rule of ``direction_score``: where the
+weighted mass of the machine evidence is under ``machine_bar`` and one text reads
+model-written (``lead_written``), a style gap of at least ``lead_min`` leads with
+``lead_weight``; elsewhere the decider rule. The names, bar, lead_min, weight and written bar
+are chosen on a grid (:func:`choose_two_stage`), with every machine-made pair the decider rule
+gets right kept at a score of at least min(1, its decider score), and read out of fold in the
+grouped 5-fold CV (``--oof ''`` where no text trained the style model).
+
 Usage: PYTHONPATH=src:bench .venv/bin/python bench/fit_style_bar.py \\
            --routes /work/deriv3/routes-tune TUNE_OUT/pairs.jsonl \\
            --routes /work/deriv3/routes-held HELD_OUT/pairs.jsonl \\
            --pac PAC_OUT/pairs.jsonl [--rewrites-pac /work/rewrites-pac] \\
            [--routes /work/rewrites2/set RW2_OUT/pairs.jsonl] \\
            [--oof /work/mstyle-train/oof.json] [--evidence-table] [--without NAME,...] \\
-           [--gate NAME,... [--gate NAME,...]]
+           [--gate NAME,... [--gate NAME,...]] [--two-stage]
 """
 
 from __future__ import annotations
