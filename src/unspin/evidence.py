@@ -1306,7 +1306,8 @@ def direction_score(c: PairCtx) -> tuple[float, list[Contribution]]:
        evidence (``ClassifyParams.lead_evidence``, one of the deciders: the style of
        model-written text) whose value reaches ``lead_min`` in magnitude is added with
        ``lead_weight`` whatever the rest says: on model-written rewrites the other
-       evidence, tuned on machine-made derivatives, is often sure and wrong.
+       evidence, tuned on machine-made derivatives, is often sure and wrong. The other
+       deciders, if any, are then not weighed.
     2. Otherwise (a machine-made pair, or a lead value too small) the deciders
        (``ClassifyParams.decider_evidence``) are added only when the sum of the rest is
        under ``decider_bar`` in magnitude: they settle what the rest leaves unsure and
