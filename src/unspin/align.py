@@ -479,6 +479,28 @@ class _Dense:
     def above(self, t: float) -> list[tuple[int, int]]:
         return [(int(i), int(j)) for i, j in zip(*np.nonzero(self.score >= t))]
 
+    def accepted(self, t: float, cross: bool) -> list[tuple[int, int, float, float, float]]:
+        """:func:`_accepted` on the matrices (the same pairs in the same order; templated
+        lines put every pair above the bar: 250,000 pairs read one by one)."""
+        hit = self.score >= t
+        n, m = hit.shape
+        best_j = np.zeros_like(hit)
+        best_j[np.arange(n), self.best_j] = True
+        best_i = np.zeros_like(hit)
+        best_i[self.best_i, np.arange(m)] = True
+        keep = hit & (best_j | best_i)
+        if cross:
+            mutual = np.pad(hit & best_j & best_i, 1)
+            near = np.zeros_like(hit)
+            for di in (0, 1, 2):
+                for dj in (0, 1, 2):
+                    near |= mutual[di : di + n, dj : dj + m]
+            keep &= near
+        return [
+            (int(i), int(j), float(self.score[i, j]), float(self.cos[i, j]), float(self.lex[i, j]))
+            for i, j in zip(*np.nonzero(keep))
+        ]
+
 
 def _lexical(a: Doc, b: Doc, i: int, j: int) -> float:
     return max(dice(a.tokens[i], b.tokens[j]), 0.8 * containment(a.tokens[i], b.tokens[j]))
@@ -619,6 +641,8 @@ def _scores(a: Doc, b: Doc, p: AlignParams) -> _Dense | _Blocked | _Swapped:
 
 def _accepted(a: Doc, b: Doc, p: AlignParams, m) -> list[tuple[int, int, float, float, float]]:
     cross = cross_language(a, b)
+    if hasattr(m, "accepted"):  # the dense scorer reads its matrices at once
+        return m.accepted(p.min_score_cross if cross else p.min_score, cross)
     hits = list(m.above(p.min_score_cross if cross else p.min_score))
     # best for either side (a split or merged sentence matches its parts); across
     # languages, where the bar is lower, for both sides, or for one side next to such a
