@@ -47,9 +47,10 @@ class FingerprintParams:
     duplicates, MinHash, salient keys, language and quotations are still read from the
     whole text. The encoder, the sentence k-NN and the pair stages cost per sentence (a
     text at the 2,000,000-character limit: 16,589 sentences, 24.5 CPU s in the encoder
-    alone, 3x the rest of its scan); news articles are far below the cap: the largest sentence counts in ../shared are Reuters 337, BBC 243,
-    ECB+ 91, PAC 59, MEANTIME 54, NTREX 42 (23,458 articles; Reuters' 99.9th percentile
-    109), so 500 leaves half as much again above the longest and changes none of them.
+    alone, 3x the rest of its scan). News articles are far below the cap: the largest
+    sentence counts in ../shared are Reuters 337, BBC 243, ECB+ 91, PAC 59, MEANTIME 54,
+    NTREX 42 (23,458 articles; Reuters' 99.9th percentile 109), so 500 leaves half as
+    much again above the longest and changes none of them.
     """
 
     max_sentences: int = 500
