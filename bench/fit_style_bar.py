@@ -35,13 +35,21 @@ rewrites, then the smallest change from the shipped weights. Read out of fold in
 grouped 5-fold CV and leaving one set out (the honest test of "carries to other news");
 a second variant re-chooses only the style's weight.
 
+``--two-stage`` (session 16, shipped): the two-stage rule of ``direction_score``: where the
+weighted mass of the machine evidence is under ``machine_bar`` and one text reads
+model-written (``lead_written``), a style gap of at least ``lead_min`` leads with
+``lead_weight``; elsewhere the decider rule. The names, bar, lead_min, weight and written bar
+are chosen on a grid (:func:`choose_two_stage`), with every machine-made pair the decider rule
+gets right kept at a score of at least min(1, its decider score), and read out of fold in the
+grouped 5-fold CV (``--oof ''`` where no text trained the style model).
+
 Usage: PYTHONPATH=src:bench .venv/bin/python bench/fit_style_bar.py \\
            --routes /work/deriv3/routes-tune TUNE_OUT/pairs.jsonl \\
            --routes /work/deriv3/routes-held HELD_OUT/pairs.jsonl \\
            --pac PAC_OUT/pairs.jsonl [--rewrites-pac /work/rewrites-pac] \\
            [--routes /work/rewrites2/set RW2_OUT/pairs.jsonl] \\
            [--oof /work/mstyle-train/oof.json] [--evidence-table] [--without NAME,...] \\
-           [--gate NAME,... [--gate NAME,...]]
+           [--gate NAME,... [--gate NAME,...]] [--two-stage]
 """
 
 from __future__ import annotations
@@ -346,7 +354,12 @@ def main() -> int:
     ap.add_argument("--routes", nargs=2, action="append", default=[], metavar=("FOLDER", "PAIRS"))
     ap.add_argument("--pac", type=Path, default=None, help="eval_pac_rewrites pairs.jsonl")
     ap.add_argument("--rewrites-pac", type=Path, default=Path("/work/rewrites-pac"))
-    ap.add_argument("--oof", type=Path, default=Path("/work/mstyle-train/oof.json"))
+    ap.add_argument(
+        "--oof",
+        default="/work/mstyle-train/oof.json",
+        help="out-of-fold style probabilities of the style model's training texts ('' for "
+        "none: no evaluation text was a training text)",
+    )
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument(
         "--without",
@@ -376,10 +389,17 @@ def main() -> int:
         help="with --refit: a machine-made pair counts as kept in fitting only at a score "
         "of min(this, its shipped score) (repeatable; default 0)",
     )
+    ap.add_argument(
+        "--two-stage",
+        action="store_true",
+        help="the two-stage rule (session 16): where the machine evidence's weighted mass is "
+        "under machine_bar, the style leads (lead_weight) when its gap reaches lead_min; "
+        "machine_bar, lead_min and lead_weight chosen per fold for each machine evidence set",
+    )
     args = ap.parse_args()
     args.refit_margin = args.refit_margin or [0.0]
     p = ClassifyParams()
-    oof = json.loads(args.oof.read_text()) if args.oof else {}
+    oof = json.loads(Path(args.oof).read_text()) if args.oof else {}
     rows: list[Row] = []
     for folder, pairs in args.routes:
         rows += routes_rows(Path(folder), Path(pairs), oof, p)
@@ -492,6 +512,8 @@ def main() -> int:
     )
     for gate in args.gate:  # each a what-if of its own
         gate_report(rows, tuple(gate.split(",")), p, shipped, sets, args.seeds)
+    if args.two_stage:
+        two_stage_report(rows, p, shipped, sets, args.seeds)
     if args.refit:
         for m in args.refit_margin:
             refit_report(rows, p, shipped, sets, args.seeds, m)
@@ -551,6 +573,169 @@ def gate_report(
             f"chosen {picks}"
         )
     print(f"  gated, mean over seeds: {np.mean(tot):.3f} (min {min(tot):.3f}, max {max(tot):.3f})")
+
+
+#: the two-stage rule's grids (session 16): machine evidence sets, the mass at which a pair
+#: reads machine-made, the style gap from which it leads, its weight when it leads
+MACHINE_SETS = (
+    ("artefacts",),
+    ("artefacts", "name_variants", "name_swap", "wording"),
+    ("artefacts", "name_variants", "name_swap", "wording", "fluency"),
+)
+MACHINE_BARS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0)
+LEAD_MINS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3)
+LEAD_WEIGHTS = (6.0, 8.0, 12.0, 16.0, 24.0, 48.0)
+LEAD_WRITTEN = (0.0, 0.3, 0.5, 0.6, 0.7, 0.8)
+#: in choosing, a machine-made pair counts as kept only at a score (times the truth) of at
+#: least min(TWO_STAGE_MARGIN, its score under the decider rule): room for pairs not seen
+TWO_STAGE_MARGIN = 1.0
+
+
+@dataclass(frozen=True)
+class TwoStage:
+    """The two-stage rule (``unspin.evidence.direction_score``): where the weighted mass of
+    the ``names`` evidence is under ``bar`` and the style gap reaches ``lead_min``, the
+    style is added with ``weight`` whatever the rest says, when one text reads
+    model-written at ``written`` or more; elsewhere the decider rule."""
+
+    names: tuple[str, ...]
+    bar: float
+    lead_min: float
+    weight: float
+    written: float = 0.0
+
+
+def two_stage(r: Row, t: TwoStage | None, bar: float, w: float, p: ClassifyParams) -> float:
+    """The direction score under the two-stage rule ``t`` (None: the decider rule)."""
+    if (
+        t is None
+        or not style_speaks(r)
+        or r.pa == r.pb
+        or abs(r.pb - r.pa) < t.lead_min
+        or max(r.pa, r.pb) < t.written
+        or machine_mass(r, t.names, p) >= t.bar
+    ):
+        return rule(r, bar, w)
+    return r.rest + t.weight * (r.pb - r.pa)
+
+
+def choose_two_stage(
+    rows: list[Row], bar: float, w: float, p: ClassifyParams, sets_: tuple = MACHINE_SETS
+) -> TwoStage | None:
+    """(names, machine bar, lead_min, weight, written) by the module doc's criterion: no
+    machine-made pair lost that the decider rule gets right, then right minus wrong on the
+    rewrites, then the fewest machine-made pairs touched, the smaller weight, the larger
+    lead_min, the lower machine bar, the higher written bar, the fewer names (the most
+    cautious of equals). A machine-made pair counts as kept only at a score (times the
+    truth) of at least min(``TWO_STAGE_MARGIN``, its decider-rule score)."""
+    rw = [r for r in rows if r.rewrite]
+    mach = [r for r in rows if not r.rewrite]
+    base = {id(r): rule(r, bar, w) for r in rows}
+    keep = [r for r in mach if outcome(r, base[id(r)]) == "R"]
+    best = None
+    for names in sets_:
+        for mb in MACHINE_BARS:
+            for lm in LEAD_MINS:
+                for lw in LEAD_WEIGHTS:
+                    for pw in LEAD_WRITTEN:
+                        t = TwoStage(names, mb, lm, lw, pw)
+                        if any(
+                            two_stage(r, t, bar, w, p) * r.truth
+                            < min(TWO_STAGE_MARGIN, base[id(r)] * r.truth)
+                            for r in keep
+                        ):
+                            continue
+                        c = Counter(outcome(r, two_stage(r, t, bar, w, p)) for r in rw)
+                        touched = sum(two_stage(r, t, bar, w, p) != base[id(r)] for r in mach)
+                        key = (c["R"] - c["W"], -touched, -lw, lm, -mb, pw, -len(names))
+                        if best is None or key > best[0]:
+                            best = (key, t)
+    return best[1] if best else None
+
+
+def two_stage_report(
+    rows: list[Row], p: ClassifyParams, w: float, sets: list[str], seeds: int
+) -> None:
+    """The two-stage rule chosen on all rows and in grouped 5-fold CV by source article,
+    per set and kind, against the decider rule (shipped bar and weight) and the
+    baselines given the pair."""
+    bar = p.decider_bar
+    rw = [r for r in rows if r.rewrite]
+    mach = [r for r in rows if not r.rewrite]
+    t = choose_two_stage(rows, bar, w, p)
+    shipped = TwoStage(p.machine_evidence, p.machine_bar, p.lead_min, p.lead_weight, p.lead_written)
+    print(f"\ntwo-stage: chosen on all rows {t}; shipped {shipped}")
+    kinds = sorted({r.kind for r in rows})
+    for s in sets:
+        for k in kinds:
+            sel = [r for r in rows if r.set == s and r.kind == k]
+            if not sel:
+                continue
+            c0 = Counter(outcome(r, rule(r, bar, w)) for r in sel)
+            c1 = Counter(outcome(r, two_stage(r, t, bar, w, p)) for r in sel)
+            c2 = Counter(outcome(r, two_stage(r, shipped, bar, w, p)) for r in sel)
+            print(
+                f"  {s:14s} {k:18s} decider {_fmt(c0, len(sel)):18s} chosen "
+                f"{_fmt(c1, len(sel)):18s} shipped {_fmt(c2, len(sel))}"
+            )
+    for label, sel in (("rewrites", rw), ("machine-made", mach)):
+        c0 = Counter(outcome(r, rule(r, bar, w)) for r in sel)
+        c1 = Counter(outcome(r, two_stage(r, t, bar, w, p)) for r in sel)
+        c2 = Counter(outcome(r, two_stage(r, shipped, bar, w, p)) for r in sel)
+        print(
+            f"  {'pooled':14s} {label:18s} decider {_fmt(c0, len(sel)):18s} chosen "
+            f"{_fmt(c1, len(sel)):18s} shipped {_fmt(c2, len(sel))}"
+        )
+    touched = [r for r in mach if two_stage(r, shipped, bar, w, p) != rule(r, bar, w)]
+    print(f"  machine-made pairs the shipped two-stage rule leads on: {len(touched)}")
+    for r in touched:
+        print(
+            f"    {r.set} {r.kind} mass {machine_mass(r, shipped.names, p):.2f} style "
+            f"{r.pa:.2f}->{r.pb:.2f} truth {r.truth:+d} rest {r.rest:+.2f}"
+        )
+    groups = sorted({r.group for r in rows})
+    n = len(rw)
+    tot = []
+    for seed in range(seeds):
+        gs = groups[:]
+        random.Random(seed).shuffle(gs)
+        fold = {x: i % 5 for i, x in enumerate(gs)}
+        got, mach_got, lost, picks = Counter(), Counter(), 0, []
+        base = Counter()
+        for f in range(5):
+            tr = [r for r in rows if fold[r.group] != f]
+            tf = choose_two_stage(tr, bar, w, p)
+            picks.append(tf and (len(tf.names), tf.bar, tf.lead_min, tf.weight, tf.written))
+            trw = [r for r in tr if r.rewrite]
+            ml = tune_margin(trw, length_call, LEN_GRID)
+            ms = tune_margin(trw, style_call, STYLE_GRID)
+            for r in rows:
+                if fold[r.group] != f:
+                    continue
+                o = outcome(r, two_stage(r, tf, bar, w, p))
+                if r.rewrite:
+                    got[(r.set, o)] += 1
+                    got[(r.kind, o)] += 1
+                    base[("longer", length_call(r, ml))] += 1
+                    base[("style", style_call(r, ms))] += 1
+                    base[("style " + r.kind, style_call(r, ms))] += 1
+                else:
+                    mach_got[o] += 1
+                    lost += outcome(r, rule(r, bar, w)) == "R" and o != "R"
+        right = sum(v for (s, o), v in got.items() if o == "R" and s in sets)
+        tot.append(right / n)
+        rkinds = sorted({r.kind for r in rw})
+        per = per_set(got, [s for s in sets if any(r.set == s for r in rw)] + rkinds, "; ")
+        print(
+            f"  seed {seed}: rewrites {right}/{n} = {right / n:.3f} ({per}); machine-made "
+            f"right {mach_got['R']} of {len(mach)} (lost against the decider rule: {lost}); "
+            f"style only {base[('style', 'R')] / n:.3f} ("
+            + ", ".join(f"{k} {base[('style ' + k, 'R')]}" for k in rkinds)
+            + f"), longer {base[('longer', 'R')] / n:.3f}; chosen {picks}"
+        )
+    print(
+        f"  two-stage, mean over seeds: {np.mean(tot):.3f} (min {min(tot):.3f}, max {max(tot):.3f})"
+    )
 
 
 #: the refit's grids: multiples of a shipped weight, and the style's own weights

@@ -5,7 +5,8 @@ does not have to find it) and is tuned on the tune rewrites only: the length bas
 margin (undecided when the longer text is less than ``1 + m`` times the shorter) and the
 style baseline's log-odds margin, each the one with the most right minus wrong on the 60
 tune rewrites. The style of the tune texts (the style model's training data) is read
-out of fold (``--oof``, written by ``bench/fit_model_style.py``). Undecided counts wrong.
+out of fold (``--oof``, written by ``bench/fit_model_style.py``; ``--oof ''`` for tune
+rewrites written after the model was fitted). Undecided counts wrong.
 
 Usage: PYTHONPATH=src:bench .venv/bin/python bench/style_baselines.py
            [--tune /work/deriv3/routes-tune] [--held /work/deriv3/routes-held]
@@ -88,9 +89,14 @@ def main() -> int:
     ap.add_argument("--tune", default="/work/deriv3/routes-tune")
     ap.add_argument("--held", default="/work/deriv3/routes-held")
     ap.add_argument("--pac", default="/work/rewrites-pac")
-    ap.add_argument("--oof", default="/work/mstyle-train/oof.json")
+    ap.add_argument(
+        "--oof",
+        default="/work/mstyle-train/oof.json",
+        help="out-of-fold styles of the style model's training texts; '' when the tune "
+        "rewrites are not among them (a set written after the model was fitted)",
+    )
     args = ap.parse_args()
-    oof = json.loads(Path(args.oof).read_text())
+    oof = json.loads(Path(args.oof).read_text()) if args.oof else {}
 
     def style(text: str, out_of_fold: bool) -> float | None:
         if out_of_fold and oof_key(text) in oof:

@@ -855,6 +855,7 @@ def test_model_style_decides_only_where_the_rest_is_unsure(monkeypatch) -> None:
         direction_evidence=("test_rest", "model_style"),
         direction_weights=(1.0, w),
         decider_bar=1.0,
+        lead_weight=0.0,  # the decider rule alone (the lead stage: the next test)
     )
 
     def score(v: float, pa: float, pb: float, p: ClassifyParams = params):
@@ -879,11 +880,106 @@ def test_model_style_decides_only_where_the_rest_is_unsure(monkeypatch) -> None:
     z, names = score(0.0, 0.1, 0.95, dataclasses.replace(params, decider_bar=0.0))
     assert z == 0.0 and names == []
     # without the decider list the evidence is one more summed term again (the old rule)
-    summed = dataclasses.replace(params, decider_evidence=())
+    summed = dataclasses.replace(params, decider_evidence=(), lead_evidence=(), lead_weight=0.0)
     z, names = score(2.5, 0.95, 0.1, summed)
     assert z == pytest.approx(2.5 - w * 0.85) and names == ["test_rest", "model_style"]
     with pytest.raises(ValueError, match="decider_bar"):
         dataclasses.replace(P, decider_bar=-1.0)
+
+
+def test_two_stage_the_style_leads_unless_the_pair_reads_machine_made(monkeypatch) -> None:
+    """The two-stage rule: on a pair nothing marks as machine-made (the ``machine_evidence``
+    mass under ``machine_bar``), a style gap of at least ``lead_min`` leads with
+    ``lead_weight`` even where the rest is sure and points the other way (a model-written
+    rewrite whose merged sentences and added details read backwards); on a pair the
+    machine evidence marks (an MT round trip's artefacts), the decider rule holds and the
+    style's gap, noise there, is recorded with weight 0 and the reason."""
+    vals = {"test_machine": 0.0, "test_other": 0.0}
+    for name in vals:
+        monkeypatch.setitem(
+            DIRECTION_EVIDENCE,
+            name,
+            lambda c, n=name: (vals[n], n) if vals[n] else None,
+        )
+    w = P.direction_weights[P.direction_evidence.index("model_style")]
+    params = dataclasses.replace(
+        P,
+        direction_evidence=("test_machine", "test_other", "model_style"),
+        direction_weights=(1.0, 1.0, w),
+        decider_bar=1.0,
+        machine_evidence=("test_machine",),
+        machine_bar=1.0,
+        lead_min=0.1,
+        lead_weight=12.0,
+        lead_written=0.5,
+    )
+
+    def score(machine: float, other: float, pa: float, pb: float, p: ClassifyParams = params):
+        vals["test_machine"], vals["test_other"] = machine, other
+        z, parts = direction_score(_style_pair(pa, pb, params=p))
+        return z, {x.name: x for x in parts}
+
+    # a model-written rewrite (b): the rest is sure and wrong (-2.5, b the source), nothing
+    # marks the pair machine-made: the style leads and a is the source
+    z, parts = score(0.0, -2.5, 0.1, 0.8)
+    assert z == pytest.approx(-2.5 + 12.0 * 0.7) and z > 0
+    assert parts["model_style"].weight == pytest.approx(12.0 * 0.7)
+    assert "leads" in parts["model_style"].detail
+    # the decider rule on the same pair (no lead stage) keeps the wrong direction: the
+    # change is what turns it
+    z0, parts0 = score(0.0, -2.5, 0.1, 0.8, dataclasses.replace(params, lead_weight=0.0))
+    assert z0 == pytest.approx(-2.5) and "model_style" not in parts0
+    # a little machine evidence (under the bar) does not stop the lead
+    z, parts = score(0.5, -2.5, 0.1, 0.8)
+    assert z == pytest.approx(0.5 - 2.5 + 12.0 * 0.7)
+    # a machine-made pair (an MT round trip, a the source): its artefacts reach the bar and
+    # the rest is sure; the style reads the source more model-written (its gap points the
+    # wrong way) and is not weighed: the old decision stands, the reason is recorded
+    for machine in (1.0, -1.5, 3.0):
+        z, parts = score(machine, 3.0, 0.6, 0.2)
+        assert z == pytest.approx(machine + 3.0)
+        z_old, _ = score(machine, 3.0, 0.6, 0.2, dataclasses.replace(params, lead_weight=0.0))
+        assert z == pytest.approx(z_old)
+        assert parts["model_style"].weight == 0.0
+        assert "not led" in parts["model_style"].detail
+    # ... and where the rest of a machine-made pair is unsure, the decider rule weighs it
+    z, parts = score(-1.0, 1.5, 0.2, 0.6)
+    assert z == pytest.approx(0.5 + w * 0.4)
+    assert "not led" in parts["model_style"].detail and parts["model_style"].weight > 0
+    # a style gap under lead_min does not lead: the decider rule (the rest is sure: not
+    # weighed)
+    z, parts = score(0.0, -2.5, 0.45, 0.5)
+    assert z == pytest.approx(-2.5) and "model_style" not in parts
+    # neither text reads model-written (both under lead_written): no lead, the decider rule
+    z, parts = score(0.0, -2.5, 0.05, 0.4)
+    assert z == pytest.approx(-2.5) and "model_style" not in parts
+    z, parts = score(0.0, -2.5, 0.05, 0.4, dataclasses.replace(params, lead_written=0.0))
+    assert z == pytest.approx(-2.5 + 12.0 * 0.35) and z > 0
+    # lead_weight 0 is the decider rule everywhere
+    z, _ = score(0.0, -0.5, 0.1, 0.8, dataclasses.replace(params, lead_weight=0.0))
+    assert z == pytest.approx(-0.5 + w * 0.7)
+
+
+def test_two_stage_params_are_validated() -> None:
+    """The two-stage settings: numbers finite and >= 0; the lead among the deciders; the
+    machine evidence registered and not a decider."""
+    for kw, msg in (
+        ({"machine_bar": -1.0}, "machine_bar"),
+        ({"lead_min": float("nan")}, "lead_min"),
+        ({"lead_weight": -2.0}, "lead_weight"),
+        ({"lead_weight": float("inf")}, "lead_weight"),
+        ({"lead_written": 1.5}, "lead_written"),
+        ({"lead_written": -0.1}, "lead_written"),
+        ({"lead_evidence": ("fluency",)}, "lead_evidence"),
+        ({"decider_evidence": ()}, "lead_evidence"),
+        ({"machine_evidence": ("model_style",)}, "machine_evidence"),
+        ({"machine_evidence": ("no_such_evidence",)}, "machine_evidence"),
+    ):
+        with pytest.raises(ValueError, match=msg):
+            dataclasses.replace(P, **kw)
+    # the shipped settings: the style leads, machine evidence is what MT and spinners leave
+    assert P.lead_evidence == ("model_style",) and P.lead_weight > 0
+    assert "artefacts" in P.machine_evidence and P.machine_bar > 0
 
 
 def test_style_model_reads_the_writers_own_words(tmp_path) -> None:

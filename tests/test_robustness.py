@@ -93,10 +93,15 @@ def test_abbreviation_look_behind_is_bounded(monkeypatch) -> None:
 
 
 def _doc(lines: list[str]):
+    """A doc of these lines, all of them kept (no sentence cap: the tests of the long-pair
+    scorer need more sentences than ``FingerprintParams.max_sentences``)."""
     from unspin.embed import get_embedder
-    from unspin.fingerprint import embed_docs, prepare
+    from unspin.fingerprint import FingerprintParams, embed_docs, prepare
 
-    d = prepare(Article(id=str(len(lines)) + lines[0][:5], text="\n".join(lines)))
+    d = prepare(
+        Article(id=str(len(lines)) + lines[0][:5], text="\n".join(lines)),
+        FingerprintParams(max_sentences=1_000_000),
+    )
     embed_docs([d], get_embedder("hashing"))
     return d
 
@@ -1145,3 +1150,164 @@ def test_soft_cover_in_blocks_equals_the_full_matrix(monkeypatch) -> None:
     whole = ev._soft_cover(a, fa, b, fb, 0.8, 0.3, 3)
     monkeypatch.setattr(ev, "SOFT_CELLS", 7)
     assert ev._soft_cover(a, fa, b, fb, 0.8, 0.3, 3) == pytest.approx(whole, abs=1e-6)
+
+
+# --- budget: a sentence cap per article, and the dense scorer on the matrices ------------
+
+
+class _CountingEmbedder:
+    """The hashing backend, counting the texts it is asked to encode."""
+
+    def __init__(self) -> None:
+        from unspin.embed import HashingEmbedder
+
+        self.real = HashingEmbedder()
+        self.name, self.dim, self.languages = "hashing", self.real.dim, None
+        self.texts: list[str] = []
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        self.texts.extend(texts)
+        return self.real.encode(texts)
+
+    def set_threads(self, threads: int) -> None:
+        pass
+
+    def warm(self) -> None:
+        pass
+
+
+def test_text_over_the_sentence_cap_scans_with_a_warning_and_bounded_encoding(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """Was: every sentence of a text encoded, searched and aligned (a page of 20,000 short
+    sentences: 26 CPU s per MB with the default encoder). Now at most
+    ``FingerprintParams.max_sentences`` sentences of one article are encoded and compared,
+    and the article is in the results with a warning that says what was left out; an
+    article under the cap is encoded whole."""
+    from unspin import embed
+    from unspin.fingerprint import FingerprintParams
+
+    fake = _CountingEmbedder()
+    monkeypatch.setitem(embed._CACHE, "hashing", fake)
+    cap = 40
+    long = "Long page\n\n" + "\n".join(f"Line {i} of the long page ends here." for i in range(300))
+    inp = tmp_path / "in"
+    inp.mkdir()
+    (inp / "long.txt").write_text(long)
+    (inp / "story.txt").write_text(STORY)
+    cfg = Config(embedder="hashing", workers=1, fingerprint=FingerprintParams(max_sentences=cap))
+    res = unspin.scan([inp], out=tmp_path / "out", config=cfg, store=False)
+    assert {d.id for d in res.docs} == {"long", "story"}
+    assert len(fake.texts) <= cap + 3  # the long page's first 40 and the story's 3
+    assert "Line 100 of" not in " ".join(fake.texts)
+    assert any("Ferry crews at the harbour" in t for t in fake.texts)
+    (w,) = [e for e in res.errors if "max_sentences" in e.reason]
+    assert w.severity == "warning" and "'long'" in w.reason
+    assert "301 sentences" in w.reason and "first 40" in w.reason and "other 261" in w.reason
+    written = read_tables(tmp_path / "out")["errors"]
+    assert any("max_sentences" in r["reason"] for r in written)
+
+
+def test_sentence_cap_leaves_articles_whole_and_keys_the_store(tmp_path: Path) -> None:
+    """An article under the cap is prepared exactly as without one; a store keeps docs cut
+    at another cap apart (a rescan with a lower cap cuts, with its warning)."""
+    from unspin.fingerprint import FingerprintParams, prepare
+
+    art = Article(id="s", text=STORY * 3)
+    whole = prepare(art, FingerprintParams(max_sentences=1_000_000))
+    capped = prepare(art)
+    assert [s.text for s in capped.sentences] == [s.text for s in whole.sentences]
+    assert capped.tokens == whole.tokens and capped.keys == whole.keys
+    with pytest.raises(ValueError, match="max_sentences"):
+        FingerprintParams(max_sentences=0)
+    inp = tmp_path / "in"
+    inp.mkdir()
+    (inp / "long.txt").write_text("\n".join(f"Line {i} of the page ends here." for i in range(60)))
+    out = tmp_path / "out"
+    first = unspin.scan([inp], out=out, config=HASHING)
+    assert not [e for e in first.errors if "max_sentences" in e.reason]
+    low = Config(embedder="hashing", fingerprint=FingerprintParams(max_sentences=20))
+    again = unspin.scan([inp], out=out, config=low)
+    assert [e for e in again.errors if "max_sentences" in e.reason]
+    warned = unspin.scan([inp], out=out, config=low)  # from the store: still warned
+    assert [e for e in warned.errors if "first 20" in e.reason]
+
+
+def test_fingerprint_encodes_each_distinct_sentence_once_with_the_same_vectors(
+    monkeypatch,
+) -> None:
+    """Repeated lines (templated pages, boilerplate) are encoded once per pile, and every
+    copy gets the vector encoding it alone gives."""
+    from unspin import embed
+    from unspin.fingerprint import embed_docs, prepare
+    from unspin.pipeline import fingerprint
+
+    fake = _CountingEmbedder()
+    monkeypatch.setitem(embed._CACHE, "hashing", fake)
+    lines = [f"Item {i % 5} of the council report was approved today." for i in range(30)]
+    arts = [Article(id="a", text="\n".join(lines)), Article(id="b", text="\n".join(lines[:12]))]
+    docs = fingerprint(arts, Config(embedder="hashing", workers=1))
+    assert sorted(fake.texts) == sorted(set(lines))
+    for d, art in zip(docs, arts):
+        alone = prepare(art)
+        embed_docs([alone], fake.real)
+        assert np.array_equal(d.sentence_vectors, alone.sentence_vectors)
+
+
+def _dense_per_pair(a, b, p):
+    """The dense scorer as it was: every pair above the prefilter read one at a time."""
+    from unspin.align import _lexical
+
+    cos = np.clip(a.sentence_vectors @ b.sentence_vectors.T, 0.0, 1.0)
+    score, lex = cos.copy(), np.zeros_like(cos)
+    for i, j in zip(*np.nonzero(cos >= p.prefilter)):
+        lx = _lexical(a, b, i, j)
+        lex[i, j] = lx
+        score[i, j] = max(cos[i, j], 0.5 * cos[i, j] + 0.5 * lx)
+    return score, cos, lex
+
+
+def _accepted_per_pair(m, bar, cross):
+    """``align._accepted`` as it was, pair by pair."""
+    hits = [(int(i), int(j)) for i, j in zip(*np.nonzero(m.score >= bar))]
+    mutual = {(i, j) for i, j in hits if m.best_j[i] == j and m.best_i[j] == i}
+    out = []
+    for i, j in hits:
+        either = m.best_j[i] == j or m.best_i[j] == i
+        if cross:
+            near = any((i + di, j + dj) in mutual for di in (-1, 0, 1) for dj in (-1, 0, 1))
+            either = either and near
+        if either:
+            out.append((i, j, *m.at(i, j)))
+    return out
+
+
+def test_dense_scores_on_the_matrices_equal_the_per_pair_ones() -> None:
+    """Was: the lexical overlap of every sentence pair above the cosine prefilter computed
+    one pair at a time (templated lines: all 250,000 pairs of two 500-line texts, 2.3 s,
+    twice). Now one sparse product: the same scores, to the bit, and the same accepted
+    pairs in the same order, within and across languages."""
+    import random
+
+    from unspin import align as A
+
+    lines = [f"Item {i} of the council report was approved today." for i in range(120)]
+    changed = [x.replace("today", "on Monday") if i % 7 == 0 else x for i, x in enumerate(lines)]
+    rng = random.Random(3)
+    words = "council report bridge vote harbour ferry strike union pay talks".split()
+    mixed = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 9))) + "." for _ in range(80)]
+    mixed2 = [x if rng.random() < 0.6 else " ".join(rng.sample(words, 4)) + "." for x in mixed]
+    p = A.AlignParams()
+    checked = 0
+    for la, lb in ((lines, changed), (mixed, mixed2), (lines[:50], mixed)):
+        a, b = _doc(la), _doc(lb)
+        m = A._Dense(a, b, p)
+        score, cos, lex = _dense_per_pair(a, b, p)
+        assert np.array_equal(m.score, score) and np.array_equal(m.lex, lex)
+        assert np.array_equal(m.cos, cos)
+        for bar in (p.min_score, p.min_score_cross, 0.3):
+            for cross in (False, True):
+                got = m.accepted(bar, cross)
+                assert got == _accepted_per_pair(m, bar, cross)
+                checked += len(got)
+    assert checked > 100

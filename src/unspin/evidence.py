@@ -1277,12 +1277,42 @@ def direction_values(c: PairCtx) -> list[float]:
     return out
 
 
+def machine_mass(p: Any, out: Sequence[Contribution]) -> float:
+    """The weighted mass of the machine-made evidence (``ClassifyParams.machine_evidence``:
+    translation and spinning artefacts, name variants, ...) among a pair's direction
+    contributions: the sum of their absolute weighted values, whichever way they point.
+    A pair at or over ``machine_bar`` reads as made by a machine (MT, a thesaurus
+    spinner), where the style of model-written text says nothing."""
+    return sum(abs(x.weight) for x in out if x.name in p.machine_evidence)
+
+
+def _reads_written(c: PairCtx) -> bool:
+    """Whether one text of the pair reads as written by a language model (its style
+    probability at least ``ClassifyParams.lead_written``; 0: always): the lead stage's
+    condition, since a pair of two texts people or machines wrote has no model-written
+    side for the style to point at."""
+    if c.params.lead_written <= 0:
+        return True
+    styles = [s for s in (c.fa.style, c.fb.style) if s is not None]
+    return bool(styles) and max(styles) >= c.params.lead_written
+
+
 def direction_score(c: PairCtx) -> tuple[float, list[Contribution]]:
     """Weighted sum of the direction evidence (> 0: ``a`` is the source) and each
-    evidence's contribution (evidence that has nothing to say is left out). The deciders
-    (``ClassifyParams.decider_evidence``) are added only when the sum of the rest is under
-    ``decider_bar`` in magnitude: they settle what the rest leaves unsure and never
-    overturn what it is sure of."""
+    evidence's contribution (evidence that has nothing to say is left out), in two stages.
+
+    1. Where nothing marks the pair as made by a machine (:func:`machine_mass` under
+       ``machine_bar``) and one text reads model-written (``lead_written``), a lead
+       evidence (``ClassifyParams.lead_evidence``, one of the deciders: the style of
+       model-written text) whose value reaches ``lead_min`` in magnitude is added with
+       ``lead_weight`` whatever the rest says: on model-written rewrites the other
+       evidence, tuned on machine-made derivatives, is often sure and wrong. The other
+       deciders, if any, are then not weighed.
+    2. Otherwise (a machine-made pair, or a lead value too small) the deciders
+       (``ClassifyParams.decider_evidence``) are added only when the sum of the rest is
+       under ``decider_bar`` in magnitude: they settle what the rest leaves unsure and
+       never overturn what it is sure of. A lead evidence that would have led on a
+       machine-made pair and is not weighed is recorded with weight 0, saying why."""
     p = c.params
     z = 0.0
     out: list[Contribution] = []
@@ -1299,15 +1329,47 @@ def direction_score(c: PairCtx) -> tuple[float, list[Contribution]]:
             continue
         z += w * v
         out.append(Contribution("direction", name, v, w * v, detail))
-    if abs(z) >= p.decider_bar:
-        return z, out
     rest = z
+    leading = p.lead_weight > 0 and bool(p.lead_evidence) and _reads_written(c)
+    mass = machine_mass(p, out) if leading else 0.0
+    machine = f"machine evidence {mass:.2f} at or over {p.machine_bar:g}"
+    got_of = {
+        name: capped_evidence(c, name)
+        for name, w in deciders
+        if w != 0.0 or (leading and name in p.lead_evidence)
+    }
+    held: list[Contribution] = []  # leads not weighed: the pair reads machine-made
+    if leading:
+        led = []
+        for name, _ in deciders:
+            got = got_of.get(name)
+            if name not in p.lead_evidence or got is None or abs(got[0]) < p.lead_min:
+                continue
+            v, detail = got
+            if mass >= p.machine_bar:
+                held.append(
+                    Contribution("direction", name, v, 0.0, f"{detail}; not led: {machine}")
+                )
+                continue
+            why = (
+                f"{detail}; leads (weight {p.lead_weight:g}, the rest {rest:+.2f}): nothing "
+                f"marks the pair machine-made (machine evidence {mass:.2f} under "
+                f"{p.machine_bar:g})"
+            )
+            led.append(Contribution("direction", name, v, p.lead_weight * v, why))
+        if led:
+            return z + sum(x.weight for x in led), out + led
+    if abs(z) >= p.decider_bar:
+        return z, out + held
     for name, w in deciders:
-        got = capped_evidence(c, name) if w != 0.0 else None
+        got = got_of.get(name) if w != 0.0 else None
         if got is None or got[0] == 0.0:
             continue
         v, detail = got
         z += w * v
         why = f"{detail}; weighed as the rest ({rest:+.2f}) is under {p.decider_bar:g}"
+        if any(x.name == name for x in held):
+            why += f" (not led: {machine})"
+            held = [x for x in held if x.name != name]
         out.append(Contribution("direction", name, v, w * v, why))
-    return z, out
+    return z, out + held

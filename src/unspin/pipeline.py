@@ -48,6 +48,8 @@ from unspin.classify import ClassifyParams, classify
 from unspin.corpus import CorpusStats, SupportLocal, SupportView, form_lines_of, form_sentences
 from unspin.embed import get_embedder
 from unspin.fingerprint import (
+    FingerprintParams,
+    cut_warnings,
     encoder_text,
     language_warnings,
     lexical_vectors,
@@ -96,6 +98,8 @@ class Config:
     """
 
     embedder: str = "use"
+    #: what is kept of one article (its sentence cap, :class:`FingerprintParams`)
+    fingerprint: FingerprintParams = field(default_factory=FingerprintParams)
     candidates: CandidateParams = field(default_factory=CandidateParams)
     align: AlignParams = field(default_factory=AlignParams)
     classify: ClassifyParams = field(default_factory=ClassifyParams)
@@ -332,9 +336,17 @@ def _engine(engine: Any, config: Config, progress: Progress) -> Any:
 # ---------------------------------------------------------------- per article
 
 
-def prepare_work(context: Any, article: Article) -> Doc:
+def prepare_work(context: FingerprintParams | None, article: Article) -> Doc:
     """Article -> Doc without vectors (pure; see :func:`unspin.fingerprint.prepare`)."""
-    return prepare(article)
+    return prepare(article, context)
+
+
+def doc_cache_name(config: Config) -> str:
+    """The embedder name a store keeps docs under: with a sentence cap other than the
+    default in it (a cut doc differs with the cap)."""
+    name = get_embedder(config.embedder).name
+    cap = config.fingerprint.max_sentences
+    return name if cap == FingerprintParams().max_sentences else f"{name};sentences<={cap}"
 
 
 def embed_work(embedder_name: str, texts: Sequence[str]) -> np.ndarray:
@@ -404,7 +416,7 @@ def fingerprint(
     # stored docs with their sentence vectors read on first use (the work of an add
     # touches a few docs' vectors; the k-NN rows of the others are kept in the store)
     hits = (
-        cache.get_docs(articles, embedder.name, lazy=True)
+        cache.get_docs(articles, doc_cache_name(config), lazy=True)
         if cache is not None
         else [None] * len(docs)
     )
@@ -417,7 +429,7 @@ def fingerprint(
     progress("fingerprint", len(articles) - len(todo), len(articles))
     if todo:
         fresh = engine.map_articles(
-            prepare_work, [articles[i] for i in todo], None, stage="prepare"
+            prepare_work, [articles[i] for i in todo], config.fingerprint, stage="prepare"
         )
         mark_coverage(fresh, embedder)
         vecs = embed_sentences(fresh, config, engine, cache)
@@ -430,7 +442,7 @@ def fingerprint(
             set_vectors(d, mat.astype(np.float32, copy=False), embedder.dim)
             docs[i] = d
             if cache is not None:
-                cache.put_doc(d, embedder.name)
+                cache.put_doc(d, doc_cache_name(config))
         progress("fingerprint", len(articles), len(articles))
     return [d for d in docs if d is not None]
 
@@ -1689,6 +1701,7 @@ def analyse(
     timed = getattr(engine, "timed", lambda stage, fn: fn())
     full = pair_stage(docs, config, engine, progress, memo=memo, cache=cache)
     errors = [*errors, *language_warnings(docs, langs, second_reach(docs, config))]
+    errors += cut_warnings(docs, config.fingerprint)
     # an exact-duplicate group is one article to the stories: its representative
     ps = full.without_members()
     sp = config.stories
