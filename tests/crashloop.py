@@ -100,12 +100,15 @@ CRASH_POINTS = [
     ("unspin.output", "_write_file"),
     ("unspin.output", "_write_bytes"),
     ("os", "link"),
-    ("unspin.output", "_write_parquet"),
+    ("unspin.output", "_write_parquet_rows"),
+    ("unspin.output", "_patched"),
     ("unspin.output", "_prune"),
     ("unspin.output", "_switch"),
     ("unspin.store", "Store.save_articles"),
     ("unspin.store", "Store.write_index"),
     ("unspin.store", "Store.commit"),
+    ("unspin.store", "_sync_wal"),
+    ("unspin.store", "Store.close"),
     ("pyarrow.parquet", "write_table"),
 ]
 

@@ -246,7 +246,34 @@ class Change:
     directed: bool = True
 
     def to_record(self) -> dict[str, Any]:
-        return asdict(self)
+        # ``asdict(self)`` built directly (the fields in order; the spans are tuples of
+        # ints, kept as tuples), without its deep copy walk over every value
+        if type(self) is not Change or not (
+            _plain_span(self.source_span) and _plain_span(self.derivative_span)
+        ):
+            return asdict(self)
+        return {
+            "source": self.source,
+            "derivative": self.derivative,
+            "kind": self.kind,
+            "severity": self.severity,
+            "source_span": _span(self.source_span),
+            "derivative_span": _span(self.derivative_span),
+            "source_text": self.source_text,
+            "derivative_text": self.derivative_text,
+            "description": self.description,
+            "directed": self.directed,
+        }
+
+
+def _plain_span(v: Any) -> bool:
+    """None, or a plain tuple or list of ints (what :func:`_span` copies as ``asdict``)."""
+    return v is None or (type(v) in (tuple, list) and all(type(x) is int for x in v))
+
+
+def _span(v: Any) -> Any:
+    """A span as ``asdict`` copies it: a plain tuple or list of ints copied."""
+    return None if v is None else type(v)(v)
 
 
 @dataclass
@@ -277,6 +304,11 @@ class Result:
     #: the settings the results were computed with (``unspin.pipeline.Config`` as plain
     #: data), written to ``manifest.json`` so a run can be repeated
     config: dict[str, Any] = field(default_factory=dict)
+    #: the JSON lines of rows their producer already has (the line stored with the
+    #: value the row's object was read from), by table and ``id()`` of the row's object
+    #: in this Result: the results writer takes them instead of building those rows
+    #: again (``unspin.output``). Not results: left out of comparisons and repr.
+    lines: dict[str, dict[int, str]] = field(default_factory=dict, repr=False, compare=False)
 
     def article_records(self) -> list[dict[str, Any]]:
         story_of = {a: s.id for s in self.stories for a in s.articles}

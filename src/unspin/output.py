@@ -52,6 +52,91 @@ def records(result: Result) -> dict[str, list[dict[str, Any]]]:
     }
 
 
+#: each table's rows in a Result (the objects a row is the record of), and the function
+#: giving one object's record; ``articles`` is built as a whole (its rows read the stories)
+_OBJECTS: dict[str, tuple[str, Any]] = {
+    "relations": ("relations", lambda r: r.to_record()),
+    "stories": ("stories", lambda s: _story_record(s)),
+    "errors": ("errors", lambda e: e.to_record()),
+    "changes": ("changes", lambda c: c.to_record()),
+    "quotes": ("quotes", lambda q: q.to_record()),
+    "lineage": ("lineage", lambda x: x.to_record()),
+}
+
+
+class _Rows:
+    """One table of a Result as its JSON lines (:func:`_json_line` of each row's record,
+    with the newline), its records built only where needed: a row whose line its
+    producer gave (``Result.lines``: the line stored with the value the row object was
+    read from) is neither built nor encoded unless its record is asked for
+    (:meth:`record`: a Parquet copy built whole, or a row new to the table)."""
+
+    def __init__(self, result: Result, name: str) -> None:
+        self.built: dict[int, dict[str, Any]] = {}
+        if name not in _OBJECTS:  # the articles: built whole
+            rows = result.article_records()
+            self.objects: list[Any] = rows
+            self.fn: Any = lambda row: row
+            self.built = dict(enumerate(rows))
+            self.lines = _lines_of(rows)
+            return
+        attr, self.fn = _OBJECTS[name]
+        self.objects = getattr(result, attr)
+        known = result.lines.get(name) or {}
+        lines: list[str | None] = (
+            [known.get(id(o)) for o in self.objects] if known else [None] * len(self.objects)
+        )
+        todo = [k for k, line in enumerate(lines) if line is None]
+        rows = [self.fn(self.objects[k]) for k in todo]
+        self.built = dict(zip(todo, rows))
+        for k, line in zip(todo, _lines_of(rows)):
+            lines[k] = line
+        self.lines = lines  # type: ignore[assignment]
+
+    @classmethod
+    def of(cls, rows: list[dict[str, Any]]) -> _Rows:
+        """A table given as its records."""
+        self = cls.__new__(cls)
+        self.objects, self.fn = rows, lambda row: row
+        self.built = dict(enumerate(rows))
+        self.lines = _lines_of(rows)
+        return self
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def record(self, k: int) -> dict[str, Any]:
+        """Row ``k``'s record (built from its object on first use)."""
+        row = self.built.get(k)
+        if row is None:
+            row = self.built[k] = self.fn(self.objects[k])
+        return row
+
+    def records(self) -> list[dict[str, Any]]:
+        return [self.record(k) for k in range(len(self.lines))]
+
+    def data(self) -> bytes:
+        return "".join(self.lines).encode("utf-8")
+
+
+def _lines_of(rows: list[dict[str, Any]]) -> list[str]:
+    """:func:`_json_line` of each row: encoded in one pass, each row's all-ASCII escapes
+    only when the table holds text that is not valid Unicode."""
+    enc = _UNICODE.encode
+    lines = [enc(row) + "\n" for row in rows]
+    try:
+        "".join(lines).encode("utf-8")
+    except UnicodeEncodeError:
+        return [_json_line(row) for row in rows]
+    return lines
+
+
+def row_line(record: dict[str, Any]) -> str:
+    """The JSON line (with its newline) a table holds for ``record``: what a producer
+    stores with a value to give as ``Result.lines`` (:class:`_Rows`)."""
+    return _json_line(record)
+
+
 #: the fields of :class:`~unspin.model.Story` whose record :func:`_story_record` builds
 _STORY_FIELDS = ("id", "label", "articles", "sources")
 
@@ -217,17 +302,23 @@ def _write_generation(
     """Every table, the manifest and the Parquet copies into ``gen``. A table whose
     lines are byte for byte those of the previous generation ``prev`` (its SHA-1 and size
     recorded there) is hard-linked from it with its Parquet copy, not written again:
-    files of a complete generation are never changed, so the link is the same file."""
-    tables = records(result)
+    files of a complete generation are never changed, so the link is the same file.
+    A row whose line its producer gave (``Result.lines``) is not built again
+    (:class:`_Rows`), and a changed table's Parquet copy is patched from the previous
+    one with the type census kept beside it (:func:`_patched`)."""
+    tables = {name: _Rows(result, name) for name in FILES}
     old: dict[str, list] = {}
+    old_census: dict[str, Any] = {}
     if prev is not None:
         try:
             old = json.loads((prev / DIGESTS).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             old = {}
-    names, digests, to_parquet, lines = [], {}, {}, {}
+        if parquet:
+            old_census = _read_census(prev)
+    names, digests, changed, census = [], {}, {}, {}
     for name, rows in tables.items():
-        data = _table_bytes(rows)
+        data = rows.data()
         digest = [hashlib.sha1(data).hexdigest(), len(data)]
         digests[name] = digest
         names.append(f"{name}.jsonl")
@@ -236,10 +327,11 @@ def _write_generation(
             and old.get(name) == digest
             and _link_same(prev, gen, name, parquet, len(data))
         ):
+            if name in old_census:
+                census[name] = old_census[name]
             continue
         _write_bytes(gen / f"{name}.jsonl", data)
-        to_parquet[name] = rows
-        lines[name] = data
+        changed[name] = (rows, data)
     meta = {
         "schema_version": SCHEMA_VERSION,
         "counts": {k: len(v) for k, v in tables.items()},
@@ -250,10 +342,24 @@ def _write_generation(
     _write_file(gen / "manifest.json", [json.dumps(meta, indent=2) + "\n"])
     names.append("manifest.json")
     if parquet:
-        _write_parquet(to_parquet, gen, prev, lines)
+        census.update(_write_parquet_rows(changed, gen, prev, old_census))
         names.extend(f"{n}.parquet" for n in tables if (gen / f"{n}.parquet").exists())
+        _write_file(gen / CENSUS, [json.dumps(census)])
     _write_file(gen / DIGESTS, [json.dumps(digests)])
     return names
+
+
+#: a file in each generation (not a table) with each Parquet copy's type census
+#: (:func:`_census`): the column types a patched copy must have, without every row
+CENSUS = ".census.json"
+
+
+def _read_census(gen: Path) -> dict[str, Any]:
+    try:
+        got = json.loads((gen / CENSUS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return got if isinstance(got, dict) else {}
 
 
 def _link_same(prev: Path, gen: Path, name: str, parquet: bool, size: int) -> bool:
@@ -339,32 +445,203 @@ def _write_parquet(
     prev: Path | None = None,
     lines: dict[str, bytes] | None = None,
 ) -> list[Path]:
-    """The Parquet copy of each table into ``out``. With the previous generation
-    ``prev`` and each table's JSON lines (``lines``), a table is patched from its
-    previous Parquet copy where it can be (:func:`_patched_table`: the same table), so
-    an add builds the cells of its changed rows only."""
+    """The Parquet copy of each table (its rows as records) into ``out``. With the
+    previous generation ``prev`` and each table's JSON lines (``lines``), a table is
+    patched from its previous Parquet copy where it can be (:func:`_patched_table`: the
+    same table), so an add builds the cells of its changed rows only."""
+    given = {
+        name: (_Rows.of(rows), (lines or {}).get(name) if prev is not None else None)
+        for name, rows in tables.items()
+    }
+    _write_parquet_rows(given, out, prev, {})
+    return [out / f"{name}.parquet" for name in tables if (out / f"{name}.parquet").exists()]
+
+
+def _write_parquet_rows(
+    tables: dict[str, tuple[_Rows, bytes | None]],
+    out: Path,
+    prev: Path | None,
+    census: dict[str, Any],
+) -> dict[str, Any]:
+    """The Parquet copy of each table (its :class:`_Rows` and JSON lines) into ``out``,
+    and each one's type census (:func:`_census`). A table is patched from the previous
+    generation ``prev`` where it can be: with its census there (``census``) only the
+    rows new to the table are built (:func:`_patched`); without, from every row's record
+    (:func:`_patched_table`); else built whole."""
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
-        return []
-    paths = []
-    for name, rows in tables.items():
+        return {}
+    got: dict[str, Any] = {}
+    for name, (rows, data) in tables.items():
         table = None
-        if prev is not None and lines is not None and name in lines and rows:
-            table = _patched_table(rows, lines[name], prev, name)
+        if prev is not None and data is not None and len(rows):
+            if name in census:
+                done = _patched(rows, data, prev, name, census[name])
+                if done is not None:
+                    table, got[name] = done
+            if table is None:
+                table = _patched_table(rows.records(), data, prev, name)
         if table is None:
             # nested fields (alignment, coverage, features) go in as JSON strings: a
             # stable schema
-            flat = [{k: _flat(v) for k, v in row.items()} for row in rows]
+            flat = [{k: _flat(v) for k, v in row.items()} for row in rows.records()]
             table = pa.Table.from_pylist(flat) if flat else pa.table({})
+        if name not in got and len(rows):
+            got[name] = _census(rows.records())
         path = out / f"{name}.parquet"
         with os.fdopen(_create(path), "wb") as fh:
             pq.write_table(table, fh)
             fh.flush()
             os.fsync(fh.fileno())
-        paths.append(path)
-    return paths
+    return got
+
+
+def _cell_type(v: Any) -> str:
+    """A record cell's Python type as the census counts it: ``bigint`` for an int
+    outside int64 and ``other`` for a type :data:`_CELL_TYPES` does not hold (a table
+    holding either is never patched by census)."""
+    t = type(v)
+    if t is int and not -(2**63) <= v < 2**63:
+        return "bigint"
+    return t.__name__ if t in _CELL_TYPES else "other"
+
+
+def _census(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """A table's type census: its columns (the first row's keys, as
+    ``pa.Table.from_pylist`` takes them), how many rows have other keys (``odd``), and
+    per column how many cells hold each Python type (:func:`_cell_type`). The Arrow type
+    ``from_pylist`` infers for a column follows from the types present alone
+    (:func:`_census_schema`), so a census updated by the rows an add drops and brings
+    gives the schema of the whole new table without reading its other rows."""
+    names = list(rows[0]) if rows else []
+    c: dict[str, Any] = {"names": names, "odd": 0, "types": {n: {} for n in names}}
+    for row in rows:
+        _census_add(c, row, 1)
+    return c
+
+
+def _census_add(c: dict[str, Any], row: dict[str, Any], sign: int) -> None:
+    """Count ``row`` into census ``c`` (``sign`` 1) or out of it (-1)."""
+    names = c["names"]
+    if list(row) != names:
+        c["odd"] += sign
+    for n in names:
+        t = _cell_type(row.get(n))
+        col = c["types"][n]
+        col[t] = col.get(t, 0) + sign
+
+
+#: a value of each census type whose Arrow type is the one ``pa.array`` infers for any
+#: value of that type (text for the nested values and text, which are flattened to it)
+_SAMPLES = {
+    "NoneType": None,
+    "bool": True,
+    "int": 0,
+    "float": 0.5,
+    "str": "",
+    "dict": "",
+    "list": "",
+}
+
+
+def _census_schema(c: dict[str, Any]) -> Any:
+    """The Arrow schema ``pa.Table.from_pylist`` infers for a table of census ``c``:
+    per column, ``pa.array`` of one sample per type present (what :func:`_column_types`
+    samples, an int column's extremes being within int64). None when rows have other
+    keys, a cell is of a type outside the census, or the types do not unify."""
+    import pyarrow as pa
+
+    if c.get("odd"):
+        return None
+    fields = []
+    for n in c["names"]:
+        present = [t for t, k in c["types"][n].items() if k > 0]
+        if any(k < 0 for k in c["types"][n].values()) or not set(present) <= set(_SAMPLES):
+            return None
+        try:
+            fields.append(pa.field(n, pa.array([_SAMPLES[t] for t in present]).type))
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+            return None
+    return pa.schema(fields)
+
+
+def _patched(
+    rows: _Rows, data: bytes, prev: Path, name: str, census: Any
+) -> tuple[Any, dict[str, Any]] | None:
+    """Table ``name`` for its Parquet copy, equal to ``pa.Table.from_pylist`` of every
+    row's flattened record, and its census: the rows whose JSON line is a line of the
+    previous generation's table are taken from its Parquet copy, and only the others'
+    records are built (:meth:`_Rows.record`). The schema comes from the previous census
+    with the rows the add dropped counted out (their lines read back: a census without
+    ``other`` types holds only JSON's own, which read back as they were written) and its
+    new rows counted in. None when that cannot be done exactly or would not pay."""
+    import copy
+    from collections import Counter
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if not isinstance(census, dict) or not census.get("names"):
+        return None
+    old_json, old_pq = prev / f"{name}.jsonl", prev / f"{name}.parquet"
+    if not (old_json.is_file() and old_pq.is_file()):
+        return None
+    new_lines = data.split(b"\n")
+    if new_lines[-1] != b"" or len(new_lines) - 1 != len(rows):
+        return None
+    try:
+        old_lines = old_json.read_bytes().split(b"\n")
+    except OSError:
+        return None
+    if old_lines[-1] != b"":
+        return None
+    del new_lines[-1], old_lines[-1]
+    at: dict[bytes, int] = {}
+    for k, line in enumerate(old_lines):
+        at.setdefault(line, k)
+    take = [at.get(line, -1) for line in new_lines]
+    fresh = [k for k, x in enumerate(take) if x < 0]
+    if len(fresh) > PARQUET_PATCH_MAX_SHARE * len(rows):
+        return None
+    c = copy.deepcopy(census)
+    if c.get("odd") or any(
+        c["types"][n].get(t, 0) for n in c["names"] for t in ("bigint", "other")
+    ):
+        return None
+    try:
+        for k in fresh:
+            _census_add(c, rows.record(k), 1)
+        old_n, new_n = Counter(old_lines), Counter(new_lines)
+        for line, n in old_n.items():  # dropped, or held another number of times
+            d = new_n.get(line, 0) - n
+            if d:
+                row = json.loads(line)
+                for _ in range(abs(d)):
+                    _census_add(c, row, 1 if d > 0 else -1)
+    except (ValueError, KeyError, AttributeError):
+        return None
+    schema = _census_schema(c)
+    if schema is None:
+        return None
+    try:
+        old = pq.ParquetFile(old_pq).read()
+    except (OSError, pa.ArrowException):
+        return None
+    old = old.replace_schema_metadata(None)
+    if old.num_rows != len(old_lines) or not old.schema.equals(schema):
+        return None
+    names = c["names"]
+    flat = [{n: _flat(rows.record(k).get(n)) for n in names} for k in fresh]
+    try:
+        small = pa.Table.from_pylist(flat, schema=schema)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+        return None
+    for k, x in zip(fresh, range(old.num_rows, old.num_rows + len(fresh))):
+        take[k] = x
+    both = pa.concat_tables([old, small]) if fresh else old
+    return both.take(pa.array(take, type=pa.int64())).combine_chunks(), c
 
 
 #: above this share of a table's rows new since the previous generation, its Parquet

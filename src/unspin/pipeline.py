@@ -462,6 +462,7 @@ _RULE_MODULES = (
     "lineage",
     "model",
     "normalise",
+    "output",  # the JSON lines stored with pair and component results (row_line)
     "pipeline",
     "quotes",
     "stories",
@@ -754,6 +755,9 @@ class PairStage:
     #: ``pairs`` as two index arrays and their link strengths, in the same order (None:
     #: worked out from ``links``): the story stage's pile-wide passes read these
     pair_arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    #: with a memo: the JSON line of each reuse relation in ``reuse`` stored with its
+    #: result (:func:`_with_line`; results stored by older code have none)
+    lines: dict[tuple[int, int], str] = field(default_factory=dict)
 
     def link_strengths(self) -> dict[tuple[int, int], float]:
         """Every candidate pair's link strength (:func:`link_strength`)."""
@@ -1282,7 +1286,7 @@ def pair_stage(
                 todo.append(k)
     fresh = engine.map_pairs(pair_work, [pairs[k] for k in todo], ctx, stage="align")
     for k, r in zip(todo, fresh):
-        results[k] = r
+        results[k] = _with_line(r) if memo is not None else r
     if memo is not None and todo:
         memo.memo_put("pair", {keys[k]: results[k] for k in todo})
     pair_arrays = None
@@ -1315,6 +1319,11 @@ def pair_stage(
         pairs=pairs,
         reuse={pairs[k]: results[k][0] for k in ask if results[k][0] is not None},
         features={pairs[k]: results[k][1] for k in ask},
+        lines={
+            pairs[k]: results[k][3]
+            for k in ask
+            if results[k][0] is not None and len(results[k]) > 3 and results[k][3]
+        },
         feature_fn=_FeatureFn(docs, ctx.qkeys, config.stories, ctx.forms),
         article_keys=ak,
         pair_keys=dict(zip(pairs, keys)),
@@ -1324,6 +1333,17 @@ def pair_stage(
         memo=memo,
         pair_arrays=pair_arrays,
     )
+
+
+def _with_line(r: tuple) -> tuple:
+    """A pair result as it is stored: (relation, features, corpus questions, the
+    relation's JSON line in the relations table or None), so an add that reads it back
+    writes its row without building it again (``Result.lines``). The line is made from
+    the same object that is stored, so it is the line of whatever the value holds."""
+    from unspin.output import row_line
+
+    rel = r[0]
+    return (rel, r[1], r[2], row_line(rel.to_record()) if rel is not None else None)
 
 
 # ---------------------------------------------------------------- per component
@@ -1460,34 +1480,78 @@ def story_relations(
     scored: dict[tuple[int, int], tuple[float, dict[str, float]]],
     story_of: dict[int, int],
     sp: StoryParams,
+    lines: dict[tuple[int, int], str] | None = None,
+    lines_out: dict[int, str] | None = None,
 ) -> list[Relation]:
     """``same_story`` / ``related`` relations of candidate pairs without reuse
-    (:func:`unspin.stories.pair_claim`)."""
+    (:func:`unspin.stories.pair_claim`). ``lines``: stored JSON lines of some of them by
+    pair (:func:`component_lines`), given in ``lines_out`` by the relation's ``id()``."""
     out = []
     for pair in pairs:
         if pair in reuse or pair not in scored or scored[pair][0] < sp.related:
             continue
         i, j = pair
-        pr, f = scored[pair]
-        # same_story is a claim about the pair: one story and no rule against the pair
-        kind, why = pair_claim(pr, f, story_of[i] == story_of[j], sp)
-        a, b = sorted((docs[i].id, docs[j].id))
-        out.append(
-            Relation(
-                a=a,
-                b=b,
-                relation=kind,
-                confidence=round(pr if kind == "same_story" else 1 - pr, 4),
-                reasons=[
-                    f"event similarity {pr:.2f} (documents {f['doc_sim']:.2f}, best sentences "
-                    f"{f['top_sent']:.2f}, names/numbers/dates {f['keys']:.2f}, within topic "
-                    f"{f['keys_local']:.2f}, shared quotations {int(f['quotes'] * 2)}"
-                    + (f", published {f['days']:.1f} days apart)" if f["days"] >= 0 else ")"),
-                    why,
-                ],
-                features=f,
-            )
-        )
+        rel = _story_relation(docs, i, j, scored[pair], story_of[i] == story_of[j], sp)
+        if lines is not None:
+            line = lines.get(pair)
+            if line is not None and lines_out is not None:
+                lines_out[id(rel)] = line
+        out.append(rel)
+    return out
+
+
+def _story_relation(
+    docs: Sequence[Doc],
+    i: int,
+    j: int,
+    scored: tuple[float, dict[str, float]],
+    same: bool,
+    sp: StoryParams,
+) -> Relation:
+    """The ``same_story`` / ``related`` relation of candidate pair ``(i, j)`` scored
+    ``scored`` (probability, features); ``same``: whether the two are in one story."""
+    pr, f = scored
+    # same_story is a claim about the pair: one story and no rule against the pair
+    kind, why = pair_claim(pr, f, same, sp)
+    a, b = sorted((docs[i].id, docs[j].id))
+    return Relation(
+        a=a,
+        b=b,
+        relation=kind,
+        confidence=round(pr if kind == "same_story" else 1 - pr, 4),
+        reasons=[
+            f"event similarity {pr:.2f} (documents {f['doc_sim']:.2f}, best sentences "
+            f"{f['top_sent']:.2f}, names/numbers/dates {f['keys']:.2f}, within topic "
+            f"{f['keys_local']:.2f}, shared quotations {int(f['quotes'] * 2)}"
+            + (f", published {f['days']:.1f} days apart)" if f["days"] >= 0 else ")"),
+            why,
+        ],
+        features=f,
+    )
+
+
+def component_lines(
+    docs: Sequence[Doc],
+    groups: list[list[int]],
+    scored: dict[tuple[int, int], tuple[float, dict[str, float]]],
+    reuse: dict | set,
+    sp: StoryParams,
+) -> dict[tuple[int, int], str]:
+    """The JSON lines (``unspin.output.row_line``) of the story relations of one
+    component's candidate pairs, by pair: what :func:`story_relations` makes of them,
+    two articles being in one story when they are in one of the component's ``groups``
+    (duplicate members join their representative's group afterwards, which does not
+    change that). Stored with the component's result, so an add that reads it back
+    writes those rows without building them again."""
+    from unspin.output import row_line
+
+    group = {i: g for g, members in enumerate(groups) for i in members}
+    out = {}
+    for (i, j), v in scored.items():
+        if (i, j) in reuse or v[0] < sp.related:
+            continue
+        rel = _story_relation(docs, i, j, v, group[i] == group[j], sp)
+        out[(i, j)] = row_line(rel.to_record())
     return out
 
 
@@ -1557,10 +1621,13 @@ def _map_components(docs, comps, ps, config, engine, memo) -> list[tuple]:
                 todo.append(c)
                 continue
             # stored by position in the component: indexes move when articles do
-            gs, sc = hit
+            gs, sc = hit[0], hit[1]
             done[c] = (
                 [[members[x] for x in g] for g in gs],
                 {(members[x], members[y]): v for (x, y), v in sc.items()},
+                {(members[x], members[y]): v for (x, y), v in hit[2].items()}
+                if len(hit) > 2
+                else {},
             )
     # largest first, so one big component does not finish last on its own
     todo.sort(key=lambda c: -len(comps[c]))
@@ -1594,7 +1661,8 @@ def _map_components(docs, comps, ps, config, engine, memo) -> list[tuple]:
     store = {}
     new_inner: dict[str, dict[str, float]] = {}
     for c, (groups, scored, new) in zip(todo, fresh):
-        r = (groups, scored)
+        lines = component_lines(docs, groups, scored, ps.reuse, sp) if memo is not None else {}
+        r = (groups, scored, lines)
         done[c] = r
         if memo is not None:
             new_inner.update((inner[p], f) for p, f in new.items() if p in inner)
@@ -1602,6 +1670,7 @@ def _map_components(docs, comps, ps, config, engine, memo) -> list[tuple]:
             store[keys[c]] = (
                 [[pos[m] for m in g] for g in r[0]],
                 {(pos[i], pos[j]): v for (i, j), v in r[1].items()},
+                {(pos[i], pos[j]): v for (i, j), v in lines.items()},
             )
     if store:
         memo.memo_put("component", store)
@@ -1642,14 +1711,18 @@ def analyse(
     done = _map_components(docs, comps, ps, config, engine, memo)
     groups: list[list[int]] = []
     scored: dict[tuple[int, int], tuple[float, dict[str, float]]] = {}
-    for gs, sc in done:
+    lines: dict[tuple[int, int], str] = {}
+    for gs, sc, ln in done:
         groups.extend(gs)
         scored.update(sc)
+        lines.update(ln)
     groups = add_members(groups, duplicate_members(full.rep))
     groups.sort(key=lambda g: g[0])
     story_of = {i: g for g in range(len(groups)) for i in groups[g]}
     relations: list[Relation] = list(full.reuse.values())
-    relations += story_relations(docs, ps.pairs, ps.reuse, scored, story_of, sp)
+    # the rows whose JSON lines were stored with the results they were read from
+    known = {id(r): full.lines[p] for p, r in full.reuse.items() if p in full.lines}
+    relations += story_relations(docs, ps.pairs, ps.reuse, scored, story_of, sp, lines, known)
     relations.sort(key=lambda r: (r.a, r.b))
     stories = make_stories(docs, groups, relations, scored)
     return Result(
@@ -1658,6 +1731,7 @@ def analyse(
         stories=stories,
         errors=list(errors),
         config=config_record(config),
+        lines={"relations": known} if known else {},
     )
 
 
