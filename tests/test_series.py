@@ -269,3 +269,14 @@ def test_dated_series_params_are_validated() -> None:
     ):
         with pytest.raises(ValueError):
             ClassifyParams(**bad)
+
+
+def test_a_dated_copy_of_another_day_stays_a_copy() -> None:
+    # the wording kept (a re-issue, re-headlined at most) with another opening figure in
+    # its title: a copy, whatever the dates; the rule reads spun pairs only
+    edited = [*MONDAY[:3], MONDAY[3].replace("quiet", "calm")]
+    a, b = _dated(MONDAY, edited, "1987-03-14T09:00:00", "1987-03-16T08:00:00")
+    a.article.title = "HARBOUR BOARD HELP RAISES 1987 TOTAL TO 12"
+    al = align(a, b)
+    assert dated_series(a, b, ClassifyParams()) is not None  # the dates and figures say so
+    assert reuse_type(a, b, al, ClassifyParams())[0] == "copy"

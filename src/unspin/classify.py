@@ -192,14 +192,15 @@ class ClassifyParams:
     # 0.52); the finer grid was added after that held run (docs/benchmarks.md, session 16)
     lead_written: float = 0.6
     evidence_cap: float = 5.0  # each evidence value is clipped to [-cap, cap]
-    # a dated series item (:func:`dated_series`): two texts of one language, both dated,
+    # a dated series item (:func:`dated_series`): two texts of one language typed
+    # ``spun`` (a copy of another day, its wording kept, is the item re-issued), both dated,
     # published on other calendar days at least ``series_min_hours`` apart, neither a
     # correction (:func:`is_correction`), of which an opening (title and first
     # ``series_lead_chars`` characters) gives a figure the other text lacks anywhere,
     # or which both report their own day ("today": :func:`unspin.stories.day_bound`),
     # are two items of one recurring notice or two steps of one story (a central bank's
     # help on two days, a tender cancelled in two weeks, a filing after the board's
-    # approval): never a whole copy, and no reuse at all; the stories stage then types
+    # approval): not spun, and no reuse at all; the stories stage then types
     # the pair (``same_story`` or ``related``). Undated pairs are not touched. Set
     # reading Reuters 4,501-7,500's 55 ``spun`` (docs/benchmarks.md, session 16)
     dated_series: bool = True
@@ -1107,18 +1108,20 @@ def reuse_type(
             "not a whole copy: over the whole texts most names and figures differ "
             "(one template filled in twice)"
         )
-    if whole and (series_why := dated_series(a, b, p)) is not None:
-        # another day's item of one recurring notice, or a later step of one story: not
-        # the item written again, and its shared lines are the series' own wording, not
-        # reuse (the stories stage types the pair)
-        reasons.append(f"not reuse: two items of one series or story, {series_why}")
-        return None, 0.0, reasons, contrib
     if whole:
         if cross:
             reasons.append(f"languages differ ({a.lang} / {b.lang})")
             return "translation", prob, reasons, contrib
         kept = kept_share(c)
         kind = "copy" if kept >= p.copy_kept else "spun"
+        if kind == "spun" and (series_why := dated_series(a, b, p)) is not None:
+            # written again on another day with another opening figure, or both of their
+            # own day: another day's item of one recurring notice, or a later step of one
+            # story, not the item written again; its shared lines are the series' own
+            # wording, not reuse (the stories stage types the pair). A copy (the wording
+            # kept) of another day is the item re-issued, re-headlined at most
+            reasons.append(f"not reuse: two items of one series or story, {series_why}")
+            return None, 0.0, reasons, contrib
         contrib.append(
             Contribution(
                 "type",
