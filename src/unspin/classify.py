@@ -43,11 +43,13 @@ from unspin.normalise import (
     STOPWORDS,
     UPPER,
     cross_language,
+    figures,
     rare_word,
     word_spans,
     words,
     zipf,
 )
+from unspin.stories import day_bound
 
 #: typing features of the whole-derivative model, in the order of ``whole_weights``
 WHOLE_FEATURES = (
@@ -190,6 +192,24 @@ class ClassifyParams:
     # 0.52); the finer grid was added after that held run (docs/benchmarks.md, session 16)
     lead_written: float = 0.6
     evidence_cap: float = 5.0  # each evidence value is clipped to [-cap, cap]
+    # a dated series item (:func:`dated_series`): two texts of one language typed
+    # ``spun`` (a copy of another day, its wording kept, is the item re-issued), both dated,
+    # published on other calendar days at least ``series_min_hours`` apart, neither a
+    # correction (:func:`is_correction`), of which an opening (title and first
+    # ``series_lead_chars`` characters) gives a figure the other text lacks anywhere,
+    # or which both report their own day ("today": :func:`unspin.stories.day_bound`),
+    # are two items of one recurring notice or two steps of one story (a central bank's
+    # help on two days, a tender cancelled in two weeks, a filing after the board's
+    # approval): not spun, and no reuse at all; the stories stage then types
+    # the pair (``same_story`` or ``related``). Undated pairs are not touched. Set
+    # reading Reuters 4,501-7,500's 55 ``spun`` (docs/benchmarks.md, session 16)
+    dated_series: bool = True
+    # ... 12 h: an item re-issued across midnight is not another day's
+    series_min_hours: float = 12.0
+    # ... as much of the opening as the stories' figures rule reads (LEAD_FIGURE_CHARS)
+    series_lead_chars: int = 300
+    # ... the end of a text read for a correction note ("Corrects March 17 item ...")
+    correction_tail_chars: int = 300
     # ``unknown_credit``: a text is signed (says who published it) by a byline or imprint
     # line among its first or last this many non-empty lines (the headline, a byline
     # under it; a byline, an imprint at the foot): :func:`unspin.evidence.signed`
@@ -275,6 +295,14 @@ class ClassifyParams:
             raise ValueError(f"ClassifyParams.byline_words must be >= 1, got {self.byline_words}")
         if self.byline_lines < 0:
             raise ValueError(f"ClassifyParams.byline_lines must be >= 0, got {self.byline_lines}")
+        if not (self.series_min_hours >= 0 and math.isfinite(self.series_min_hours)):
+            raise ValueError(
+                f"ClassifyParams.series_min_hours must be finite and >= 0, "
+                f"got {self.series_min_hours}"
+            )
+        for name in ("series_lead_chars", "correction_tail_chars"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"ClassifyParams.{name} must be >= 1, got {getattr(self, name)}")
         if self.merge_unit <= 0:
             raise ValueError(f"ClassifyParams.merge_unit must be > 0, got {self.merge_unit}")
         if self.decider_bar < 0:
@@ -916,6 +944,69 @@ def _template_texts(
     return is_template(slot_mismatch(ta, tb, casing), p, frame_agreement(ta, tb, casing=casing))
 
 
+#: a correction: "CORRECTED", "CORRECTION", "X CORRECTS NET" in the headline ...
+CORRECTION_HEAD = regex.compile(r"(?i)\bcorrect(?:ed|ion|s)\b")
+#: ... or a note at the end ("Corrects March 17 item to show losses")
+CORRECTION_NOTE = regex.compile(r"(?i)\bcorrects\b")
+
+
+def is_correction(doc: Doc, p: ClassifyParams) -> bool:
+    """Whether an article is a correction (or a correcting re-issue) of an earlier item:
+    its headline (the title, else the text's first line) says so, or a note in its last
+    ``correction_tail_chars`` characters does. A corrected re-issue is the item again,
+    with its figures changed on purpose, whatever the day."""
+    text = doc.article.text
+    head = doc.article.title or text.lstrip().split("\n", 1)[0]
+    return bool(CORRECTION_HEAD.search(head)) or bool(
+        CORRECTION_NOTE.search(text[-p.correction_tail_chars :])
+    )
+
+
+def _opening_figures(doc: Doc, p: ClassifyParams) -> frozenset[str]:
+    """The figures of an article's opening: its title and first ``series_lead_chars``
+    characters (:func:`unspin.normalise.figures`)."""
+    title = doc.article.title or ""
+    text = doc.article.text
+    opening = text[: p.series_lead_chars]
+    if title and not text.startswith(title):
+        opening = title + "\n" + opening
+    return frozenset(figures(opening))
+
+
+def dated_series(a: Doc, b: Doc, p: ClassifyParams) -> str | None:
+    """Why two dated texts are two items of one series or two steps of one story, not
+    one item written again (``ClassifyParams.dated_series``); None when they may be one
+    item (or a date is missing: undated pairs are left as they were).
+
+    Both must give a publication time, on other calendar days at least
+    ``series_min_hours`` apart, in one language, neither a correction
+    (:func:`is_correction`); then an opening figure of either that the other text lacks
+    anywhere (another amount, total, date: another day's notice or a later step), or
+    both reporting their own day ("today", :func:`unspin.stories.day_bound`: the same
+    notice issued again on another day) tell two items. Pure: reads the two texts and
+    their dates."""
+
+    if not p.dated_series or a.lang != b.lang:
+        return None
+    ta, tb = _parse_time(a.article.published_at), _parse_time(b.article.published_at)
+    if ta is None or tb is None or (ta.tzinfo is None) != (tb.tzinfo is None):
+        return None
+    hours = abs((tb - ta).total_seconds()) / 3600
+    if ta.date() == tb.date() or hours < p.series_min_hours:
+        return None
+    if is_correction(a, p) or is_correction(b, p):
+        return None
+    when = f"published on other days ({hours / 24:.1f} days apart)"
+    la, lb = _opening_figures(a, p), _opening_figures(b, p)
+    fa, fb = frozenset(figures(a.article.text)), frozenset(figures(b.article.text))
+    own = sorted(la - fb) + sorted(lb - fa)
+    if own:
+        return f"{when}, an opening gives figures the other lacks ({', '.join(own[:4])})"
+    if day_bound(a.article.text) and day_bound(b.article.text):
+        return f"{when}, both reporting their own day"
+    return None
+
+
 def _top(contrib: list[Contribution], k: int = 3) -> str:
     shown = sorted((x for x in contrib if x.name != "bias"), key=lambda x: -abs(x.weight))[:k]
     return ", ".join(f"{x.name} {x.value:.2f} ({x.weight:+.2f})" for x in shown)
@@ -1023,6 +1114,14 @@ def reuse_type(
             return "translation", prob, reasons, contrib
         kept = kept_share(c)
         kind = "copy" if kept >= p.copy_kept else "spun"
+        if kind == "spun" and (series_why := dated_series(a, b, p)) is not None:
+            # written again on another day with another opening figure, or both of their
+            # own day: another day's item of one recurring notice, or a later step of one
+            # story, not the item written again; its shared lines are the series' own
+            # wording, not reuse (the stories stage types the pair). A copy (the wording
+            # kept) of another day is the item re-issued, re-headlined at most
+            reasons.append(f"not reuse: two items of one series or story, {series_why}")
+            return None, 0.0, reasons, contrib
         contrib.append(
             Contribution(
                 "type",
