@@ -1242,6 +1242,7 @@ def test_cut_article_facts_come_from_its_kept_part_only(tmp_path: Path) -> None:
     from unspin.evidence import doc_facts
     from unspin.fingerprint import FingerprintParams, prepare
     from unspin.model import compared_text
+    from unspin.stories import StoryKeys
 
     lines = [f"Line {i} of the council page ends here." for i in range(60)]
     lines[45] = "Councillor Marguerite Okonkwo signed 7,431 permits in Ravensworth."
@@ -1256,6 +1257,9 @@ def test_cut_article_facts_come_from_its_kept_part_only(tmp_path: Path) -> None:
     assert not any("Okonkwo" in n or "okonkwo" in n for n in fc.names)
     assert compared_text(cut) == art.text[: cut.sentences[-1].end] != art.text
     assert all(t[2] <= cut.sentences[-1].end for t in _Side(cut).toks)
+    sk_cut, sk_whole = StoryKeys(cut), StoryKeys(whole)
+    assert "7431" in sk_whole.figs and "7431" not in sk_cut.figs
+    assert "okonkwo" in sk_whole.words and "okonkwo" not in sk_cut.words
     assert compared_text(whole) is art.text  # uncut: the whole text, the same object
     # a doc read back from a store is marked as cut too (its facts from the kept part)
     inp = tmp_path / "in"
