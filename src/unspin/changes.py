@@ -24,7 +24,7 @@ import numpy as np
 import regex
 
 from unspin.align import AlignParams, sentence_matches
-from unspin.model import CHANGE_KINDS, Change, Doc, Relation, Result, Sentence
+from unspin.model import CHANGE_KINDS, Change, Doc, Relation, Result, Sentence, compared_text
 from unspin.normalise import STOPWORDS, UPPER
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
@@ -275,11 +275,16 @@ def _caps(text: str, a: int, b: int) -> list[tuple[int, int, str]]:
 
 
 class _Side:
-    """One article with its word tokens, for slicing by character range."""
+    """One article with its word tokens, for slicing by character range: the tokens of
+    its compared part (:func:`unspin.model.compared_text`: the kept sentences of an
+    article cut at ``FingerprintParams.max_sentences``, else the whole text)."""
 
     def __init__(self, doc: Doc) -> None:
         self.doc, self.text = doc, doc.article.text
-        self.toks = [(_fold(m.group(0)), m.start(), m.end()) for m in _WORD.finditer(self.text)]
+        end = len(compared_text(doc))
+        self.toks = [
+            (_fold(m.group(0)), m.start(), m.end()) for m in _WORD.finditer(self.text, 0, end)
+        ]
         self.starts = [t[1] for t in self.toks]
 
     def within(self, span: Span) -> list[Tok]:

@@ -36,7 +36,7 @@ from unspin.evidence import (
     kept_share,
     whole_score,
 )
-from unspin.model import Alignment, Doc, Relation
+from unspin.model import Alignment, Doc, Relation, compared_text
 from unspin.normalise import (
     CAP_WORD,
     LOWER,
@@ -697,7 +697,8 @@ def _known_name(
 ) -> bool:
     """A name the rest of the two texts uses (any of its own words ``ws``, outside the
     edits), or other articles use as a whole (each of its word pairs; a one-word name)."""
-    if any(_uses(a.article.text, w, skip[0]) or _uses(b.article.text, w, skip[1]) for w in ws):
+    ta, tb = compared_text(a), compared_text(b)
+    if any(_uses(ta, w, skip[0]) or _uses(tb, w, skip[1]) for w in ws):
         return True
     toks = words(" ".join(edited))
     if len(toks) == 1:
@@ -998,11 +999,11 @@ def dated_series(a: Doc, b: Doc, p: ClassifyParams) -> str | None:
         return None
     when = f"published on other days ({hours / 24:.1f} days apart)"
     la, lb = _opening_figures(a, p), _opening_figures(b, p)
-    fa, fb = frozenset(figures(a.article.text)), frozenset(figures(b.article.text))
+    fa, fb = frozenset(figures(compared_text(a))), frozenset(figures(compared_text(b)))
     own = sorted(la - fb) + sorted(lb - fa)
     if own:
         return f"{when}, an opening gives figures the other lacks ({', '.join(own[:4])})"
-    if day_bound(a.article.text) and day_bound(b.article.text):
+    if day_bound(compared_text(a)) and day_bound(compared_text(b)):
         return f"{when}, both reporting their own day"
     return None
 

@@ -29,7 +29,7 @@ from functools import lru_cache
 import numpy as np
 import regex
 
-from unspin.model import Doc
+from unspin.model import Doc, compared_text
 from unspin.normalise import (
     CAP_WORD,
     DATE_WORDS,
@@ -179,7 +179,7 @@ def _df(keys: np.ndarray, dfs: np.ndarray, hashes: np.ndarray) -> np.ndarray:
 
 def doc_bigrams(doc: Doc) -> np.ndarray:
     """The distinct word-pair hashes of an article (title and body), sorted."""
-    return np.unique(bigram_hashes(words(doc.article.text)))
+    return np.unique(bigram_hashes(words(compared_text(doc))))
 
 
 class CorpusSupport:
@@ -207,7 +207,7 @@ class CorpusSupport:
         self._n = 0
         for d in docs:
             self._n += 1
-            self._words.update(set(words(d.article.text)))
+            self._words.update(set(words(compared_text(d))))
             prose = " ".join(d.sentences[i].text for i in body_sentences(d))
             for w in mid_capitals(prose):
                 self._capital[w].add(d.id)
@@ -329,7 +329,7 @@ class SupportLocal:
         self.prose = prose
         self.capitals = frozenset(mid_capitals(prose))
         self.lower = frozenset(_LOWER.findall(prose))
-        self.words = frozenset(words(doc.article.text))
+        self.words = frozenset(words(compared_text(doc)))
         self.bigrams = doc_bigrams(doc)
         self.line_seq = line_hashes(doc)  # per sentence, in order
         self.lines = np.unique(self.line_seq)

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import regex
 
-from unspin.model import Alignment, Doc
+from unspin.model import Alignment, Doc, compared_text
 from unspin.normalise import (
     DATE_WORDS,
     cross_language,
@@ -107,7 +107,8 @@ def doc_facts(doc: Doc) -> DocFacts:
     cached = getattr(doc, "_facts", None)
     if cached is not None:
         return cached
-    text = doc.article.text
+    text = compared_text(doc)  # the kept part of a cut article (FingerprintParams)
+    end = len(text)
     ws = words(text)
     content = tuple(
         s.index
@@ -118,7 +119,9 @@ def doc_facts(doc: Doc) -> DocFacts:
         figures=frozenset(figures(text)),
         names=frozenset(names(text)),
         quotes=tuple(
-            " ".join(words(q.text)) for q in doc.quotes if len(words(q.text)) >= FACT_QUOTE_WORDS
+            " ".join(words(q.text))
+            for q in doc.quotes
+            if q.end <= end and len(words(q.text)) >= FACT_QUOTE_WORDS
         ),
         words=frozenset(ws),
         joined=" ".join(ws),
@@ -362,7 +365,7 @@ class PairCtx:
     @cached_property
     def lowered(self) -> tuple[str, str]:
         """Both texts lower-cased (for "does the other text use this name")."""
-        return self.a.article.text.lower(), self.b.article.text.lower()
+        return compared_text(self.a).lower(), compared_text(self.b).lower()
 
 
 #: most sentence-pair cosines :func:`_soft_cover` holds at once (16 MB of float32): two
@@ -982,8 +985,8 @@ def _fluency(c: PairCtx) -> tuple[float, str] | None:
         return None
     from unspin.corpus import bigram_hashes
 
-    ha = np.unique(bigram_hashes(words(c.a.article.text)))
-    hb = np.unique(bigram_hashes(words(c.b.article.text)))
+    ha = np.unique(bigram_hashes(words(compared_text(c.a))))
+    hb = np.unique(bigram_hashes(words(compared_text(c.b))))
     own_a, own_b = np.setdiff1d(ha, hb), np.setdiff1d(hb, ha)
     n = c.params.min_fluency_pairs
     if len(own_a) < n or len(own_b) < n:
@@ -1133,7 +1136,7 @@ def _model_style(c: PairCtx) -> tuple[float, str] | None:
 
 def _foreign_rate(d: Doc, other_lang: str, bar_other: float, bar_own: float) -> float:
     """Words of ``d`` (per 100) common in ``other_lang`` and rare in ``d``'s language."""
-    ws = [w for w in words(d.article.text) if w.isalpha() and len(w) > 2]
+    ws = [w for w in words(compared_text(d)) if w.isalpha() and len(w) > 2]
     if not ws:
         return 0.0
     n = 0
@@ -1169,7 +1172,7 @@ def _kept_rate(d: Doc, other: Doc, other_words: frozenset[str], p: Any) -> tuple
     (``kept_zipf_other``), rare in ``d``'s own (``kept_own_rare``: not a word both
     languages write, "era", "per", "met") and at least ``kept_zipf_gap`` more frequent
     there. A few shown."""
-    toks = [t for t in regex.findall(r"\b\p{Ll}[\p{Ll}'’]+\b", d.article.text) if len(t) > 2]
+    toks = [t for t in regex.findall(r"\b\p{Ll}[\p{Ll}'’]+\b", compared_text(d)) if len(t) > 2]
     if not toks:
         return 0.0, []
     kept = []
@@ -1245,8 +1248,8 @@ def _number_format(c: PairCtx) -> tuple[float, str] | None:
     sa, sb = _number_style(c.a.lang, c.params), _number_style(c.b.lang, c.params)
     if sa is None or sb is None or sa == sb:
         return None
-    pa, ca = number_formats(c.a.article.text)
-    pb, cb = number_formats(c.b.article.text)
+    pa, ca = number_formats(compared_text(c.a))
+    pb, cb = number_formats(compared_text(c.b))
     fa = ca if sa == "point" else pa  # figures in a's text written the other way
     fb = cb if sb == "point" else pb
     if fa == fb:

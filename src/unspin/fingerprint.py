@@ -41,16 +41,19 @@ class FingerprintParams:
     """What the fingerprint stage keeps of one article.
 
     ``max_sentences``: sentences of one article that are compared with other articles
-    (embedded, searched in the sentence k-NN, aligned, typed, read for changes and
-    story features). The sentences past it are left out of all of these, with a
-    warning naming the article and what was left out (:func:`cut_warnings`); its exact
-    duplicates, MinHash, salient keys, language and quotations are still read from the
-    whole text. The encoder, the sentence k-NN and the pair stages cost per sentence (a
+    (embedded, searched in the sentence k-NN, aligned, typed, read for changes and story
+    features). The sentences past it are left out of all of these, with a warning naming the
+    article and what was left out (:func:`cut_warnings`); the facts typing reads of an
+    article (names, figures, words, style: :func:`unspin.model.compared_text`) come from its
+    kept part too. Its exact duplicates, MinHash, salient keys, language and quotations are
+    still read from the whole text (identity of the whole article, story keys kept in the
+    store, a language read from the first 20,000 characters, quotations the sentence split
+    needs whole). The encoder, the sentence k-NN and the pair stages cost per sentence (a
     text at the 2,000,000-character limit: 16,589 sentences, 24.5 CPU s in the encoder
     alone, 3x the rest of its scan). News articles are far below the cap: the largest
     sentence counts in ../shared are Reuters 337, BBC 243, ECB+ 91, PAC 59, MEANTIME 54,
-    NTREX 42 (23,458 articles; Reuters' 99.9th percentile 109), so 500 leaves half as
-    much again above the longest and changes none of them.
+    NTREX 42 (23,458 articles; Reuters' 99.9th percentile 109), so 500 leaves half as much
+    again above the longest and changes none of them.
     """
 
     max_sentences: int = 500
@@ -148,7 +151,24 @@ def prepare(article: Article, params: FingerprintParams | None = None) -> Doc:
     )
     if total > len(sents):
         doc.__dict__["_sentences_total"] = total
+        doc.__dict__["_compared_end"] = sents[-1].end
     return doc
+
+
+def mark_cuts(docs: Sequence[Doc], params: FingerprintParams) -> None:
+    """Mark each article cut at ``params.max_sentences`` sentences (for
+    :func:`unspin.model.compared_text`): :func:`prepare` marks the docs it cuts; a doc read from a
+    store is marked here (its whole text split again only when it holds ``params.
+    max_sentences`` sentences, as :func:`cut_warnings` does). Facts a doc cached before
+    it was marked are dropped, so none is read from past the cut."""
+    for d in docs:
+        if "_compared_end" in d.__dict__:
+            continue
+        kept, _ = d.sentence_counts()
+        if kept < params.max_sentences or sentences_total(d) <= kept:
+            continue
+        d.__dict__["_compared_end"] = d.sentences[-1].end
+        d.__dict__.pop("_facts", None)
 
 
 def sentences_total(doc: Doc) -> int:
@@ -182,8 +202,9 @@ def cut_warnings(docs: Sequence[Doc], params: FingerprintParams) -> list[InputEr
                 f"article {a.id!r} has {total:,} sentences: only its first {kept:,} "
                 f"(characters 1-{end:,} of {len(a.text):,}) are compared with other "
                 f"articles (FingerprintParams.max_sentences); the other {total - kept:,} "
-                "sentences are not embedded, aligned, typed or searched for reuse (its "
-                "exact duplicates, names and figures are still read from the whole text)",
+                "sentences are not embedded, aligned, typed, searched for reuse or read "
+                "for names, figures, words and style (its exact duplicates, MinHash, "
+                "story keys and language are still read from the whole text)",
                 severity="warning",
             )
         )

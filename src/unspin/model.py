@@ -124,6 +124,17 @@ class Doc:
         return len(self.sentences), sum(s.boilerplate for s in self.sentences)
 
 
+def compared_text(doc: Doc) -> str:
+    """The part of ``doc``'s text that is compared with other articles: for an article
+    cut at ``FingerprintParams.max_sentences`` sentences (marked by
+    :func:`unspin.fingerprint.prepare` or :func:`unspin.fingerprint.mark_cuts`), its text
+    up to the end of its last kept sentence; the whole text of every other article (the
+    same string object, so whatever an uncut article's facts are read from is unchanged)."""
+    end = doc.__dict__.get("_compared_end")
+    text = doc.article.text
+    return text if end is None else text[:end]
+
+
 @dataclass
 class AlignedPassage:
     """A pair of aligned spans (one or more consecutive sentences on each side)."""

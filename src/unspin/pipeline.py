@@ -54,6 +54,7 @@ from unspin.fingerprint import (
     language_warnings,
     lexical_vectors,
     mark_coverage,
+    mark_cuts,
     prepare,
     sentence_key,
     set_vectors,
@@ -1699,6 +1700,7 @@ def analyse(
     langs = getattr(BACKENDS[config.embedder], "languages", None)
     engine = _engine(engine, config, progress)
     timed = getattr(engine, "timed", lambda stage, fn: fn())
+    mark_cuts(docs, config.fingerprint)  # a cut doc's facts come from its kept part
     full = pair_stage(docs, config, engine, progress, memo=memo, cache=cache)
     errors = [*errors, *language_warnings(docs, langs, second_reach(docs, config))]
     errors += cut_warnings(docs, config.fingerprint)

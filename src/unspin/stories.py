@@ -21,7 +21,7 @@ from functools import cache, lru_cache
 import numpy as np
 import regex
 
-from unspin.model import Doc, Relation, Story
+from unspin.model import Doc, Relation, Story, compared_text
 from unspin.normalise import STOPWORDS, days_apart, figures, parse_time, words, zipf
 
 FEATURES = (
@@ -395,11 +395,12 @@ class StoryKeys:
             self.lead_figs, self.figs = whole.lead_figs, whole.figs
         else:
             self.subject = article_subject(doc)
-            self.words = _word_set(doc.article.text)
-            self.day = day_bound(doc.article.text)
+            text = compared_text(doc)  # the kept part of a cut article (FingerprintParams)
+            self.words = _word_set(text)
+            self.day = day_bound(text)
             #: the figures of its opening and of its whole text (the figures rule)
             self.lead_figs = lead_figures(doc)
-            self.figs = figures(doc.article.text)
+            self.figs = figures(text)
         keys = doc.keys if keys is None else keys
         self.all = {k for k in keys if k[0] in "ewnmd"}
         self.nmd = {k for k in keys if k[0] in "nmd"}
