@@ -585,26 +585,10 @@ def _patched(
 
     if not isinstance(census, dict) or not census.get("names"):
         return None
-    old_json, old_pq = prev / f"{name}.jsonl", prev / f"{name}.parquet"
-    if not (old_json.is_file() and old_pq.is_file()):
+    match = _line_match(data, len(rows), prev, name)
+    if match is None:
         return None
-    new_lines = data.split(b"\n")
-    if new_lines[-1] != b"" or len(new_lines) - 1 != len(rows):
-        return None
-    try:
-        old_lines = old_json.read_bytes().split(b"\n")
-    except OSError:
-        return None
-    if old_lines[-1] != b"":
-        return None
-    del new_lines[-1], old_lines[-1]
-    at: dict[bytes, int] = {}
-    for k, line in enumerate(old_lines):
-        at.setdefault(line, k)
-    take = [at.get(line, -1) for line in new_lines]
-    fresh = [k for k, x in enumerate(take) if x < 0]
-    if len(fresh) > PARQUET_PATCH_MAX_SHARE * len(rows):
-        return None
+    old_pq, old_lines, new_lines, take, fresh = match
     c = copy.deepcopy(census)
     if c.get("odd") or any(
         c["types"][n].get(t, 0) for n in c["names"] for t in ("bigint", "other")
@@ -638,10 +622,49 @@ def _patched(
         small = pa.Table.from_pylist(flat, schema=schema)
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
         return None
+    return _spliced(old, small, take, fresh), c
+
+
+def _line_match(
+    data: bytes, n_rows: int, prev: Path, name: str
+) -> tuple[Path, list[bytes], list[bytes], list[int], list[int]] | None:
+    """How table ``name``'s new JSON lines (``data``, ``n_rows`` of them) map onto the
+    previous generation's: its Parquet copy, the old and new lines, for each new line
+    the row of the same old line (-1 where none: ``fresh``), and the fresh rows. None
+    when a file is missing or does not match its lines, or when more than
+    ``PARQUET_PATCH_MAX_SHARE`` of the rows are fresh (a patch would not pay)."""
+    old_json, old_pq = prev / f"{name}.jsonl", prev / f"{name}.parquet"
+    if not (old_json.is_file() and old_pq.is_file()):
+        return None
+    new_lines = data.split(b"\n")
+    if new_lines[-1] != b"" or len(new_lines) - 1 != n_rows:
+        return None
+    try:
+        old_lines = old_json.read_bytes().split(b"\n")
+    except OSError:
+        return None
+    if old_lines[-1] != b"":
+        return None
+    del new_lines[-1], old_lines[-1]
+    at: dict[bytes, int] = {}
+    for k, line in enumerate(old_lines):
+        at.setdefault(line, k)
+    take = [at.get(line, -1) for line in new_lines]
+    fresh = [k for k, x in enumerate(take) if x < 0]
+    if len(fresh) > PARQUET_PATCH_MAX_SHARE * n_rows:
+        return None
+    return old_pq, old_lines, new_lines, take, fresh
+
+
+def _spliced(old: Any, small: Any, take: list[int], fresh: list[int]) -> Any:
+    """The new table: the old Parquet rows at ``take``, the ``fresh`` rows from
+    ``small`` (built in their order)."""
+    import pyarrow as pa
+
     for k, x in zip(fresh, range(old.num_rows, old.num_rows + len(fresh))):
         take[k] = x
     both = pa.concat_tables([old, small]) if fresh else old
-    return both.take(pa.array(take, type=pa.int64())).combine_chunks(), c
+    return both.take(pa.array(take, type=pa.int64())).combine_chunks()
 
 
 #: above this share of a table's rows new since the previous generation, its Parquet
@@ -694,25 +717,10 @@ def _patched_table(rows: list[dict[str, Any]], data: bytes, prev: Path, name: st
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    old_json, old_pq = prev / f"{name}.jsonl", prev / f"{name}.parquet"
-    if not (old_json.is_file() and old_pq.is_file()):
+    match = _line_match(data, len(rows), prev, name)
+    if match is None:
         return None
-    new_lines = data.split(b"\n")
-    if new_lines[-1] != b"" or len(new_lines) - 1 != len(rows):
-        return None
-    try:
-        old_lines = old_json.read_bytes().split(b"\n")
-    except OSError:
-        return None
-    if old_lines[-1] != b"":
-        return None
-    at: dict[bytes, int] = {}
-    for k, line in enumerate(old_lines[:-1]):
-        at.setdefault(line, k)
-    take = [at.get(line, -1) for line in new_lines[:-1]]
-    fresh = [k for k, x in enumerate(take) if x < 0]
-    if len(fresh) > PARQUET_PATCH_MAX_SHARE * len(rows):
-        return None
+    old_pq, old_lines, _, take, fresh = match
     names = list(rows[0])
     schema = _column_types(rows, names)
     if schema is None:
@@ -722,14 +730,11 @@ def _patched_table(rows: list[dict[str, Any]], data: bytes, prev: Path, name: st
     except (OSError, pa.ArrowException):
         return None
     old = old.replace_schema_metadata(None)
-    if old.num_rows != len(old_lines) - 1 or not old.schema.equals(schema):
+    if old.num_rows != len(old_lines) or not old.schema.equals(schema):
         return None
     flat = [{n: _flat(rows[k].get(n)) for n in names} for k in fresh]
     small = pa.Table.from_pylist(flat, schema=schema)
-    for k, x in zip(fresh, range(old.num_rows, old.num_rows + len(fresh))):
-        take[k] = x
-    both = pa.concat_tables([old, small]) if fresh else old
-    return both.take(pa.array(take, type=pa.int64())).combine_chunks()
+    return _spliced(old, small, take, fresh)
 
 
 def _flat(v: Any) -> Any:
