@@ -33,6 +33,7 @@ from unspin.evidence import (
     carried_evidence,
     direction_evidence,
     direction_score,
+    doc_facts,
     kept_share,
     whole_score,
 )
@@ -999,7 +1000,7 @@ def dated_series(a: Doc, b: Doc, p: ClassifyParams) -> str | None:
         return None
     when = f"published on other days ({hours / 24:.1f} days apart)"
     la, lb = _opening_figures(a, p), _opening_figures(b, p)
-    fa, fb = frozenset(figures(compared_text(a))), frozenset(figures(compared_text(b)))
+    fa, fb = doc_facts(a).figures, doc_facts(b).figures  # per article, computed once
     own = sorted(la - fb) + sorted(lb - fa)
     if own:
         return f"{when}, an opening gives figures the other lacks ({', '.join(own[:4])})"
