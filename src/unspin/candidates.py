@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from unspin.durable import write_synced
 from unspin.model import Doc
 from unspin.normalise import normalise_text, parse_time, words
 
@@ -704,11 +705,7 @@ class VectorFile:
         try:
             os.ftruncate(fd, used * self.dim * 4)
             os.lseek(fd, used * self.dim * 4, os.SEEK_SET)
-            data = np.ascontiguousarray(rows, dtype=np.float32).tobytes()
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
+            write_synced(fd, np.ascontiguousarray(rows, dtype=np.float32).tobytes())
         finally:
             os.close(fd)
 

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from unspin.durable import write_synced
 from unspin.fingerprint import FINGERPRINT_VERSION
 from unspin.model import Article, Doc, Quote, Sentence
 
@@ -877,10 +878,7 @@ class Store:
         name = f"{self._memo_file_prefix(kind, key)}-{os.getpid()}-{time.time_ns()}.pkl"
         fd = os.open(folder / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, FILE_MODE)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
+            write_synced(fd, data)
         finally:
             os.close(fd)
         return name
