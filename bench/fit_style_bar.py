@@ -96,6 +96,14 @@ class Row:
         return not self.kind.startswith(MACHINE)
 
 
+def group_folds(groups: list[str], seed: int, k: int = 5) -> dict[str, int]:
+    """Each source group's fold of a ``k``-fold cross-validation grouped by source,
+    shuffled by ``seed`` (a source and its derivatives always in one fold)."""
+    g = list(groups)
+    random.Random(seed).shuffle(g)
+    return {x: i % k for i, x in enumerate(g)}
+
+
 def _values(evidence: list[dict], p: ClassifyParams) -> dict[str, float]:
     """The recorded values of the pair's direction evidence other than the deciders."""
     return {
@@ -474,9 +482,7 @@ def main() -> int:
     groups = sorted({r.group for r in rows})
     shares = {"rule": [], "longer": [], "style": []}
     for seed in range(args.seeds):
-        g = groups[:]
-        random.Random(seed).shuffle(g)
-        fold = {x: i % 5 for i, x in enumerate(g)}
+        fold = group_folds(groups, seed)
         got, mach_got, picks = Counter(), Counter(), []
         base = Counter()
         for f in range(5):
@@ -547,9 +553,7 @@ def gate_report(
     n = len(rw)
     tot = []
     for seed in range(seeds):
-        gs = groups[:]
-        random.Random(seed).shuffle(gs)
-        fold = {x: i % 5 for i, x in enumerate(gs)}
+        fold = group_folds(groups, seed)
         got, mach_got, lost, picks = Counter(), Counter(), 0, []
         for f in range(5):
             tr = [r for r in rows if fold[r.group] != f]
@@ -697,9 +701,7 @@ def two_stage_report(
     n = len(rw)
     tot = []
     for seed in range(seeds):
-        gs = groups[:]
-        random.Random(seed).shuffle(gs)
-        fold = {x: i % 5 for i, x in enumerate(gs)}
+        fold = group_folds(groups, seed)
         got, mach_got, lost, picks = Counter(), Counter(), 0, []
         base = Counter()
         for f in range(5):
@@ -913,9 +915,7 @@ def refit_report(
     groups = sorted({r.group for r in rows})
     shares: dict[str, list[float]] = {}
     for seed in range(seeds):
-        g = groups[:]
-        random.Random(seed).shuffle(g)
-        gf = {x_: i % 5 for i, x_ in enumerate(g)}
+        gf = group_folds(groups, seed)
         got, lost, picks = tally({i: gf[r.group] for i, r in enumerate(rows)}, 5)
         print(f"  grouped 5-fold CV, seed {seed}:")
         for v in [*variants, "shipped", "longer", "style only"]:
