@@ -581,7 +581,6 @@ def _patched(
     from collections import Counter
 
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     if not isinstance(census, dict) or not census.get("names"):
         return None
@@ -609,12 +608,8 @@ def _patched(
     schema = _census_schema(c)
     if schema is None:
         return None
-    try:
-        old = pq.ParquetFile(old_pq).read()
-    except (OSError, pa.ArrowException):
-        return None
-    old = old.replace_schema_metadata(None)
-    if old.num_rows != len(old_lines) or not old.schema.equals(schema):
+    old = _old_table(old_pq, len(old_lines), schema)
+    if old is None:
         return None
     names = c["names"]
     flat = [{n: _flat(rows.record(k).get(n)) for n in names} for k in fresh]
@@ -654,6 +649,22 @@ def _line_match(
     if len(fresh) > PARQUET_PATCH_MAX_SHARE * n_rows:
         return None
     return old_pq, old_lines, new_lines, take, fresh
+
+
+def _old_table(path: Path, n_rows: int, schema: Any) -> Any:
+    """The previous generation's Parquet copy at ``path``, when it reads, holds
+    ``n_rows`` rows and has ``schema`` (its metadata left out); else None."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        old = pq.ParquetFile(path).read()
+    except (OSError, pa.ArrowException):
+        return None
+    old = old.replace_schema_metadata(None)
+    if old.num_rows != n_rows or not old.schema.equals(schema):
+        return None
+    return old
 
 
 def _spliced(old: Any, small: Any, take: list[int], fresh: list[int]) -> Any:
@@ -715,7 +726,6 @@ def _patched_table(rows: list[dict[str, Any]], data: bytes, prev: Path, name: st
     built. None when that cannot be done exactly (a file missing or not matching its
     lines, another schema) or would not pay."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     match = _line_match(data, len(rows), prev, name)
     if match is None:
@@ -725,12 +735,8 @@ def _patched_table(rows: list[dict[str, Any]], data: bytes, prev: Path, name: st
     schema = _column_types(rows, names)
     if schema is None:
         return None
-    try:
-        old = pq.ParquetFile(old_pq).read()
-    except (OSError, pa.ArrowException):
-        return None
-    old = old.replace_schema_metadata(None)
-    if old.num_rows != len(old_lines) or not old.schema.equals(schema):
+    old = _old_table(old_pq, len(old_lines), schema)
+    if old is None:
         return None
     flat = [{n: _flat(rows[k].get(n)) for n in names} for k in fresh]
     small = pa.Table.from_pylist(flat, schema=schema)
