@@ -20,8 +20,8 @@ Choice (all rows, and again inside every training fold): the logistic model is f
 ``--lead`` the lead settings) by the session-16 criterion: every machine-made pair the
 decider rule gets right kept at a score of at least min(1, its decider score); then right
 minus wrong on the rewrites, the fewest machine-made pairs touched, the smaller lead weight,
-the larger ``lead_min``, the lower cut (more pairs read machine-made), the higher
-``lead_written``.
+the larger ``lead_min``, the cut at which the recogniser is right on the most training
+pairs, the lower cut (more pairs read machine-made), the higher ``lead_written``.
 
 Usage: PYTHONPATH=src:bench .venv/bin/python bench/fit_machine_recogniser.py \\
            --routes /work/deriv5/routes-tune MAIN_TUNE/pairs.jsonl \\
@@ -73,9 +73,16 @@ class Model:
     bias: float
 
     def prob(self, r: Row) -> float:
-        x = np.array(recogniser_features(self.names, r.ev, (r.pa, r.pb), r.lenratio))
-        z = self.bias + float(np.dot(self.weights, x))
-        return float(1.0 / (1.0 + np.exp(-np.clip(z, -50, 50))))
+        key = (id(self), id(r))
+        if key not in _PROBS:
+            x = np.array(recogniser_features(self.names, r.ev, (r.pa, r.pb), r.lenratio))
+            z = self.bias + float(np.dot(self.weights, x))
+            _PROBS[key] = float(1.0 / (1.0 + np.exp(-np.clip(z, -50, 50))))
+        return _PROBS[key]
+
+
+#: each (model, row)'s probability, computed once (the choice's grid reads it many times)
+_PROBS: dict[tuple[int, int], float] = {}
 
 
 @dataclass(frozen=True)
@@ -136,6 +143,7 @@ def choose(
     grid_lw = LEAD_WEIGHTS if lead else (shipped.lead_weight,)
     grid_pw = LEAD_WRITTEN if lead else (shipped.lead_written,)
     for cut in CUTS:
+        acc = recogniser_accuracy(rows, m, cut)
         for lm in grid_lm:
             for lw in grid_lw:
                 for pw in grid_pw:
@@ -147,7 +155,7 @@ def choose(
                         continue
                     c = Counter(outcome(r, led(r, m, t, bar, w)) for r in rw)
                     touched = sum(led(r, m, t, bar, w) != base[id(r)] for r in mach)
-                    key = (c["R"] - c["W"], -touched, -lw, lm, -cut, pw)
+                    key = (c["R"] - c["W"], -touched, -lw, lm, acc[0] + acc[2], -cut, pw)
                     if best is None or key > best[0]:
                         best = (key, t)
     return best[1] if best else None
@@ -172,6 +180,11 @@ def main() -> int:
     ap.add_argument("--pac", type=Path, default=None, help="eval_pac_rewrites pairs.jsonl")
     ap.add_argument("--rewrites-pac", type=Path, default=Path("/work/rw-held-pac"))
     ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument(
+        "--fit-pac",
+        action="store_true",
+        help="the PAC rewrites join the rows (fitted on and cross-validated, their own groups)",
+    )
     ap.add_argument("--C", type=float, default=1.0, help="the logistic model's inverse L2 penalty")
     ap.add_argument(
         "--lead",
@@ -190,6 +203,8 @@ def main() -> int:
     for folder, pairs in args.routes:
         rows += routes_rows(Path(folder), Path(pairs), {}, p)
     pac = pac_rows(args.pac, args.rewrites_pac, p) if args.pac else []
+    if args.fit_pac:
+        rows, pac = rows + pac, []
     bar = p.decider_bar
     w = dict(zip(p.direction_evidence, p.direction_weights))["model_style"]
     mass = TwoStage(p.machine_evidence, p.machine_bar, p.lead_min, p.lead_weight, p.lead_written)
@@ -214,6 +229,27 @@ def main() -> int:
         f"  recogniser in-sample at cut {t.cut}: machine-made {a[0]}/{a[1]}, model-written "
         f"{a[2]}/{a[3]}, accuracy {(a[0] + a[2]) / (a[1] + a[3]):.3f}"
     )
+
+    base = {id(r): rule(r, bar, w) for r in rows}
+    keep = [r for r in mach if outcome(r, base[id(r)]) == "R"]
+    print("  per cut at the chosen lead settings: rewrites R/U/W; machine-made pairs under the")
+    print("  margin; machine-made pairs touched; recogniser right (machine-made, model-written)")
+    for cut in CUTS:
+        tc = Lead(cut, t.lead_min, t.weight, t.written)
+        c = Counter(outcome(r, led(r, m, tc, bar, w)) for r in rw)
+        bad = sum(
+            led(r, m, tc, bar, w) * r.truth < min(TWO_STAGE_MARGIN, base[id(r)] * r.truth)
+            for r in keep
+        )
+        touched = sum(led(r, m, tc, bar, w) != base[id(r)] for r in mach)
+        a = recogniser_accuracy(rows, m, cut)
+        pa_ = recogniser_accuracy(pac, m, cut) if pac else (0, 0, 0, 0)
+        pc = Counter(outcome(r, led(r, m, tc, bar, w)) for r in pac)
+        print(
+            f"    cut {cut}: {_fmt(c, len(rw))}; under margin {bad}; touched {touched}; "
+            f"{a[0]}/{a[1]}, {a[2]}/{a[3]}"
+            + (f"; PAC {_fmt(pc, len(pac))}, model-written {pa_[2]}/{pa_[3]}" if pac else "")
+        )
 
     def table(sel_rows: list[Row], label: str) -> None:
         kinds = sorted({r.kind for r in sel_rows})
@@ -290,6 +326,7 @@ def main() -> int:
                 if r.rewrite:
                     got[o] += 1
                     got[(r.kind, o)] += 1
+                    got[(r.set, o)] += 1
                     got_mass[outcome(r, two_stage(r, mass, bar, w, p))] += 1
                     sty[style_call(r, ms_f)] += 1
                 else:
@@ -302,11 +339,18 @@ def main() -> int:
         print(
             f"  seed {seed}: rewrites {_fmt(got, n)} ("
             + ", ".join(f"{k} {got[(k, 'R')]}/{got[(k, 'U')]}/{got[(k, 'W')]}" for k in kinds)
+            + "; "
+            + ", ".join(
+                f"{s_} {got[(s_, 'R')]}/{got[(s_, 'U')]}/{got[(s_, 'W')]}"
+                for s_ in sorted({r.set for r in rw})
+            )
             + f"); machine-made right {mach_got['R']} of {len(mach)} (lost against the "
             f"decider rule: {lost}); recogniser OOF: machine-made {acc[0]}/{acc[1]}, "
             f"model-written {acc[2]}/{acc[3]}, accuracy {accs[-1]:.3f}; "
             f"style alone {sty['R'] / n:.3f}; picks {picks}"
         )
+    if not shares:
+        return 0
     print(
         f"  mean over seeds: rewrites right {np.mean(shares):.3f} (min {min(shares):.3f}, "
         f"max {max(shares):.3f}); recogniser accuracy {np.mean(accs):.3f}; the session-16 "
