@@ -1364,13 +1364,13 @@ def direction_score(c: PairCtx) -> tuple[float, list[Contribution]]:
     """Weighted sum of the direction evidence (> 0: ``a`` is the source) and each
     evidence's contribution (evidence that has nothing to say is left out), in two stages.
 
-    1. Where nothing marks the pair as made by a machine (:func:`machine_mass` under
-       ``machine_bar``) and one text reads model-written (``lead_written``), a lead
-       evidence (``ClassifyParams.lead_evidence``, one of the deciders: the style of
-       model-written text) whose value reaches ``lead_min`` in magnitude is added with
-       ``lead_weight`` whatever the rest says: on model-written rewrites the other
-       evidence, tuned on machine-made derivatives, is often sure and wrong. The other
-       deciders, if any, are then not weighed.
+    1. Where the pair does not read as made by a machine (:func:`machine_made`: the
+       learned recogniser, or with it off the mass bar) and one text reads model-written
+       (``lead_written``), a lead evidence (``ClassifyParams.lead_evidence``, one of the
+       deciders: the style of model-written text) whose value reaches ``lead_min`` in
+       magnitude is added with ``lead_weight`` whatever the rest says: on model-written
+       rewrites the other evidence, tuned on machine-made derivatives, is often sure and
+       wrong. The other deciders, if any, are then not weighed.
     2. Otherwise (a machine-made pair, or a lead value too small) the deciders
        (``ClassifyParams.decider_evidence``) are added only when the sum of the rest is
        under ``decider_bar`` in magnitude: they settle what the rest leaves unsure and
