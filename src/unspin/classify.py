@@ -184,8 +184,10 @@ class ClassifyParams:
     # (session 15: main 0.708 on untouched ECB+ rewrites, the style alone 0.861), while
     # on machine-made pairs the style's gap is noise (docs/benchmarks.md, session 16)
     lead_evidence: tuple[str, ...] = ("model_style",)
-    # ... the evidence whose weighted mass (absolute weighted values summed, whichever
-    # way each points) marks a pair machine-made: what an MT system or a spinner leaves
+    # ... with ``machine_model`` False (session 16's rule; the shipped rule is the learned
+    # recogniser below), the evidence whose weighted mass (absolute weighted values
+    # summed, whichever way each points) marks a pair machine-made: what an MT system or
+    # a spinner leaves
     machine_evidence: tuple[str, ...] = MACHINE_EVIDENCE
     # ... the mass at or over which the pair reads machine-made (the decider rule holds).
     # The names, this bar, ``lead_min``, ``lead_weight`` and ``lead_written`` were chosen
