@@ -90,6 +90,7 @@ class Row:
     len_src: int  # words of the source and of the derivative (the length baseline)
     len_der: int
     ev: dict[str, float] = field(default_factory=dict)  # the other direction evidence's values
+    lenratio: float = 1.0  # shorter over longer text, in characters (the typing feature)
 
     @property
     def rewrite(self) -> bool:
@@ -118,6 +119,11 @@ def _values(evidence: list[dict], p: ClassifyParams) -> dict[str, float]:
 def _rest(evidence: list[dict], p: ClassifyParams) -> float:
     w = dict(zip(p.direction_evidence, p.direction_weights))
     return sum(w[k] * v for k, v in _values(evidence, p).items())
+
+
+def _lenratio(a: str, b: str) -> float:
+    """The typing feature ``lenratio`` of two texts (shorter over longer, in characters)."""
+    return min(len(a), len(b)) / max(len(a), len(b), 1)
 
 
 def routes_rows(folder: Path, pairs: Path, oof: dict, p: ClassifyParams) -> list[Row]:
@@ -150,6 +156,7 @@ def routes_rows(folder: Path, pairs: Path, oof: dict, p: ClassifyParams) -> list
                 pb=style(text[r["b"]]),
                 len_src=len(words(text[r["source"]])),
                 len_der=len(words(text[der])),
+                lenratio=_lenratio(text[r["a"]], text[r["b"]]),
             )
         )
     return out
@@ -183,6 +190,7 @@ def pac_rows(pairs: Path, rewrites: Path, p: ClassifyParams) -> list[Row]:
                 pb=model_style(text[r["b"]]),
                 len_src=len(words(text[lab["source"]])),
                 len_der=len(words(text[der])),
+                lenratio=_lenratio(text[r["a"]], text[r["b"]]),
             )
         )
     return out

@@ -907,6 +907,7 @@ def test_two_stage_the_style_leads_unless_the_pair_reads_machine_made(monkeypatc
         direction_evidence=("test_machine", "test_other", "model_style"),
         direction_weights=(1.0, 1.0, w),
         decider_bar=1.0,
+        machine_model=False,  # session 16's mass bar (the recogniser: the test below)
         machine_evidence=("test_machine",),
         machine_bar=1.0,
         lead_min=0.1,
@@ -980,6 +981,109 @@ def test_two_stage_params_are_validated() -> None:
     # the shipped settings: the style leads, machine evidence is what MT and spinners leave
     assert P.lead_evidence == ("model_style",) and P.lead_weight > 0
     assert "artefacts" in P.machine_evidence and P.machine_bar > 0
+
+
+def test_the_learned_recogniser_decides_where_the_style_leads(monkeypatch) -> None:
+    """The machine-made recogniser (session 17): a logistic model over the magnitudes of
+    the pair's evidence and the texts' styles calls the pair machine-made or not. A
+    synthetic MT round trip (strong unfluent word pairs, nothing merged) keeps the decider
+    rule even though its machine evidence is under session 16's mass bar; a synthetic
+    model-written rewrite (sentences merged, little fluency gap) is led by the style even
+    though its fluency alone reaches that bar. The decision and its probability are in the
+    reason; ``machine_model`` False is session 16's bar, ``lead_weight`` 0 the decider rule."""
+    vals = {"fluency": 0.0, "merged_sentences": 0.0, "test_other": 0.0}
+    for name in vals:
+        monkeypatch.setitem(
+            DIRECTION_EVIDENCE,
+            name,
+            lambda c, n=name: (vals[n], n) if vals[n] else None,
+        )
+    w = P.direction_weights[P.direction_evidence.index("model_style")]
+    params = dataclasses.replace(
+        P,
+        direction_evidence=("fluency", "merged_sentences", "test_other", "model_style"),
+        direction_weights=(1.0, 1.0, 1.0, w),
+        decider_bar=1.0,
+        machine_evidence=("fluency",),
+        machine_bar=1.0,
+        lead_min=0.1,
+        lead_weight=12.0,
+        lead_written=0.5,
+        machine_model=True,
+        machine_features=("fluency", "merged_sentences", "style_max"),
+        machine_weights=(20.0, -4.0, 0.0),
+        machine_bias=-2.0,
+        machine_cut=0.5,
+    )
+
+    def score(fl: float, merged: float, other: float, pa: float, pb: float, **kw):
+        vals["fluency"], vals["merged_sentences"], vals["test_other"] = fl, merged, other
+        p = dataclasses.replace(params, **kw)
+        z, parts = direction_score(_style_pair(pa, pb, params=p))
+        return z, {x.name: x for x in parts}
+
+    # an MT round trip (a the source): fluency 0.3 (under the mass bar of 1), nothing
+    # merged; the rest is sure and right (+3.0 with the fluency), the style points the
+    # wrong way (the source reads more model-written). Recogniser: 20 * 0.3 - 2 = 4,
+    # probability 0.98: machine-made, the decider rule holds
+    z, parts = score(0.3, 0.0, 2.7, 0.7, 0.1)
+    assert z == pytest.approx(3.0) and z > 0
+    assert parts["model_style"].weight == 0.0
+    assert "not led: machine-made probability 0.98 at or over 0.5" in parts["model_style"].detail
+    # ... where session 16's bar (mass 0.3 under 1) let the style lead and lost it
+    z16, _ = score(0.3, 0.0, 2.7, 0.7, 0.1, machine_model=False)
+    assert z16 == pytest.approx(3.0 + 12.0 * -0.6) and z16 < 0
+    # a model-written rewrite (b): a small fluency gap, 1.5 sentences merged (read
+    # backwards), the rest sure and wrong (-4.0 in all). Recogniser: 20 * 0.12 - 4 * 1.5
+    # - 2 = -5.6, probability 0.004: not machine-made, the style leads and turns it
+    z, parts = score(0.12, -1.5, -2.62, 0.1, 0.8)
+    assert z == pytest.approx(-4.0 + 12.0 * 0.7) and z > 0
+    assert "leads" in parts["model_style"].detail
+    assert "machine-made probability 0.00 under 0.5" in parts["model_style"].detail
+    assert "merged_sentences 1.50 (-6.00)" in parts["model_style"].detail
+    # where the machine evidence's mass reaches session 16's bar (here 0.1) the mass rule
+    # keeps the wrong decision; the recogniser (20 * 0.2 - 6 - 2 = -4) lets the style lead
+    z, parts = score(0.2, -1.5, -2.7, 0.1, 0.8, machine_bar=0.1, machine_model=False)
+    assert z == pytest.approx(-4.0)
+    assert "not led: machine evidence 0.20 at or over 0.1" in parts["model_style"].detail
+    z, parts = score(0.2, -1.5, -2.7, 0.1, 0.8, machine_bar=0.1)
+    assert z == pytest.approx(-4.0 + 12.0 * 0.7) and "leads" in parts["model_style"].detail
+    # merged sentences cannot hide a large fluency gap: 24 - 12 - 2 = 10, machine-made
+    z, parts = score(1.2, -3.0, -1.2, 0.1, 0.8)
+    assert z == pytest.approx(-3.0)
+    assert "not led: machine-made probability 1.00" in parts["model_style"].detail
+    # lead_weight 0: the decider rule whatever the recogniser says
+    z, parts = score(0.12, -1.5, -2.62, 0.1, 0.8, lead_weight=0.0)
+    assert z == pytest.approx(-4.0) and "model_style" not in parts
+
+
+def test_recogniser_features_and_params() -> None:
+    """The recogniser's features: a direction evidence's magnitude (0 where it is silent),
+    the length ratio, the styles of the more and the less model-written text; its
+    settings are validated by name."""
+    from unspin.evidence import recogniser_features, recogniser_probability
+
+    names = ("artefacts", "merged_sentences", "lenratio", "style_max", "style_min")
+    got = recogniser_features(names, {"artefacts": -1.5}, (0.2, 0.9), 0.5)
+    assert got == [1.5, 0.0, 0.5, 0.9, 0.2]
+    assert recogniser_features(("style_max",), {}, (None, None), 1.0) == [0.0]
+    p = dataclasses.replace(
+        P, machine_features=("artefacts",), machine_weights=(2.0,), machine_bias=-1.0
+    )
+    assert recogniser_probability(p, [0.5]) == pytest.approx(0.5)
+    assert recogniser_probability(p, [1e9]) == pytest.approx(1.0)
+    for kw, msg in (
+        ({"machine_weights": (1.0,)}, "machine_weights"),
+        ({"machine_features": ("model_style",), "machine_weights": (1.0,)}, "machine_features"),
+        ({"machine_features": ("nothing",), "machine_weights": (1.0,)}, "machine_features"),
+        ({"machine_bias": float("nan")}, "machine_bias"),
+        ({"machine_cut": 0.0}, "machine_cut"),
+        ({"machine_cut": 1.0}, "machine_cut"),
+    ):
+        with pytest.raises(ValueError, match=msg):
+            dataclasses.replace(P, **kw)
+    # the shipped recogniser is on and fitted (not all zero)
+    assert P.machine_model and any(P.machine_weights)
 
 
 def test_style_model_reads_the_writers_own_words(tmp_path) -> None:

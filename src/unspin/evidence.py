@@ -1289,6 +1289,66 @@ def machine_mass(p: Any, out: Sequence[Contribution]) -> float:
     return sum(abs(x.weight) for x in out if x.name in p.machine_evidence)
 
 
+#: recogniser features that are not direction evidence: the length ratio of the two texts
+#: (the typing feature ``lenratio``: shorter over longer, in characters) and the style
+#: probabilities of the more and the less model-written text (:attr:`DocFacts.style`)
+RECOGNISER_PAIR_FEATURES = ("lenratio", "style_max", "style_min")
+
+
+def recogniser_features(
+    names: Sequence[str],
+    values: dict[str, float],
+    styles: tuple[float | None, float | None],
+    lenratio: float,
+) -> list[float]:
+    """The machine-made recogniser's features of a pair, in the order of ``names``: for a
+    direction evidence its magnitude (``|value|``, clipped as weighed; 0 where it says
+    nothing: which way it points says nothing about who made the pair), else one of
+    :data:`RECOGNISER_PAIR_FEATURES`. Shared by :func:`direction_score` and the fitting
+    script (``bench/fit_machine_recogniser.py``), so both read a pair alike."""
+    known = [s for s in styles if s is not None]
+    pair = {
+        "lenratio": lenratio,
+        "style_max": max(known) if known else 0.0,
+        "style_min": min(known) if known else 0.0,
+    }
+    return [pair[n] if n in pair else abs(values.get(n, 0.0)) for n in names]
+
+
+def recogniser_probability(p: Any, feats: Sequence[float]) -> float:
+    """Probability that a machine (MT round trip, thesaurus spinner) made the pair rather
+    than a language model or a person: the logistic model ``machine_weights`` /
+    ``machine_bias`` of :class:`unspin.classify.ClassifyParams` over
+    :func:`recogniser_features`."""
+    z = p.machine_bias + sum(w * x for w, x in zip(p.machine_weights, feats))
+    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+
+
+def machine_made(c: PairCtx, out: Sequence[Contribution]) -> tuple[bool, str]:
+    """Whether the pair reads made by a machine, and the words saying why: the learned
+    recogniser (``ClassifyParams.machine_model``: :func:`recogniser_probability` at or
+    over ``machine_cut``, with its two strongest features) or, with it off, session 16's
+    bar on the weighted mass of the machine evidence (:func:`machine_mass`)."""
+    p = c.params
+    if not p.machine_model:
+        mass = machine_mass(p, out)
+        word = "at or over" if mass >= p.machine_bar else "under"
+        return mass >= p.machine_bar, f"machine evidence {mass:.2f} {word} {p.machine_bar:g}"
+    values = {x.name: x.value for x in out}
+    lenratio = float(TYPING_FEATURES["lenratio"](c))
+    feats = recogniser_features(p.machine_features, values, (c.fa.style, c.fb.style), lenratio)
+    prob = recogniser_probability(p, feats)
+    terms = sorted(
+        zip(p.machine_features, feats, p.machine_weights), key=lambda t: -abs(t[1] * t[2])
+    )
+    top = ", ".join(f"{n} {x:.2f} ({w * x:+.2f})" for n, x, w in terms[:2] if w * x != 0.0)
+    word = "at or over" if prob >= p.machine_cut else "under"
+    return prob >= p.machine_cut, (
+        f"machine-made probability {prob:.2f} {word} {p.machine_cut:g}"
+        + (f" (strongest: {top})" if top else "")
+    )
+
+
 def _reads_written(c: PairCtx) -> bool:
     """Whether one text of the pair reads as written by a language model (its style
     probability at least ``ClassifyParams.lead_written``; 0: always): the lead stage's
@@ -1304,13 +1364,13 @@ def direction_score(c: PairCtx) -> tuple[float, list[Contribution]]:
     """Weighted sum of the direction evidence (> 0: ``a`` is the source) and each
     evidence's contribution (evidence that has nothing to say is left out), in two stages.
 
-    1. Where nothing marks the pair as made by a machine (:func:`machine_mass` under
-       ``machine_bar``) and one text reads model-written (``lead_written``), a lead
-       evidence (``ClassifyParams.lead_evidence``, one of the deciders: the style of
-       model-written text) whose value reaches ``lead_min`` in magnitude is added with
-       ``lead_weight`` whatever the rest says: on model-written rewrites the other
-       evidence, tuned on machine-made derivatives, is often sure and wrong. The other
-       deciders, if any, are then not weighed.
+    1. Where the pair does not read as made by a machine (:func:`machine_made`: the
+       learned recogniser, or with it off the mass bar) and one text reads model-written
+       (``lead_written``), a lead evidence (``ClassifyParams.lead_evidence``, one of the
+       deciders: the style of model-written text) whose value reaches ``lead_min`` in
+       magnitude is added with ``lead_weight`` whatever the rest says: on model-written
+       rewrites the other evidence, tuned on machine-made derivatives, is often sure and
+       wrong. The other deciders, if any, are then not weighed.
     2. Otherwise (a machine-made pair, or a lead value too small) the deciders
        (``ClassifyParams.decider_evidence``) are added only when the sum of the rest is
        under ``decider_bar`` in magnitude: they settle what the rest leaves unsure and
@@ -1334,8 +1394,7 @@ def direction_score(c: PairCtx) -> tuple[float, list[Contribution]]:
         out.append(Contribution("direction", name, v, w * v, detail))
     rest = z
     leading = p.lead_weight > 0 and bool(p.lead_evidence) and _reads_written(c)
-    mass = machine_mass(p, out) if leading else 0.0
-    machine = f"machine evidence {mass:.2f} at or over {p.machine_bar:g}"
+    by_machine, machine = machine_made(c, out) if leading else (False, "")
     got_of = {
         name: capped_evidence(c, name)
         for name, w in deciders
@@ -1349,15 +1408,14 @@ def direction_score(c: PairCtx) -> tuple[float, list[Contribution]]:
             if name not in p.lead_evidence or got is None or abs(got[0]) < p.lead_min:
                 continue
             v, detail = got
-            if mass >= p.machine_bar:
+            if by_machine:
                 held.append(
                     Contribution("direction", name, v, 0.0, f"{detail}; not led: {machine}")
                 )
                 continue
             why = (
-                f"{detail}; leads (weight {p.lead_weight:g}, the rest {rest:+.2f}): nothing "
-                f"marks the pair machine-made (machine evidence {mass:.2f} under "
-                f"{p.machine_bar:g})"
+                f"{detail}; leads (weight {p.lead_weight:g}, the rest {rest:+.2f}): the pair "
+                f"does not read machine-made ({machine})"
             )
             led.append(Contribution("direction", name, v, p.lead_weight * v, why))
         if led:
