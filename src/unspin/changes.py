@@ -35,6 +35,7 @@ _CAPS = regex.compile(
 )
 _NAME_TOKEN = re.compile(r"\w(?:[\w'’&.-]*\w)?")
 _PIECE = re.compile(r"(?<!['’])(?<!['’]s)(?:(?!['’]s?(?:\s|$)).)+")  # parts around possessives
+_UPPER_CHAR = regex.compile(UPPER)
 _LABELS = {"PERSON", "ORG", "GPE", "LOC", "FAC", "EVENT", "PRODUCT"}
 _NEGATIONS = set("not no never without none nobody nothing neither nor cannot nowhere".split())
 #: words that negate by their meaning: a paraphraser's "lacked" for "had no", "not able" for
@@ -185,6 +186,60 @@ NER_CONTEXT = 1
 #: a side on this machine): bounded time for any pair of texts (spaCy reads about 800
 #: short sentences a CPU second here; texts up to ``NER_WHOLE_MAX`` are read whole)
 NER_MAX_SENTENCES = 200
+
+
+#: most capitalised or numeric words a source unit of a long text may hold for
+#: :func:`_source_names_kept` to test its possible names one by one (about k * k / 2 of
+#: them for k such words); a unit with more is read by NER as before
+NER_SKIP_MAX_WORDS = 40
+
+
+def check_ner_limits() -> None:
+    """Raise ValueError naming any NER limit of this module that is out of range."""
+    for name, low in (
+        ("NER_WHOLE_MAX", 0),
+        ("NER_CONTEXT", 0),
+        ("NER_MAX_SENTENCES", 1),
+        ("NER_SKIP_MAX_WORDS", 0),
+        ("NER_CACHE", 0),
+    ):
+        v = globals()[name]
+        if not isinstance(v, int) or isinstance(v, bool) or v < low:
+            raise ValueError(f"unspin.changes.{name} must be an integer >= {low}, got {v!r}")
+
+
+def _source_names_kept(s_text: str, d_text: str) -> bool:
+    """Whether no name of a unit's source side can be one :meth:`_Extractor.entities`
+    reports as changed: every span that can be a name there (from the start of a word
+    beginning with a capital or a digit to the end of such a word, through anything in
+    between: NER's names and the capitalised runs alike) occurs in the derivative side
+    at least once and at least as often as in the source side (:func:`_count`). Then
+    :meth:`~_Extractor.entities` finds nothing to pair whatever NER says (it pairs only
+    source names the derivative has fewer of, and substitutes only those it lacks), so the
+    unit needs no NER. Names are taken to begin and end at word boundaries. False (read
+    by NER) when the source side has more than ``NER_SKIP_MAX_WORDS`` such words."""
+    starts, ends = [], []
+    for m in _NAME_TOKEN.finditer(s_text):
+        runs = [r.span() for r in re.finditer(r"\w+", m.group(0))]
+        capped = False
+        for a, b in runs:
+            c = m.group(0)[a]
+            capped = capped or c.isupper() or c.isdigit() or bool(_UPPER_CHAR.match(c))
+            if capped:
+                if c.isupper() or c.isdigit() or _UPPER_CHAR.match(c):
+                    starts.append(m.start() + a)
+                ends.append(m.start() + b)
+    if len(starts) > NER_SKIP_MAX_WORDS:
+        return False
+    fs, fd = _fold(s_text), _fold(d_text)
+    for a in starts:
+        for b in ends:
+            if b > a:
+                pat = _count_pattern(s_text[a:b])
+                have = len(pat.findall(fd))
+                if have < 1 or have < len(pat.findall(fs)):
+                    return False
+    return True
 
 
 def _needs_ner(s_text: str, d_text: str) -> bool:
@@ -785,16 +840,19 @@ class _Extractor:
     def _named(self, u: _Unit) -> bool:
         """Whether :meth:`entities` reads the unit: its two sides differ, and where a text
         is longer than ``NER_WHOLE_MAX`` its derivative side brings a capitalised word or
-        a figure (:func:`_needs_ner`)."""
+        a figure (:func:`_needs_ner`) and a name of its source side can be one reported
+        as changed (not :func:`_source_names_kept`): NER reads only the units whose
+        change it may have to explain, so its ``NER_MAX_SENTENCES`` go to those."""
         s_text, d_text = self.src.text[slice(*u.s)], self.der.text[slice(*u.d)]
         if s_text == d_text:  # no name can differ (and no word: no substitution either)
             return False
         if max(len(self.src.text), len(self.der.text)) <= NER_WHOLE_MAX:
             return True
-        return _needs_ner(s_text, d_text)
+        return _needs_ner(s_text, d_text) and not _source_names_kept(s_text, d_text)
 
     def _read_names(self) -> None:
         """NER of every part :meth:`entities` will read (:class:`_Names`), in one batch."""
+        check_ner_limits()
         named = [u for u in self.units if self._named(u)]
         self.ner = {
             key: _Names(
@@ -860,10 +918,15 @@ def _find(seq: list[str], sub: list[str]) -> int | None:
     return next((i for i in range(len(seq) - len(sub) + 1) if seq[i : i + len(sub)] == sub), None)
 
 
+def _count_pattern(name: str) -> re.Pattern:
+    """What :func:`_count` looks for in a folded text: the folded name as whole words."""
+    n = re.escape(" ".join(_fold(name).split())).replace(r"\ ", r"\s+")
+    return re.compile(rf"(?<!\w){n}(?!\w)")
+
+
 def _count(name: str, text: str) -> int:
     """How often a name occurs in a text as whole words, ignoring case and accents."""
-    n = re.escape(" ".join(_fold(name).split())).replace(r"\ ", r"\s+")
-    return len(re.findall(rf"(?<!\w){n}(?!\w)", _fold(text)))
+    return len(_count_pattern(name).findall(_fold(text)))
 
 
 def _overlaps(span: Span, spans: list[Span]) -> bool:
