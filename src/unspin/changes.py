@@ -15,7 +15,7 @@ import re
 import unicodedata
 from bisect import bisect_left
 from collections import Counter, OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from difflib import SequenceMatcher
 from functools import cache, lru_cache
 from typing import Any, NamedTuple
@@ -195,9 +195,10 @@ NER_CONTEXT = 1
 NER_MAX_SENTENCES = 200
 
 
-#: most capitalised or numeric words a source unit of a long text may hold for
-#: :func:`_source_names_kept` to test its possible names one by one (about k * k / 2 of
-#: them for k such words); a unit with more is read by NER as before
+#: most capitalised or numeric words one source sentence of a unit of a long text may
+#: hold for :func:`_source_names_kept` to test its possible names one by one (about
+#: k * k / 2 of them for k such words); a unit with a sentence holding more is read by
+#: NER as before
 NER_SKIP_MAX_WORDS = 40
 
 
@@ -215,37 +216,41 @@ def check_ner_limits() -> None:
             raise ValueError(f"unspin.changes.{name} must be an integer >= {low}, got {v!r}")
 
 
-def _source_names_kept(s_text: str, d_text: str) -> bool:
+def _source_names_kept(s_text: str, d_text: str, cuts: Sequence[int] = ()) -> bool:
     """Whether no name of a unit's source side can be one :meth:`_Extractor.entities`
-    reports as changed: every span that can be a name there (from the start of a word
-    beginning with a capital or a digit to the end of such a word, through anything in
-    between: NER's names and the capitalised runs alike) occurs in the derivative side
-    at least once and at least as often as in the source side (:func:`_count`). Then
-    :meth:`~_Extractor.entities` finds nothing to pair whatever NER says (it pairs only
-    source names the derivative has fewer of, and substitutes only those it lacks), so the
-    unit needs no NER. Names are taken to begin and end at word boundaries. False (read
-    by NER) when the source side has more than ``NER_SKIP_MAX_WORDS`` such words."""
-    starts, ends = [], []
-    for m in _NAME_TOKEN.finditer(s_text):
-        runs = [r.span() for r in re.finditer(r"\w+", m.group(0))]
-        capped = False
-        for a, b in runs:
-            c = m.group(0)[a]
-            capped = capped or c.isupper() or c.isdigit() or bool(_UPPER_CHAR.match(c))
-            if capped:
-                if c.isupper() or c.isdigit() or _UPPER_CHAR.match(c):
-                    starts.append(m.start() + a)
-                ends.append(m.start() + b)
-    if len(starts) > NER_SKIP_MAX_WORDS:
-        return False
+    reports as changed: every span that can be a name there (within one sentence, from
+    the start of a word beginning with a capital or a digit to the end of such a word,
+    through anything in between: NER's names and the capitalised runs alike) occurs in the
+    derivative side at least once and at least as often as in the source side
+    (:func:`_count`). Then :meth:`~_Extractor.entities` finds nothing to pair whatever
+    NER says (it pairs only source names the derivative has fewer of, and substitutes
+    only those it lacks), so the unit needs no NER. ``cuts``: where the source side's
+    sentences end (offsets in ``s_text``); a name is taken not to run across a sentence
+    end, and to begin and end at word boundaries. False (read by NER) when a sentence
+    holds more than ``NER_SKIP_MAX_WORDS`` such words."""
     fs, fd = _fold(s_text), _fold(d_text)
-    for a in starts:
-        for b in ends:
-            if b > a:
-                pat = _count_pattern(s_text[a:b])
-                have = len(pat.findall(fd))
-                if have < 1 or have < len(pat.findall(fs)):
-                    return False
+    bounds = [0, *sorted(c for c in cuts if 0 < c < len(s_text)), len(s_text)]
+    for lo, hi in zip(bounds, bounds[1:]):
+        starts, ends = [], []
+        for m in _NAME_TOKEN.finditer(s_text, lo, hi):
+            capped = False
+            for r in re.finditer(r"\w+", m.group(0)):
+                c = r.group(0)[0]
+                here = c.isupper() or c.isdigit() or bool(_UPPER_CHAR.match(c))
+                if here:
+                    starts.append(m.start() + r.start())
+                capped = capped or here
+                if capped:
+                    ends.append(m.start() + r.end())
+        if len(starts) > NER_SKIP_MAX_WORDS:
+            return False
+        for a in starts:
+            for b in ends:
+                if b > a:
+                    pat = _count_pattern(s_text[a:b])
+                    have = len(pat.findall(fd))
+                    if have < 1 or have < len(pat.findall(fs)):
+                        return False
     return True
 
 
@@ -860,7 +865,11 @@ class _Extractor:
             return False
         if max(len(self.src.text), len(self.der.text)) <= NER_WHOLE_MAX:
             return True
-        return _needs_ner(s_text, d_text) and not _source_names_kept(s_text, d_text)
+        if not _needs_ner(s_text, d_text):
+            return False
+        ss = self.src.doc.sentences
+        cuts = [ss[i].end - u.s[0] for i in range(u.si[0], u.si[-1])]
+        return not _source_names_kept(s_text, d_text, cuts)
 
     def _read_names(self) -> None:
         """NER of every part :meth:`entities` will read (:class:`_Names`), in one batch."""
