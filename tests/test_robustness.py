@@ -1074,6 +1074,184 @@ def test_ner_skips_long_units_without_a_new_capitalised_word(monkeypatch) -> Non
     assert sent == []
 
 
+def test_ner_of_long_copies_reads_only_units_whose_source_names_can_change(monkeypatch) -> None:
+    """The templated probe's edit (issue 13's budget row): a weekday put for "today" on
+    every seventh line of a long near-copy brings a capitalised word, but every name its
+    source line holds stays in the copy, so no such line can show a changed name and NER
+    reads none of them (before: the first NER_MAX_SENTENCES a side with their
+    neighbours, most of the pair's CPU). Lines where a name did change are still read,
+    each with its neighbours, and reported."""
+    import random
+
+    from unspin.changes import NER_CONTEXT, NER_MAX_SENTENCES, NER_WHOLE_MAX, extract_changes
+
+    rng = random.Random(5)
+    vocab = [f"{c}{v}{d}" for c in "bdfgklmprst" for v in "aeiou" for d in "lnrst"]
+    lines = [
+        " ".join(rng.choice(vocab) for _ in range(6)).capitalize()
+        + f" {i} was approved today"
+        + (" by Alice Brown." if i % 50 == 3 else ".")
+        for i in range(1200)
+    ]
+    changed = [x.replace("today", "on Monday") if i % 7 == 0 else x for i, x in enumerate(lines)]
+    changed = [x.replace("Alice Brown", "Alicia Brown") for x in changed]
+    a, b, rel = _long_pair(lines, changed)
+    assert len(a.article.text) > NER_WHOLE_MAX
+    sent = _ner_reads(monkeypatch)
+    out = extract_changes(a, b, rel)
+    read = sum(t.count("\n") + 1 for t in sent)
+    assert all("Alic" in t for t in sent), [t for t in sent if "Alic" not in t][:2]
+    assert read <= 2 * 24 * (1 + 2 * NER_CONTEXT) < 2 * NER_MAX_SENTENCES, read
+    names = [c for c in out if c.kind == "entity_changed"]
+    assert len(names) == 24 and all(c.source_text == "Alice Brown" for c in names)
+
+
+def test_source_names_kept_holds_only_when_no_name_can_be_reported() -> None:
+    """:func:`unspin.changes._source_names_kept` is True only when every span that can be
+    a source name (capital or figure to capital or figure) is in the derivative at least
+    as often; and where it holds, change extraction with NER over the whole text reports
+    no changed name for the sentence either."""
+    from unspin.changes import _source_names_kept, extract_changes
+
+    kept = _source_names_kept
+    assert kept(
+        "Item 7 of the report was approved today.", "Item 7 of the report was approved on Monday."
+    )
+    assert kept("The mayor spoke.", "The mayor spoke on Friday.")
+    assert kept("Jo Bloggs of Acme said so.", "Jo Bloggs of Acme said so, and Acme agreed.")
+    assert not kept("The Bank of England held rates.", "The Bank in England held rates.")
+    assert not kept("Apple said apple pie sold well.", "Apple said pie sold well.")
+    assert not kept("Alice Brown and Alice Brown met.", "Alice Brown met.")
+    assert not kept("Peter Smith said so.", "Pieter Smith said so.")
+    assert not kept("Sales rose 7 percent.", "Sales rose seven percent.")
+    caps = " ".join(f"Name{i}" for i in range(60))
+    assert not kept(caps + ".", caps + " too.")  # over NER_SKIP_MAX_WORDS: read by NER
+    # short texts are read whole by NER: where the test holds, no name change is reported
+    import unspin.changes as ch
+
+    base = [
+        "Harbour council approves new ferry terminal",
+        "",
+        "Mayor Linda Okafor said the Westport terminal would open in 2026.",
+        "The Greenfield Residents Association argued that the vote was rushed.",
+        "Construction by Acme Holdings is expected to begin in March.",
+    ]
+    edits = [  # (edit, whether every possible source name stays)
+        ("would open", "will open", False),  # between two capitals: a name could span it
+        ("was rushed", "was rushed on Tuesday", True),
+        ("in March", "in March in Westport", True),
+        ("Linda Okafor", "Linda Okafur", False),
+        ("Acme Holdings", "Acme Group", False),
+    ]
+    for old, new, want in edits:
+        der = [x.replace(old, new) for x in base]
+        a, b, rel = _long_pair(base, der)
+        s_line = next(x for x in base if old in x)
+        d_line = next(x for x in der if new in x)
+        out = extract_changes(a, b, rel)
+        named = [c for c in out if c.kind == "entity_changed"]
+        kept = ch._source_names_kept(s_line, d_line)
+        assert kept == want, (old, new)
+        if kept:
+            assert named == [], (old, new)
+        elif old == "Linda Okafor":
+            assert named, (old, new)
+
+
+def test_ner_limits_are_checked(monkeypatch) -> None:
+    """Every NER limit of the change extraction is checked before use: a bad value is an
+    error naming it, not a silent skip of every name."""
+    import unspin.changes as ch
+
+    lines = [f"{n} visited the harbour today." for n in ("Alice Brown", "Peter Smith")] * 3
+    a, b, rel = _long_pair(lines, [x.replace("Peter", "Pieter") for x in lines])
+    for name, bad in (
+        ("NER_MAX_SENTENCES", 0),
+        ("NER_SKIP_MAX_WORDS", -1),
+        ("NER_CONTEXT", -1),
+        ("NER_WHOLE_MAX", 2.5),
+    ):
+        monkeypatch.setattr(ch, name, bad)
+        with pytest.raises(ValueError, match=name):
+            ch.extract_changes(a, b, rel)
+        monkeypatch.undo()
+    ch.check_ner_limits()
+
+
+def test_identical_units_skip_the_word_level_checks(monkeypatch) -> None:
+    """A long copy's units whose two sides are the same text (most of a near-copy) are
+    not read for figures, hedges and negations (nothing there can differ); the changed
+    ones still are, and their changes are reported."""
+    import random
+
+    import unspin.changes as ch
+
+    rng = random.Random(9)
+    vocab = [f"{c}{v}{d}" for c in "bdfgklmprst" for v in "aeiou" for d in "lnrst"]
+    lines = [
+        " ".join(rng.choice(vocab) for _ in range(6)).capitalize() + f" {i} was approved today."
+        for i in range(300)
+    ]
+    changed = [
+        x.replace("approved", "not approved") if i % 30 == 0 else x for i, x in enumerate(lines)
+    ]
+    a, b, rel = _long_pair(lines, changed)
+    seen = []
+    real = ch._Extractor.numbers
+    monkeypatch.setattr(ch._Extractor, "numbers", lambda self, u: seen.append(u) or real(self, u))
+    out = ch.extract_changes(a, b, rel)
+    assert 0 < len(seen) <= 10 * 3, len(seen)
+    assert all(a.article.text[slice(*u.s)] != b.article.text[slice(*u.d)] for u in seen)
+    assert sum(c.kind == "negation_flipped" for c in out) == 10
+
+
+def test_find_quotes_equals_the_character_by_character_reader() -> None:
+    """find_quotes jumps to the next character that can open a quotation: the same
+    quotations as the reader that stepped one character at a time."""
+    import random
+    import re
+
+    from unspin.normalise import _OPEN_CLOSE, _STRAIGHT, Quote, find_quotes, words
+
+    def reference(text: str, min_words: int = 3) -> list:
+        quotes = []
+        for para in re.finditer(r"[^\n]+", text):
+            base, chunk = para.start(), para.group(0)
+            i = 0
+            while i < len(chunk):
+                ch = chunk[i]
+                close = _OPEN_CLOSE.get(ch)
+                if ch == "‘" and i > 0 and chunk[i - 1].isalnum():
+                    close = None
+                j = -1
+                if close:
+                    j = chunk.find(close, i + 1)
+                    if close == "’":
+                        while j != -1 and j + 1 < len(chunk) and chunk[j + 1].isalpha():
+                            j = chunk.find(close, j + 1)
+                    width = 1
+                elif _STRAIGHT.match(chunk, i):
+                    width = len(_STRAIGHT.match(chunk, i).group(0))
+                    m = _STRAIGHT.search(chunk, i + width)
+                    j = m.start() if m else -1
+                    close_w = len(m.group(0)) if m else 0
+                if j > i:
+                    inner_s, inner_e = i + width, j
+                    inner = chunk[inner_s:inner_e].strip()
+                    if len(words(inner)) >= min_words:
+                        quotes.append(Quote(base + inner_s, base + inner_e, inner))
+                    i = j + (1 if close else close_w)
+                else:
+                    i += 1
+        return quotes
+
+    rng = random.Random(17)
+    alphabet = list("ab cd Ef g\n\"'`“”«»„‘’.,?1") + ["''", "``", " word ", "O'Neil "]
+    for _ in range(2000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 160)))
+        assert find_quotes(text) == reference(text), text
+
+
 def test_ner_of_an_article_reads_it_whole_once(monkeypatch) -> None:
     """Under NER_WHOLE_MAX a text is read whole, once per relation (as before)."""
     from unspin.changes import extract_changes

@@ -15,9 +15,9 @@ import re
 import unicodedata
 from bisect import bisect_left
 from collections import Counter, OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from difflib import SequenceMatcher
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -35,6 +35,7 @@ _CAPS = regex.compile(
 )
 _NAME_TOKEN = re.compile(r"\w(?:[\w'’&.-]*\w)?")
 _PIECE = re.compile(r"(?<!['’])(?<!['’]s)(?:(?!['’]s?(?:\s|$)).)+")  # parts around possessives
+_UPPER_CHAR = regex.compile(UPPER)
 _LABELS = {"PERSON", "ORG", "GPE", "LOC", "FAC", "EVENT", "PRODUCT"}
 _NEGATIONS = set("not no never without none nobody nothing neither nor cannot nowhere".split())
 #: words that negate by their meaning: a paraphraser's "lacked" for "had no", "not able" for
@@ -113,8 +114,15 @@ def _fold(s: str) -> str:
     return "".join(c for c in s if not unicodedata.combining(c)).lower()
 
 
+@lru_cache(maxsize=1 << 16)
+def _fold_word(w: str) -> str:
+    """:func:`_fold` of one word, remembered: a text repeats its words, and each fold
+    normalises and filters the word character by character."""
+    return _fold(w)
+
+
 def _words(s: str) -> list[str]:
-    return [_fold(m.group(0)) for m in _WORD.finditer(s)]
+    return [_fold_word(m.group(0)) for m in _WORD.finditer(s)]
 
 
 @cache
@@ -185,6 +193,65 @@ NER_CONTEXT = 1
 #: a side on this machine): bounded time for any pair of texts (spaCy reads about 800
 #: short sentences a CPU second here; texts up to ``NER_WHOLE_MAX`` are read whole)
 NER_MAX_SENTENCES = 200
+
+
+#: most capitalised or numeric words one source sentence of a unit of a long text may
+#: hold for :func:`_source_names_kept` to test its possible names one by one (about
+#: k * k / 2 of them for k such words); a unit with a sentence holding more is read by
+#: NER as before
+NER_SKIP_MAX_WORDS = 40
+
+
+def check_ner_limits() -> None:
+    """Raise ValueError naming any NER limit of this module that is out of range."""
+    for name, low in (
+        ("NER_WHOLE_MAX", 0),
+        ("NER_CONTEXT", 0),
+        ("NER_MAX_SENTENCES", 1),
+        ("NER_SKIP_MAX_WORDS", 0),
+        ("NER_CACHE", 0),
+    ):
+        v = globals()[name]
+        if not isinstance(v, int) or isinstance(v, bool) or v < low:
+            raise ValueError(f"unspin.changes.{name} must be an integer >= {low}, got {v!r}")
+
+
+def _source_names_kept(s_text: str, d_text: str, cuts: Sequence[int] = ()) -> bool:
+    """Whether no name of a unit's source side can be one :meth:`_Extractor.entities`
+    reports as changed: every span that can be a name there (within one sentence, from
+    the start of a word beginning with a capital or a digit to the end of such a word,
+    through anything in between: NER's names and the capitalised runs alike) occurs in the
+    derivative side at least once and at least as often as in the source side
+    (:func:`_count`). Then :meth:`~_Extractor.entities` finds nothing to pair whatever
+    NER says (it pairs only source names the derivative has fewer of, and substitutes
+    only those it lacks), so the unit needs no NER. ``cuts``: where the source side's
+    sentences end (offsets in ``s_text``); a name is taken not to run across a sentence
+    end, and to begin and end at word boundaries. False (read by NER) when a sentence
+    holds more than ``NER_SKIP_MAX_WORDS`` such words."""
+    fs, fd = _fold(s_text), _fold(d_text)
+    bounds = [0, *sorted(c for c in cuts if 0 < c < len(s_text)), len(s_text)]
+    for lo, hi in zip(bounds, bounds[1:]):
+        starts, ends = [], []
+        for m in _NAME_TOKEN.finditer(s_text, lo, hi):
+            capped = False
+            for r in re.finditer(r"\w+", m.group(0)):
+                c = r.group(0)[0]
+                here = c.isupper() or c.isdigit() or bool(_UPPER_CHAR.match(c))
+                if here:
+                    starts.append(m.start() + r.start())
+                capped = capped or here
+                if capped:
+                    ends.append(m.start() + r.end())
+        if len(starts) > NER_SKIP_MAX_WORDS:
+            return False
+        for a in starts:
+            for b in ends:
+                if b > a:
+                    pat = _count_pattern(s_text[a:b])
+                    have = len(pat.findall(fd))
+                    if have < 1 or have < len(pat.findall(fs)):
+                        return False
+    return True
 
 
 def _needs_ner(s_text: str, d_text: str) -> bool:
@@ -283,7 +350,7 @@ class _Side:
         self.doc, self.text = doc, doc.article.text
         end = len(compared_text(doc))
         self.toks = [
-            (_fold(m.group(0)), m.start(), m.end()) for m in _WORD.finditer(self.text, 0, end)
+            (_fold_word(m.group(0)), m.start(), m.end()) for m in _WORD.finditer(self.text, 0, end)
         ]
         self.starts = [t[1] for t in self.toks]
 
@@ -773,6 +840,11 @@ class _Extractor:
             self.quotes()
             taken = self.attributions()
         for u in self.units:
+            if self.src.text[slice(*u.s)] == self.der.text[slice(*u.d)]:
+                # the same words and figures on both sides: every figure pairs off with
+                # its copy, no hedge or negation is on one side only, no name differs
+                # (:meth:`_named`), so none of these checks can report anything
+                continue
             self.numbers(u)
             if self.rel != "translation":
                 self.entities(u, taken)
@@ -785,16 +857,23 @@ class _Extractor:
     def _named(self, u: _Unit) -> bool:
         """Whether :meth:`entities` reads the unit: its two sides differ, and where a text
         is longer than ``NER_WHOLE_MAX`` its derivative side brings a capitalised word or
-        a figure (:func:`_needs_ner`)."""
+        a figure (:func:`_needs_ner`) and a name of its source side can be one reported
+        as changed (not :func:`_source_names_kept`): NER reads only the units whose
+        change it may have to explain, so its ``NER_MAX_SENTENCES`` go to those."""
         s_text, d_text = self.src.text[slice(*u.s)], self.der.text[slice(*u.d)]
         if s_text == d_text:  # no name can differ (and no word: no substitution either)
             return False
         if max(len(self.src.text), len(self.der.text)) <= NER_WHOLE_MAX:
             return True
-        return _needs_ner(s_text, d_text)
+        if not _needs_ner(s_text, d_text):
+            return False
+        ss = self.src.doc.sentences
+        cuts = [ss[i].end - u.s[0] for i in range(u.si[0], u.si[-1])]
+        return not _source_names_kept(s_text, d_text, cuts)
 
     def _read_names(self) -> None:
         """NER of every part :meth:`entities` will read (:class:`_Names`), in one batch."""
+        check_ner_limits()
         named = [u for u in self.units if self._named(u)]
         self.ner = {
             key: _Names(
@@ -860,10 +939,15 @@ def _find(seq: list[str], sub: list[str]) -> int | None:
     return next((i for i in range(len(seq) - len(sub) + 1) if seq[i : i + len(sub)] == sub), None)
 
 
+def _count_pattern(name: str) -> re.Pattern:
+    """What :func:`_count` looks for in a folded text: the folded name as whole words."""
+    n = re.escape(" ".join(_fold(name).split())).replace(r"\ ", r"\s+")
+    return re.compile(rf"(?<!\w){n}(?!\w)")
+
+
 def _count(name: str, text: str) -> int:
     """How often a name occurs in a text as whole words, ignoring case and accents."""
-    n = re.escape(" ".join(_fold(name).split())).replace(r"\ ", r"\s+")
-    return len(re.findall(rf"(?<!\w){n}(?!\w)", _fold(text)))
+    return len(_count_pattern(name).findall(_fold(text)))
 
 
 def _overlaps(span: Span, spans: list[Span]) -> bool:

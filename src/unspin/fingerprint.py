@@ -138,14 +138,15 @@ def prepare(article: Article, params: FingerprintParams | None = None) -> Doc:
         lang, conf = canonical_lang(article.lang), 1.0
     sents = sents[: p.max_sentences]
     tokens = [content_words(s.text) for s in sents]
+    normal = normalise_text(body)
     doc = Doc(
         article=article,
         sentences=sents,
         lang=lang,
         lang_confidence=conf,
-        norm_hash=text_hash(normalise_text(body)),
+        norm_hash=text_hash(normal),
         quotes=quotes,
-        minhash=minhash_of(words(normalise_text(body))),
+        minhash=minhash_of(words(normal)),
         tokens=tokens,
         keys=salient_keys(body),
     )

@@ -510,6 +510,8 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
 
 _OPEN_CLOSE = {"“": "”", "«": "»", "„": "“", "‘": "’"}
 _STRAIGHT = re.compile(r"\"|''|``")
+#: the first character of every opening mark :func:`find_quotes` knows
+_QUOTE_CHAR = re.compile("[" + re.escape("".join(_OPEN_CLOSE)) + "\"'`]")
 
 
 def find_quotes(text: str, min_words: int = 3) -> list[Quote]:
@@ -525,6 +527,12 @@ def find_quotes(text: str, min_words: int = 3) -> list[Quote]:
         base, chunk = para.start(), para.group(0)
         i = 0
         while i < len(chunk):
+            # straight to the next character that can open a quotation (linear, as the
+            # step of one character was, without a Python step per character)
+            nxt = _QUOTE_CHAR.search(chunk, i)
+            if nxt is None:
+                break
+            i = nxt.start()
             ch = chunk[i]
             close = _OPEN_CLOSE.get(ch)
             if ch == "‘" and i > 0 and chunk[i - 1].isalnum():
@@ -578,10 +586,10 @@ def is_boilerplate(sentence: str, headline: bool = False) -> bool:
         return True
     if headline:
         return False
-    letters = [c for c in s if c.isalpha()]
+    letters = list(filter(str.isalpha, s))
     n_words = len(s.split())
     if n_words >= 3 and len(letters) >= 12:
-        upper = sum(c.isupper() for c in letters) / len(letters)
+        upper = sum(map(str.isupper, letters)) / len(letters)
         if upper > 0.85 and not s.endswith((".", '."', ".”")):
             return True
     return False
@@ -776,8 +784,8 @@ def sentences_for(text: str, quotes: list[Quote], title: str | None = None) -> l
                 break
             if q.start < e and q.end > s:
                 qs.append((max(q.start, s), min(q.end, e)))
-        letters = sum(c.isalpha() for c in seg) or 1
-        quoted = sum(sum(c.isalpha() for c in text[a:b]) for a, b in qs)
+        letters = sum(map(str.isalpha, seg)) or 1
+        quoted = sum(sum(map(str.isalpha, text[a:b])) for a, b in qs)
         out.append(
             Sentence(
                 index=i,
