@@ -108,9 +108,8 @@ def main() -> int:
             total.update(t)
             print(f"  held {held}: chosen crowd_ref {best:g} -> {t}")
         kept = total["right_kept"] + total["wrong_kept"]
-        print(
-            f"  all held-out: {dict(total)}; share right of kept {total['right_kept'] / max(kept, 1):.2f}"
-        )
+        share = total["right_kept"] / max(kept, 1)
+        print(f"  all held-out: {dict(total)}; share right of kept {share:.2f}")
     if a.out:
         with open(a.out, "w", encoding="utf-8") as fh:
             json.dump({f"{s} {r:g}": t for (s, r), t in table.items()}, fh, indent=1)
