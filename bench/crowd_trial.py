@@ -7,9 +7,10 @@ Usage:
 
 Each STAGE.pkl is one Reuters window's kept pair stage (``subject_trial.py stage``: dated,
 fingerprints from the store). For each ``crowd_ref`` in ``--refs`` (0: no correction, as
-main) the story stage of this checkout runs over the window, and for each
-``crowded_claim`` in ``--bars`` the claims are retyped as ``stories.pair_claim`` types
-them. The read pairs of ``--labels`` (every Reuters ``same_story`` verdict read by hand
+main) the story stage of this checkout runs over the window, and for each bar in
+``--bars`` (a trial rule, not shipped) the ``same_story`` claims of crowded pairs
+(``crowd`` above ``crowd_ref``) below it are dropped, with and without the time
+discount. The read pairs of ``--labels`` (every Reuters ``same_story`` verdict read by hand
 in sessions 12-16; pair ids and verdicts only) that lie in the window are looked up: of
 those typed ``same_story`` without the correction, how many stay ``same_story`` (right
 kept / wrong kept) and how many move. Beside it the strongest simple baseline: main's
@@ -45,15 +46,14 @@ def labels(path: str) -> dict[tuple[str, str], bool]:
 
 def typed(stage: str, refs: list[float]) -> tuple[str, dict[float, dict], dict[float, Counter]]:
     """Each candidate pair's (relation, confidence, crowd) in one window for each
-    ``crowd_ref`` (``crowded_claim`` off: its bars are applied afterwards, by
-    :func:`claims`, as ``pair_claim`` applies them)."""
+    ``crowd_ref`` (the bars of :func:`claims` are applied afterwards)."""
     with open(stage, "rb") as fh:
         _arts, docs, full = pickle.load(fh)
     P.pair_stage = lambda *args, **kw: full
     rels, counts = {}, {}
     for ref in refs:
         cfg = P.Config()
-        cfg = replace(cfg, stories=replace(cfg.stories, crowd_ref=ref, crowded_claim=0.0))
+        cfg = replace(cfg, stories=replace(cfg.stories, crowd_ref=ref))
         res = P.analyse(docs, cfg)
         rels[ref] = {
             tuple(sorted((r.a, r.b))): (
@@ -68,9 +68,9 @@ def typed(stage: str, refs: list[float]) -> tuple[str, dict[float, dict], dict[f
 
 
 def claims(rel: dict, ref: float, bar: float, every: bool = False) -> set[tuple[str, str]]:
-    """The ``same_story`` pairs with ``crowded_claim`` = ``bar``: a pair of a crowded
-    component (``crowd`` > ``ref`` > 0) below it is not claimed; ``every``: the baseline,
-    the bar on every pair whatever its component."""
+    """The ``same_story`` pairs with a bar on the claim's own probability (a trial rule,
+    not shipped: ``bar``), for the pairs of a crowded component (``crowd`` > ``ref`` > 0),
+    or, ``every`` (the baseline), for every pair whatever its component."""
     out = set()
     for pair, (kind, conf, crowd) in rel.items():
         if kind != "same_story":
@@ -128,6 +128,8 @@ def main() -> int:
     lab = labels(a.labels)
     table: dict = {}
     variants = [("crowd", r, b) for r in refs for b in bars if r > 0 or b == 0]
+    # the bar alone: crowded pairs (crowd > ref) need their undiscounted probability
+    bar_only = [("bar", r, b) for r in refs if r > 0 for b in bars if b > 0]
     baseline = [("every", 0.0, b) for b in bars]
     for stage in a.stages:
         name, rels, counts = typed(stage, refs)
@@ -135,18 +137,25 @@ def main() -> int:
         print(f"\nwindow {name} ({stage})")
         for ref in refs:
             print(f"  crowd_ref {ref:g}: relations {dict(sorted(counts[ref].items()))}")
-        for v in variants + baseline:
+        for v in variants + bar_only + baseline:
             kind, ref, bar = v
-            kept = claims(rels[ref], ref, bar, every=kind == "every")
+            if kind == "bar":  # no discount: the probabilities of crowd_ref 0, its crowds
+                kept = claims(rels[0.0], ref, bar)
+            else:
+                kept = claims(rels[ref], ref, bar, every=kind == "every")
             table[(stage, v)] = t = tally(kept, base, lab)
-            what = (
-                f"crowd_ref {ref:g}, crowded_claim {bar:g}"
-                if kind == "crowd"
-                else (f"baseline: own probability >= {bar:g} for every pair (no crowding)")
-            )
+            what = {
+                "crowd": f"crowd_ref {ref:g}, crowded pairs need {bar:g}",
+                "bar": f"no time discount, crowded (crowd > {ref:g}) claims need {bar:g}",
+                "every": f"baseline: own probability >= {bar:g} for every pair (no crowding)",
+            }[kind]
             print(f"  {what}: same_story {len(kept)}; read pairs {_fmt(t)}")
     if len(a.stages) > 1:
-        for label, vs in (("crowding", variants), ("baseline (tuned the same way)", baseline)):
+        for label, vs in (
+            ("time discount (crowd_ref) and a bar on crowded pairs", variants),
+            ("a bar on crowded pairs without the time discount", bar_only),
+            ("baseline (tuned the same way)", baseline),
+        ):
             print(f"\nout of fold by window, {label}: chosen on the other windows")
             total = Counter()
             for held in a.stages:

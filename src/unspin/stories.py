@@ -100,16 +100,6 @@ class StoryParams:
     #: by window in every fold, the most right minus 9 times the wrong claims kept
     #: (docs/benchmarks.md, session 17). 0 turns the correction off
     crowd_ref: float = 2.0
-    #: in a component crowded in time (``crowd`` above ``crowd_ref``) a ``same_story`` claim
-    #: about a pair needs the pair's own event probability to be at least this: there
-    #: average linkage groups topic neighbours of one day through one another, and being
-    #: in one story says little about the pair itself (a Bank of Japan money market
-    #: operation and a Bank of Japan official on the Louvre accord, probability 0.38). A
-    #: pair below it in one story is ``related``. Undated piles and piles as sparse as
-    #: the fitting sets never meet it (on ECB+ and PAC dev a bar for all pairs cut the
-    #: relation's recall, session 13). Chosen with ``crowd_ref`` on the read Reuters pairs
-    #: (docs/benchmarks.md, session 17). 0 turns it off
-    crowded_claim: float = 0.0
     related: float = 0.15  # below same_story but at least this: "related"
     link_sim: float = 0.5  # candidate pairs at least this similar form a component
     max_component: int = 300
@@ -125,8 +115,6 @@ class StoryParams:
             raise ValueError("StoryParams needs 0 <= figures_veto <= 1")
         if not 0 <= self.subject_veto < 1:
             raise ValueError("StoryParams needs 0 <= subject_veto < 1")
-        if not 0 <= self.crowded_claim < 1:
-            raise ValueError("StoryParams needs 0 <= crowded_claim < 1 (0: no bar)")
         if self.crowd_ref < 0:
             raise ValueError("StoryParams needs crowd_ref >= 0 (0: no crowding correction)")
         if self.time_scale_days <= 0 or self.max_gap_days <= 0:
@@ -727,15 +715,13 @@ def pair_claim(
     linkage and the fragment pass group by the mean over a group), but the pair's own
     evidence says other actors, other days or other figures (two companies' tables
     grouped through a third, a series of one actor). No bar on ``prob`` beyond
-    ``related`` in general: on ECB+ and PAC dev (cross-validated) a bar at the story cut
-    (0.65) raised the relation's precision 0.975 -> 0.985 and 0.881 -> 0.936 but cut its
-    ECB+ recall 0.934 -> 0.784 (docs/benchmarks.md, session 13); only in a component
-    crowded in time (:func:`crowded`) the pair needs ``crowded_claim``."""
+    ``related``: on ECB+ and PAC dev (cross-validated) a bar at the story cut (0.65)
+    raised the relation's precision 0.975 -> 0.985 and 0.881 -> 0.936 but cut its ECB+
+    recall 0.934 -> 0.784 (docs/benchmarks.md, session 13); on the read Reuters pairs a
+    bar for the pairs of crowded components (:func:`crowded`) kept fewer right claims
+    at no better share right (session 17)."""
     if not together:
         return "related", "grouped into different stories"
-    if crowded(feats, p) and prob < p.crowded_claim:
-        why = f"a crowded component: the pair's own evidence is below {p.crowded_claim:g}"
-        return "related", f"in one story only through other articles: {why} ({prob:.2f})"
     if not capped(feats, p):
         return "same_story", "no passage reuse beyond shared quotations"
     if other_subjects(feats, p):
