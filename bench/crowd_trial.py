@@ -156,6 +156,8 @@ def main() -> int:
             ("a bar on crowded pairs without the time discount", bar_only),
             ("baseline (tuned the same way)", baseline),
         ):
+            if not vs:
+                continue
             print(f"\nout of fold by window, {label}: chosen on the other windows")
             total = Counter()
             for held in a.stages:
