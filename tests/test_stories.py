@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -359,3 +361,71 @@ def test_pair_claim_needs_no_rule_against_the_pair_and_names_the_rule() -> None:
     figs = _feats(doc_sim=0.9, top_sent=0.95, keys_local=0.5, lead_figures=0.0, lead_figures_n=3.0)
     kind, why = pair_claim(story_probability(figs, sp), figs, True, sp)
     assert kind == "related" and "other figures" in why
+
+
+# ---------------------------------------------------------------- crowding
+
+
+def _dated(*stamps: str | None):
+    from types import SimpleNamespace
+
+    return [SimpleNamespace(article=SimpleNamespace(published_at=s)) for s in stamps]
+
+
+def test_near_counts_count_the_other_members_within_the_window() -> None:
+    from unspin.stories import near_counts
+
+    docs = _dated("1987-03-02T09:00", "1987-03-02T17:00", "1987-03-05", None, "1987-04-01")
+    assert near_counts(docs, 4.0) == [2, 2, 2, 0, 0]
+    assert near_counts(docs, 0.5) == [1, 1, 0, 0, 0]
+
+
+def test_time_evidence_is_discounted_in_a_crowded_component_only() -> None:
+    """A same-day pair among many same-day members of its component: the time term of
+    the logit loses ln(crowd / crowd_ref), never more than the time weight; an undated
+    pair, or one in a component as sparse as the fitting piles, keeps its probability."""
+    from unspin.stories import TIME_FEATURE, crowding, story_probability
+
+    sp = StoryParams()
+    same_day = _feats(dated=1.0, time_near=1.0, days=0.0)
+    alone = story_probability(same_day | {"crowd": 0.0}, sp)
+    assert story_probability(same_day | {"crowd": sp.crowd_ref}, sp) == alone
+    crowded = story_probability(same_day | {"crowd": 20 * sp.crowd_ref}, sp)
+    assert crowded < alone
+    z = math.log(alone / (1 - alone)) - math.log(20) * 1.0
+    assert crowded == pytest.approx(1 / (1 + math.exp(-z)))
+    # a coincidence is never evidence against: at most the time term is taken back
+    huge = same_day | {"crowd": 1e9}
+    assert crowding(huge, sp) == sp.weights[TIME_FEATURE]
+    no_time = story_probability(_feats(dated=1.0, time_near=0.0, days=100.0), sp)
+    assert story_probability(huge, sp) == pytest.approx(no_time)
+    # undated: no time evidence to discount; crowd_ref 0 turns the correction off
+    undated = _feats()
+    assert story_probability(undated | {"crowd": 1e9}, sp) == story_probability(undated, sp)
+    off = StoryParams(crowd_ref=0.0)
+    assert story_probability(huge, off) == story_probability(same_day, off)
+    with pytest.raises(ValueError):
+        StoryParams(crowd_ref=-1.0)
+
+
+def test_component_features_give_each_dated_pair_its_crowd() -> None:
+    """``crowd``: the other members of the component near the pair in time (each of the
+    two counts the other, which is not crowd); undated articles have none."""
+    from unspin.model import Article
+    from unspin.pipeline import Config, fingerprint
+    from unspin.stories import component_features, pair_features
+
+    texts = [
+        f"The Bank of Japan bought {k} billion yen of bills on Monday, dealers said."
+        for k in range(8)
+    ]
+    days = ["1987-03-02"] * 6 + ["1987-03-20", None]
+    arts = [
+        Article(id=f"d{k}", text=t, published_at=d) for k, (t, d) in enumerate(zip(texts, days))
+    ]
+    docs = fingerprint(arts, Config(embedder="hashing"))
+    members = list(range(len(docs)))
+    feats = component_features(docs, members, {}, lambda i, j: pair_features(docs[i], docs[j], 0))
+    assert feats[(0, 1)]["crowd"] == 4.0  # four more members that day
+    assert feats[(0, 6)]["crowd"] == 1.5  # (5 + 0) / 2 - 1 (the other is 18 days away)
+    assert feats[(0, 7)]["crowd"] == 0.0  # undated
