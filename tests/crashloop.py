@@ -106,6 +106,7 @@ CRASH_POINTS = [
     ("unspin.output", "_switch"),
     ("unspin.store", "Store.save_articles"),
     ("unspin.store", "Store.write_index"),
+    ("unspin.store", "_write_rows"),
     ("unspin.store", "Store.commit"),
     ("unspin.store", "_sync_wal"),
     ("unspin.store", "Store.close"),
