@@ -215,6 +215,7 @@ class StoredDoc(Doc):
         self.__dict__["_source"] = None
         self.__dict__["_rows"] = None
         self.__dict__["_tail"] = None
+        self.__dict__["_minhash_raw"] = None
         super().__init__(*args, **kwargs)
 
     def _read_tail(self) -> None:
@@ -246,6 +247,19 @@ class StoredDoc(Doc):
         self.__dict__["_keys"] = value
 
     @property  # type: ignore[override]
+    def minhash(self) -> list[int] | None:  # noqa: D102
+        raw = self.__dict__.get("_minhash_raw")
+        if raw is not None:  # the stored digest as a list on first use
+            self.__dict__["_minhash"] = np.frombuffer(raw, np.uint64).tolist()
+            self.__dict__["_minhash_raw"] = None
+        return self.__dict__["_minhash"]
+
+    @minhash.setter
+    def minhash(self, value: list[int] | None) -> None:
+        self.__dict__["_minhash"] = value
+        self.__dict__["_minhash_raw"] = None
+
+    @property  # type: ignore[override]
     def sentences(self) -> list[Sentence]:  # noqa: D102
         rows = self.__dict__.get("_rows")
         if rows is not None:
@@ -265,7 +279,10 @@ class StoredDoc(Doc):
         rows = self.__dict__.get("_rows")
         if rows is None:
             return super().sentence_counts()
-        return len(rows), sum(bool(r[3]) for r in rows)
+        counts = self.__dict__.get("_counts")
+        if counts is None or counts[0] is not rows:  # asked for three times per add
+            counts = self.__dict__["_counts"] = (rows, len(rows), sum(bool(r[3]) for r in rows))
+        return counts[1], counts[2]
 
     @property  # type: ignore[override]
     def sentence_vectors(self) -> np.ndarray | None:  # noqa: D102
@@ -297,6 +314,8 @@ class StoredDoc(Doc):
         state["_sentences"] = self.sentences
         state["_rows"] = None
         state["_tokens"], state["_keys"], state["_tail"] = self.tokens, self.keys, None
+        state["_minhash"], state["_minhash_raw"] = self.minhash, None
+        state.pop("_counts", None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -416,7 +435,9 @@ def _doc_from_row(article: Article, row: tuple, lazy: tuple[str, str] | None = N
         norm_hash=d["norm_hash"],
         quotes=[Quote(s, e, t) for s, e, t in d["quotes"]],
         doc_vector=np.frombuffer(dv, np.float32),
-        minhash=None if minhash is None else np.frombuffer(minhash, np.uint64).tolist(),
+        minhash=None
+        if minhash is None or lazy is not None
+        else np.frombuffer(minhash, np.uint64).tolist(),
         tokens=d["tokens"] if tail is None else [],
         keys=d["keys"] if tail is None else [],
     )
@@ -424,6 +445,8 @@ def _doc_from_row(article: Article, row: tuple, lazy: tuple[str, str] | None = N
         doc = StoredDoc(**fields)
         if tail is not None:
             doc.__dict__["_tail"] = tail[1]
+        if minhash is not None:  # read as a list only where used (new docs' pairs)
+            doc.__dict__["_minhash"], doc.__dict__["_minhash_raw"] = None, minhash
         doc.__dict__["_vectors"] = _UNREAD
         doc.__dict__["_source"] = (lazy[0], lazy[1], n, dim)
         doc.__dict__["_rows"] = d["sentences"]
