@@ -242,9 +242,7 @@ def test_index_appended_for_added_docs_equals_a_whole_write(tmp_path, monkeypatc
         assert whole == [1, 3, 2, 3]
 
 
-def test_index_append_writes_only_the_new_rows_and_survives_a_killed_writer(
-    tmp_path, monkeypatch
-):
+def test_index_append_writes_only_the_new_rows_and_survives_a_killed_writer(tmp_path, monkeypatch):
     """An add writes its docs' vector rows after the kept ones (the kept bytes are never
     written again) and commits their ids after; a writer killed between the two leaves
     rows past the committed ones, which are not read and are written over; a whole write
@@ -404,3 +402,51 @@ def test_large_memo_values_kept_in_files_of_their_own(tmp_path, monkeypatch):
         assert st.memo_get("pairs", ["last"]) == {}
     with Store(tmp_path / "s") as st:  # reopened: still read through the file
         assert st.memo_get("stats", ["last"])["last"][1] == 1
+
+
+def test_stored_doc_lists_its_minhash_and_counts_its_sentences_when_asked(tmp_path):
+    """A lazily read doc keeps its MinHash digest as the stored bytes until it is read
+    (then the same list as an eager read), counts its sentences from the stored rows
+    once (the same counts as the built sentences), and pickles with the digest listed."""
+    import pickle
+
+    docs = embedded(articles())
+    with Store(tmp_path) as st:
+        for d in docs:
+            st.put_doc(d, "hashing")
+        eager = st.get_docs([d.article for d in docs], "hashing")
+        lazy = st.get_docs([d.article for d in docs], "hashing", lazy=True)
+        one = st.get_docs([docs[0].article], "hashing", lazy=True)[0]
+    for x, y, d in zip(lazy, eager, docs):
+        assert x.__dict__["_minhash_raw"] is not None  # not listed yet
+        counts = x.sentence_counts()
+        assert x.sentence_counts() is not None and x.__dict__["_counts"][1:] == counts
+        assert x.minhash == y.minhash == d.minhash
+        assert x.__dict__["_minhash_raw"] is None
+        assert counts == y.sentence_counts() == d.sentence_counts()
+        assert x.sentences == y.sentences  # built now: counted from them
+        assert x.sentence_counts() == counts
+    z = pickle.loads(pickle.dumps(one))
+    assert z.minhash == docs[0].minhash and z == docs[0]
+
+
+def test_cache_key_is_the_json_of_its_parts():
+    """``key_json`` (the hashed text of the cache and article keys) is
+    ``json.dumps(..., ensure_ascii=False)`` of the parts: quotes, escapes, non-ASCII, lone
+    surrogates, None, and a value of another type (through ``json.dumps``)."""
+    import hashlib
+    import json
+
+    from unspin.fingerprint import FINGERPRINT_VERSION
+    from unspin.model import key_json
+    from unspin.store import cache_key
+
+    odd = ['a "quoted" \\ back\nslash\t', "é€\u2028\x00", "\ud800 lone", "", None]
+    for k in range(len(odd) + 1):
+        assert key_json(odd[:k]) == json.dumps(odd[:k], ensure_ascii=False)
+    assert key_json(["x", 3, None]) == json.dumps(["x", 3, None], ensure_ascii=False)
+    a = Article(id="x", text=odd[0] + odd[2], title=odd[1], lang=None)
+    raw = json.dumps(
+        [FINGERPRINT_VERSION, "hashing", a.text, a.title, a.lang], ensure_ascii=False
+    ).encode("utf-8", "surrogatepass")
+    assert cache_key(a, "hashing") == hashlib.sha1(raw).hexdigest()

@@ -30,7 +30,7 @@ import numpy as np
 
 from unspin.durable import write_synced
 from unspin.fingerprint import FINGERPRINT_VERSION
-from unspin.model import Article, Doc, Quote, Sentence
+from unspin.model import Article, Doc, Quote, Sentence, key_json
 
 #: bump when the tables change; a store written by a newer schema is refused
 STORE_SCHEMA_VERSION = 1
@@ -90,7 +90,7 @@ def cache_key(article: Article, embedder: str) -> str:
     parts = [FINGERPRINT_VERSION, embedder, article.text, article.title, article.lang]
     # surrogatepass: a text that is not valid Unicode still has a key (ingest replaces
     # lone surrogates, but articles handed to the API directly are not read by ingest)
-    raw = json.dumps(parts, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    raw = key_json(parts).encode("utf-8", "surrogatepass")
     return hashlib.sha1(raw).hexdigest()
 
 
