@@ -402,7 +402,8 @@ def _split_tail(data: str) -> tuple[dict[str, Any], str] | None:
     no nested object has that key; still, the split is used only when both halves parse
     as objects with exactly the expected keys (their union is then the whole object),
     else None (the caller parses it whole)."""
-    at = data.rfind(_TAIL_MARK)
+    # the first occurrence is the only one (see above): found scanning the head only
+    at = data.find(_TAIL_MARK)
     if at < 0:
         return None
     try:
