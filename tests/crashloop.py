@@ -106,6 +106,7 @@ CRASH_POINTS = [
     ("unspin.output", "_switch"),
     ("unspin.store", "Store.save_articles"),
     ("unspin.store", "Store.write_index"),
+    ("unspin.store", "_write_rows"),
     ("unspin.store", "Store.commit"),
     ("unspin.store", "_sync_wal"),
     ("unspin.store", "Store.close"),
@@ -303,6 +304,51 @@ def kill_trials(work: Path, n: int = 50, seed: int = 13) -> dict[str, Any]:
             assert now == expected, f"trial {t}: a finished {kind} lost articles"
         results = now
     return stats
+
+
+def kill_at(work: Path, point: str) -> dict[str, Any]:
+    """A scan of four articles, then an add of two killed (SIGKILL) at ``point`` (a crash
+    point's ``module.attr:before`` or ``:after``), then the same add again, unkilled.
+    Returns what the store's index held after the kill and after the second add, with
+    the archive's ids (AssertionError when the results or the store are not whole)."""
+    from unspin.store import Store
+
+    _prepare()
+    out, inputs = work / "out", work / "inputs"
+    write_articles(inputs / "a", [0, 1, 2, 3])
+    write_articles(inputs / "b", [4, 5])
+    status = _wait(_fork(lambda: _work("scan", out, [inputs / "a"])), 600)
+    assert os.waitstatus_to_exitcode(status) == 0
+
+    def hook(p: str) -> None:
+        if p == point:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    def run() -> None:
+        _install(hook)
+        _work("add", out, [inputs / "b"])
+
+    status = _wait(_fork(run), 300)
+    killed = os.WIFSIGNALED(status)
+    check_results(out)
+
+    def index_ids() -> list[str] | None:
+        with Store(out / ".unspin") as st:
+            got = st.load_index()
+            return None if got is None else got[1]
+
+    after_kill = index_ids()
+    status = _wait(_fork(lambda: _work("add", out, [inputs / "b"])), 300)
+    assert os.waitstatus_to_exitcode(status) == 0
+    check_results(out)
+    with Store(out / ".unspin") as st:
+        archive = [a.id for a in st.load_articles()]
+    return {
+        "killed": killed,
+        "after_kill": after_kill,
+        "after_add": index_ids(),
+        "archive": archive,
+    }
 
 
 def concurrent_trials(work: Path, trials: int = 2, writers: int = 4) -> dict[str, Any]:

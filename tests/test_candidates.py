@@ -63,3 +63,20 @@ def test_block_rows_shrink_with_the_base_and_leave_the_answer_alone(monkeypatch)
     # block's shape (BLAS sums in another order), as between the engines' blocks
     assert np.array_equal(whole[0], blocked[0]) and np.array_equal(whole[1], blocked[1])
     assert np.allclose(whole[2], blocked[2], rtol=0, atol=1e-6)
+
+
+def test_sorted_unique_equals_np_unique():
+    """The sort-based unique (NumPy's hash-based ``np.unique`` of integers is slow on
+    the pair codes of a pile) gives ``np.unique``'s values, dtype and counts."""
+    rng = np.random.default_rng(3)
+    for n in (0, 1, 2, 7, 1000, 50_000):
+        for hi in (3, 10**12):
+            a = rng.integers(0, hi, n)
+            assert np.array_equal(cand.sorted_unique(a), np.unique(a))
+            assert cand.sorted_unique(a).dtype == np.unique(a).dtype
+            got, counts = cand.sorted_unique_counts(a)
+            want, wcounts = np.unique(a, return_counts=True)
+            assert np.array_equal(got, want) and np.array_equal(counts, wcounts)
+    i = np.array([3, 1, 1, 2, 5, 5])
+    j = np.array([1, 3, 1, 4, 0, 0])
+    assert cand.pair_codes(i, j, 6).tolist() == sorted({1 * 6 + 3, 0 * 6 + 5, 2 * 6 + 4})

@@ -44,3 +44,34 @@ def test_killed_writers_leave_whole_results_and_a_store_that_opens(tmp_path: Pat
     assert stats["killed"] >= KILLS
     assert stats["at_points"] >= KILLS // 3  # a good share exactly at a rename or write
     assert stats["failures"] == 0
+
+
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_an_add_killed_inside_the_index_append_leaves_the_last_index(
+    tmp_path: Path, when: str
+) -> None:
+    """An add killed as it writes its doc vectors' rows (before the write, or after the
+    rows are synced but before their ids are committed): the index read afterwards is the
+    scan's (the rows past its ids are not read), and the next add appends over them: the
+    index then holds every archived article, in the archive's order."""
+    code = (
+        "import json, sys; from pathlib import Path; from crashloop import kill_at; "
+        "print(json.dumps(kill_at(Path(sys.argv[1]), sys.argv[2])))"
+    )
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
+    }
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path), f"unspin.store._write_rows:{when}"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got["killed"]
+    assert got["after_kill"] == got["archive"][:4]  # the scan's index, nothing of the add
+    assert sorted(got["after_kill"]) == ["a0000", "a0001", "a0002", "a0003"]
+    assert got["after_add"] == got["archive"] and len(got["archive"]) == 6

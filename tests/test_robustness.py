@@ -678,7 +678,8 @@ def test_a_copy_that_followed_the_links_is_migrated(tmp_path: Path) -> None:
 
 
 def test_store_opens_after_index_and_ids_disagree(tmp_path: Path) -> None:
-    """A writer killed between committing the index ids and renaming docs.faiss."""
+    """Index ids that are not the vector file's rows 0..n-1 (a hole in them): stale,
+    not an error; the next add writes the index whole."""
     from unspin.store import Store
 
     src = tmp_path / "in"
@@ -688,7 +689,7 @@ def test_store_opens_after_index_and_ids_disagree(tmp_path: Path) -> None:
     out = tmp_path / "o"
     unspin.scan([src], out=out, config=HASHING)
     with Store(out / ".unspin") as st:
-        st.con.execute("DELETE FROM index_ids WHERE faiss_id = 1")
+        st.con.execute("DELETE FROM index_ids WHERE faiss_id = 0")
         st.con.commit()
         assert st.load_index() is None  # stale, not an error
     (src / "c.txt").write_text(STORY.replace("Monday", "Friday"))

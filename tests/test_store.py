@@ -110,7 +110,7 @@ def test_write_index(tmp_path):
     docs = embedded(articles())
     with Store(tmp_path) as st:
         st.write_index(docs)
-        assert (tmp_path / "docs.faiss").exists()
+        assert (tmp_path / "docs.f32").exists()
     with Store(tmp_path) as st:
         loaded = st.load_index()
         assert loaded is not None
@@ -135,8 +135,8 @@ def test_corrupt_file_raises(tmp_path):
 def test_corrupt_index_raises(tmp_path):
     with Store(tmp_path) as st:
         st.write_index(embedded(articles()))
-        (tmp_path / "docs.faiss").write_bytes(b"garbage")
-        with pytest.raises(StoreError, match="docs.faiss.*delete the folder"):
+        (tmp_path / "docs.f32").write_bytes(b"garbage" * 10)
+        with pytest.raises(StoreError, match="docs.f32.*delete the folder"):
             st.load_index()
 
 
@@ -234,11 +234,77 @@ def test_index_appended_for_added_docs_equals_a_whole_write(tmp_path, monkeypatc
         st.write_index([docs[0], docs[2]])  # a removal: whole
         check(st, [docs[0], docs[2]])
         assert whole == [1, 3, 2]
-        st.con.execute("DELETE FROM index_ids WHERE faiss_id = 1")
+        st.con.execute("DELETE FROM index_ids WHERE faiss_id = 0")
         st.con.commit()
+        assert st.load_index() is None  # ids not the rows 0..n-1: stale
         st.write_index([docs[0], docs[2], docs[1]])  # stale ids: whole
         check(st, [docs[0], docs[2], docs[1]])
         assert whole == [1, 3, 2, 3]
+
+
+def test_index_append_writes_only_the_new_rows_and_survives_a_killed_writer(tmp_path, monkeypatch):
+    """An add writes its docs' vector rows after the kept ones (the kept bytes are never
+    written again) and commits their ids after; a writer killed between the two leaves
+    rows past the committed ones, which are not read and are written over; a whole write
+    killed before its commit leaves a file of another generation, read as stale (None,
+    not an error) and written whole next. A store of an earlier version (``docs.faiss``,
+    no vector file) is written whole and its faiss file removed."""
+    import unspin.store as store_mod
+
+    docs = embedded(articles() + [Article(id="a3", text=TEXTS[0] + " More.", title="T")])
+    dim = len(docs[0].doc_vector)
+    writes: list[tuple[int, int]] = []
+    real_rows = store_mod._write_rows
+
+    def spy(path, offset, rows):
+        writes.append((offset, len(rows)))
+        real_rows(path, offset, rows)
+
+    monkeypatch.setattr(store_mod, "_write_rows", spy)
+    (tmp_path / "docs.faiss").write_bytes(b"an index of an earlier version")
+    with Store(tmp_path) as st:
+        assert st.load_index() is None  # no vector file yet: nothing kept
+        st.write_index(docs[:2])  # whole
+        assert not (tmp_path / "docs.faiss").exists()
+        before = (tmp_path / "docs.f32").read_bytes()
+        st.write_index(docs[:3])  # the third doc's row only
+        assert writes == [(store_mod.INDEX_HEADER + 2 * dim * 4, 1)]
+        after = (tmp_path / "docs.f32").read_bytes()
+        assert after[: len(before)] == before and len(after) == len(before) + dim * 4
+        # killed after its rows were synced, before the ids were committed
+        with open(tmp_path / "docs.f32", "ab") as fh:
+            fh.write(np.ones(dim, np.float32).tobytes())
+        index, ids = st.load_index()
+        assert ids == ["a0", "a1", "a2"] and index.ntotal == 3
+        st.write_index(docs)  # written over the dead row
+        assert writes[-1] == (store_mod.INDEX_HEADER + 3 * dim * 4, 1)
+        index, ids = st.load_index()
+        assert ids == [d.id for d in docs]
+        assert (tmp_path / "docs.f32").stat().st_size == store_mod.INDEX_HEADER + 4 * dim * 4
+        got = index.index.reconstruct_n(0, 4)
+        assert np.array_equal(got, np.stack([d.doc_vector for d in docs]))
+        # a whole write killed after its file replaced the old one, before the commit
+        monkeypatch.setattr(st, "_append_index", lambda ds: False)
+        real_con = st._con
+
+        class Dies:
+            def __enter__(self):
+                raise KeyboardInterrupt("killed")
+
+            def __exit__(self, *a):
+                return False
+
+            def __getattr__(self, name):
+                return getattr(real_con, name)
+
+        st._con = Dies()
+        with pytest.raises(KeyboardInterrupt):
+            st.write_index(docs[:2])
+        st._con = real_con
+        assert st.load_index() is None  # stale: the file is not the ids' generation
+        monkeypatch.undo()
+        st.write_index(docs)  # whole again
+        assert st.load_index()[1] == [d.id for d in docs]
 
 
 def test_lazy_docs_read_their_vectors_on_first_use(tmp_path, monkeypatch):
@@ -336,3 +402,51 @@ def test_large_memo_values_kept_in_files_of_their_own(tmp_path, monkeypatch):
         assert st.memo_get("pairs", ["last"]) == {}
     with Store(tmp_path / "s") as st:  # reopened: still read through the file
         assert st.memo_get("stats", ["last"])["last"][1] == 1
+
+
+def test_stored_doc_lists_its_minhash_and_counts_its_sentences_when_asked(tmp_path):
+    """A lazily read doc keeps its MinHash digest as the stored bytes until it is read
+    (then the same list as an eager read), counts its sentences from the stored rows
+    once (the same counts as the built sentences), and pickles with the digest listed."""
+    import pickle
+
+    docs = embedded(articles())
+    with Store(tmp_path) as st:
+        for d in docs:
+            st.put_doc(d, "hashing")
+        eager = st.get_docs([d.article for d in docs], "hashing")
+        lazy = st.get_docs([d.article for d in docs], "hashing", lazy=True)
+        one = st.get_docs([docs[0].article], "hashing", lazy=True)[0]
+    for x, y, d in zip(lazy, eager, docs):
+        assert x.__dict__["_minhash_raw"] is not None  # not listed yet
+        counts = x.sentence_counts()
+        assert x.sentence_counts() is not None and x.__dict__["_counts"][1:] == counts
+        assert x.minhash == y.minhash == d.minhash
+        assert x.__dict__["_minhash_raw"] is None
+        assert counts == y.sentence_counts() == d.sentence_counts()
+        assert x.sentences == y.sentences  # built now: counted from them
+        assert x.sentence_counts() == counts
+    z = pickle.loads(pickle.dumps(one))
+    assert z.minhash == docs[0].minhash and z == docs[0]
+
+
+def test_cache_key_is_the_json_of_its_parts():
+    """``key_json`` (the hashed text of the cache and article keys) is
+    ``json.dumps(..., ensure_ascii=False)`` of the parts: quotes, escapes, non-ASCII, lone
+    surrogates, None, and a value of another type (through ``json.dumps``)."""
+    import hashlib
+    import json
+
+    from unspin.fingerprint import FINGERPRINT_VERSION
+    from unspin.model import key_json
+    from unspin.store import cache_key
+
+    odd = ['a "quoted" \\ back\nslash\t', "é€\u2028\x00", "\ud800 lone", "", None]
+    for k in range(len(odd) + 1):
+        assert key_json(odd[:k]) == json.dumps(odd[:k], ensure_ascii=False)
+    assert key_json(["x", 3, None]) == json.dumps(["x", 3, None], ensure_ascii=False)
+    a = Article(id="x", text=odd[0] + odd[2], title=odd[1], lang=None)
+    raw = json.dumps(
+        [FINGERPRINT_VERSION, "hashing", a.text, a.title, a.lang], ensure_ascii=False
+    ).encode("utf-8", "surrogatepass")
+    assert cache_key(a, "hashing") == hashlib.sha1(raw).hexdigest()

@@ -79,6 +79,30 @@ def _add(out: dict[Pair, set[str]], i: int, j: int, why: str) -> None:
 PairArrays = tuple[np.ndarray, np.ndarray]
 
 
+def sorted_unique(a: np.ndarray) -> np.ndarray:
+    """``np.unique(a)`` of a 1-d array by sorting: the same values. NumPy 2.4's
+    ``np.unique`` of integers goes through a hash table and then sorts, ~15-250x slower
+    on the pair codes of a pile (80,000 codes: 69 ms against 5 ms; 400,000: 0.70 s
+    against 3 ms), which an add builds several times."""
+    s = np.sort(np.asarray(a).ravel())
+    if len(s) < 2:
+        return s
+    keep = np.empty(len(s), dtype=bool)
+    keep[0] = True
+    np.not_equal(s[1:], s[:-1], out=keep[1:])
+    return s[keep]
+
+
+def sorted_unique_counts(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(a, return_counts=True)`` of a 1-d array by sorting (see
+    :func:`sorted_unique`)."""
+    s = np.sort(np.asarray(a).ravel())
+    if not len(s):
+        return s, np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.concatenate([[True], s[1:] != s[:-1]]))
+    return s[starts], np.diff(np.append(starts, len(s))).astype(np.int64)
+
+
 def pair_codes(i: np.ndarray, j: np.ndarray, n: int) -> np.ndarray:
     """Sorted distinct codes ``min * n + max`` of the pairs ``(i[k], j[k])``, ``i != j``:
     the code order is the order of the ``(min, max)`` tuples."""
@@ -86,7 +110,7 @@ def pair_codes(i: np.ndarray, j: np.ndarray, n: int) -> np.ndarray:
     j = np.asarray(j, dtype=np.int64)
     ok = i != j
     i, j = i[ok], j[ok]
-    return np.unique(np.minimum(i, j) * n + np.maximum(i, j))
+    return sorted_unique(np.minimum(i, j) * n + np.maximum(i, j))
 
 
 def _add_arrays(out: dict[Pair, set[str]], arrays: PairArrays, n: int, why: str) -> None:
@@ -157,7 +181,7 @@ def minhash_candidates(mat: np.ndarray, threshold: float) -> tuple[np.ndarray, n
     if not codes:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty
-    uniq = np.unique(np.concatenate(codes))
+    uniq = sorted_unique(np.concatenate(codes))
     i, j = uniq // n, uniq % n
     ok = jaccard_ok(mat, i, j, threshold)
     return i[ok], j[ok]
@@ -921,7 +945,7 @@ def _update_neighbours(
     fresh = np.ones(n, dtype=bool)
     fresh[kept] = False
     qn, cn = omap[old.q], omap[old.c]
-    broken = np.unique(qn[(qn >= 0) & (cn < 0)])  # kept rows that lost a listed neighbour
+    broken = sorted_unique(qn[(qn >= 0) & (cn < 0)])  # kept rows that lost a listed neighbour
     redo = np.sort(np.concatenate([np.flatnonzero(fresh), broken]))
     if len(redo) > NEIGHBOUR_UPDATE_MAX_SHARE * n:
         return None
@@ -1056,7 +1080,7 @@ def hit_arrays(owner_r: np.ndarray, owner_c: np.ndarray, n: int, min_hits: int =
     b = np.asarray(owner_c, dtype=np.int64)
     ok = a != b
     a, b = a[ok], b[ok]
-    codes, counts = np.unique(np.minimum(a, b) * n + np.maximum(a, b), return_counts=True)
+    codes, counts = sorted_unique_counts(np.minimum(a, b) * n + np.maximum(a, b))
     codes = codes[counts >= min_hits]
     return codes // n, codes % n
 
@@ -1190,7 +1214,7 @@ def candidate_codes(
         pair_codes(a, b, n)
         for _, (a, b) in generator_arrays(docs, params, keys, cache, mapper, qkeys)
     ]
-    return np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
+    return sorted_unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
 
 
 def representative_key(d: Doc) -> tuple:
@@ -1248,7 +1272,7 @@ def grouped_candidate_list(
         mapped = at[inner // m] * n + at[inner % m]  # keep is ascending: order kept
         ra = np.asarray(rep, dtype=np.int64)
         members = np.flatnonzero(ra != np.arange(n))
-        codes = np.unique(np.concatenate([mapped, pair_codes(members, ra[members], n)]))
+        codes = sorted_unique(np.concatenate([mapped, pair_codes(members, ra[members], n)]))
     n = max(n, 1)
     return list(zip((codes // n).tolist(), (codes % n).tolist()))
 

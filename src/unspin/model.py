@@ -15,6 +15,26 @@ import numpy as np
 
 SCHEMA_VERSION = "1.4"
 
+
+def key_json(parts: list[Any]) -> str:
+    """``json.dumps(parts, ensure_ascii=False)`` of a list of strings and Nones, built
+    from the C string encoder directly (the hashed keys of every article of the pile
+    are made on each add; ~30% less per key than going through ``JSONEncoder``). Any
+    other value: ``json.dumps`` itself. The same text either way."""
+    import json
+    from json.encoder import encode_basestring
+
+    out = []
+    for p in parts:
+        if p is None:
+            out.append("null")
+        elif type(p) is str:
+            out.append(encode_basestring(p))
+        else:
+            return json.dumps(parts, ensure_ascii=False)
+    return "[" + ", ".join(out) + "]"
+
+
 #: The relation types, strongest reuse first.
 RELATIONS = ("duplicate", "copy", "spun", "translation", "partial", "same_story", "related")
 #: Relations that mean one text was made from the other (they carry source/derivative).

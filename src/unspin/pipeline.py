@@ -59,7 +59,7 @@ from unspin.fingerprint import (
     sentence_key,
     set_vectors,
 )
-from unspin.model import Article, Doc, InputError, Relation, Result
+from unspin.model import Article, Doc, InputError, Relation, Result, key_json
 from unspin.second import SecondParams, pair_config, second_pair, story_features, view
 from unspin.stories import (
     StoryKeys,
@@ -490,7 +490,7 @@ def article_key(a: Article, embedder: str) -> str:
     """Hash of every article field the pipeline reads (id and dates too: relations name
     ids and direction reads publication times)."""
     parts = [embedder, a.id, a.text, a.title, a.url, a.outlet, a.published_at, a.lang]
-    return hashlib.sha1(json.dumps(parts, ensure_ascii=False).encode()).hexdigest()[:20]
+    return hashlib.sha1(key_json(parts).encode()).hexdigest()[:20]
 
 
 def _key(*parts: str) -> str:

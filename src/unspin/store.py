@@ -1,6 +1,6 @@
 """The embedded default store: a folder (``<results>/.unspin``) holding a fingerprint cache
-and article archive in SQLite (``store.sqlite``) plus a faiss index of doc vectors
-(``docs.faiss``).
+and article archive in SQLite (``store.sqlite``) plus the doc vectors of an index
+(``docs.f32``, appended per add; :meth:`Store.load_index` makes the faiss index).
 
 The cache lets a second scan skip fingerprinting, and the archive lets ``unspin add``
 rerun the whole pile so incremental results equal a fresh scan. Fingerprints are keyed
@@ -30,7 +30,7 @@ import numpy as np
 
 from unspin.durable import write_synced
 from unspin.fingerprint import FINGERPRINT_VERSION
-from unspin.model import Article, Doc, Quote, Sentence
+from unspin.model import Article, Doc, Quote, Sentence, key_json
 
 #: bump when the tables change; a store written by a newer schema is refused
 STORE_SCHEMA_VERSION = 1
@@ -51,6 +51,8 @@ CREATE TABLE IF NOT EXISTS docs (
 CREATE TABLE IF NOT EXISTS articles (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, data TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS index_ids (faiss_id INTEGER PRIMARY KEY, article_id TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS index_file (
+    id INTEGER PRIMARY KEY CHECK (id = 0), gen INTEGER NOT NULL, dim INTEGER NOT NULL);
 """
 _ARTICLE_FIELDS = {f.name for f in dataclasses.fields(Article)}
 
@@ -88,7 +90,7 @@ def cache_key(article: Article, embedder: str) -> str:
     parts = [FINGERPRINT_VERSION, embedder, article.text, article.title, article.lang]
     # surrogatepass: a text that is not valid Unicode still has a key (ingest replaces
     # lone surrogates, but articles handed to the API directly are not read by ingest)
-    raw = json.dumps(parts, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    raw = key_json(parts).encode("utf-8", "surrogatepass")
     return hashlib.sha1(raw).hexdigest()
 
 
@@ -213,6 +215,7 @@ class StoredDoc(Doc):
         self.__dict__["_source"] = None
         self.__dict__["_rows"] = None
         self.__dict__["_tail"] = None
+        self.__dict__["_minhash_raw"] = None
         super().__init__(*args, **kwargs)
 
     def _read_tail(self) -> None:
@@ -244,6 +247,19 @@ class StoredDoc(Doc):
         self.__dict__["_keys"] = value
 
     @property  # type: ignore[override]
+    def minhash(self) -> list[int] | None:  # noqa: D102
+        raw = self.__dict__.get("_minhash_raw")
+        if raw is not None:  # the stored digest as a list on first use
+            self.__dict__["_minhash"] = np.frombuffer(raw, np.uint64).tolist()
+            self.__dict__["_minhash_raw"] = None
+        return self.__dict__["_minhash"]
+
+    @minhash.setter
+    def minhash(self, value: list[int] | None) -> None:
+        self.__dict__["_minhash"] = value
+        self.__dict__["_minhash_raw"] = None
+
+    @property  # type: ignore[override]
     def sentences(self) -> list[Sentence]:  # noqa: D102
         rows = self.__dict__.get("_rows")
         if rows is not None:
@@ -263,7 +279,10 @@ class StoredDoc(Doc):
         rows = self.__dict__.get("_rows")
         if rows is None:
             return super().sentence_counts()
-        return len(rows), sum(bool(r[3]) for r in rows)
+        counts = self.__dict__.get("_counts")
+        if counts is None or counts[0] is not rows:  # asked for three times per add
+            counts = self.__dict__["_counts"] = (rows, len(rows), sum(bool(r[3]) for r in rows))
+        return counts[1], counts[2]
 
     @property  # type: ignore[override]
     def sentence_vectors(self) -> np.ndarray | None:  # noqa: D102
@@ -295,6 +314,8 @@ class StoredDoc(Doc):
         state["_sentences"] = self.sentences
         state["_rows"] = None
         state["_tokens"], state["_keys"], state["_tail"] = self.tokens, self.keys, None
+        state["_minhash"], state["_minhash_raw"] = self.minhash, None
+        state.pop("_counts", None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -381,7 +402,8 @@ def _split_tail(data: str) -> tuple[dict[str, Any], str] | None:
     no nested object has that key; still, the split is used only when both halves parse
     as objects with exactly the expected keys (their union is then the whole object),
     else None (the caller parses it whole)."""
-    at = data.rfind(_TAIL_MARK)
+    # the first occurrence is the only one (see above): found scanning the head only
+    at = data.find(_TAIL_MARK)
     if at < 0:
         return None
     try:
@@ -414,7 +436,9 @@ def _doc_from_row(article: Article, row: tuple, lazy: tuple[str, str] | None = N
         norm_hash=d["norm_hash"],
         quotes=[Quote(s, e, t) for s, e, t in d["quotes"]],
         doc_vector=np.frombuffer(dv, np.float32),
-        minhash=None if minhash is None else np.frombuffer(minhash, np.uint64).tolist(),
+        minhash=None
+        if minhash is None or lazy is not None
+        else np.frombuffer(minhash, np.uint64).tolist(),
         tokens=d["tokens"] if tail is None else [],
         keys=d["keys"] if tail is None else [],
     )
@@ -422,6 +446,8 @@ def _doc_from_row(article: Article, row: tuple, lazy: tuple[str, str] | None = N
         doc = StoredDoc(**fields)
         if tail is not None:
             doc.__dict__["_tail"] = tail[1]
+        if minhash is not None:  # read as a list only where used (new docs' pairs)
+            doc.__dict__["_minhash"], doc.__dict__["_minhash_raw"] = None, minhash
         doc.__dict__["_vectors"] = _UNREAD
         doc.__dict__["_source"] = (lazy[0], lazy[1], n, dim)
         doc.__dict__["_rows"] = d["sentences"]
@@ -469,6 +495,28 @@ def _keep_wal(db: Path) -> bool:
         return True
 
 
+#: the doc vector file's header: ``_INDEX_MAGIC``, then the generation and the vectors'
+#: width as 8-byte little-endian integers (:meth:`Store.write_index`)
+_INDEX_MAGIC = b"unspinV1"
+INDEX_HEADER = 24
+
+
+def _index_header(gen: int, dim: int) -> bytes:
+    return _INDEX_MAGIC + int(gen).to_bytes(8, "little") + int(dim).to_bytes(8, "little")
+
+
+def _write_rows(path: Path, offset: int, rows: np.ndarray) -> None:
+    """Write ``rows`` at byte ``offset`` of the file ``path`` (cut there first: rows a
+    killed writer left past it go) and sync it before anything names them."""
+    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+    try:
+        os.ftruncate(fd, offset)
+        os.lseek(fd, offset, os.SEEK_SET)
+        write_synced(fd, np.ascontiguousarray(rows, np.float32).tobytes())
+    finally:
+        os.close(fd)
+
+
 def _sync_wal(db: Path) -> None:
     """``fsync`` the WAL of database ``db`` and its folder (the WAL may be new since the
     last checkpoint): every committed transaction durable, as a checkpoint leaves it."""
@@ -494,7 +542,8 @@ class Store:
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = Path(path)
         self.db_path = self.path / "store.sqlite"
-        self.index_path = self.path / "docs.faiss"
+        self.index_path = self.path / "docs.faiss"  # earlier versions' index (removed)
+        self.vectors_path = self.path / "docs.f32"
         self.hits = self.misses = self._pending = 0
         self._pid, self._thread = os.getpid(), threading.get_ident()
         try:
@@ -673,89 +722,133 @@ class Store:
     # ------------------------------------------------------------ vector index
 
     def write_index(self, docs: Sequence[Doc]) -> None:
-        """Write an inner-product faiss index of the doc vectors; faiss id i -> docs[i].id.
+        """Keep the doc vectors for an inner-product index (:meth:`load_index`); row i ->
+        docs[i].id.
 
-        When the stored index holds the first docs already (the same ids in order, the
-        same vectors: an add appends its articles to the archive), only the new docs'
-        ids and vectors are added to it (:meth:`_append_index`); otherwise it is
-        written whole."""
-        import faiss
-
+        The vectors are a float32 file (``docs.f32``: :data:`INDEX_HEADER` bytes, then
+        the rows), the ids the ``index_ids`` table. When the file holds the first docs
+        already (the same ids in order, the same vectors: an add appends its articles to
+        the archive), only the new docs' rows are written after them and their ids
+        added (:meth:`_append_index`); otherwise the file is written whole."""
         if docs and self._append_index(docs):
             return
+        if not docs:
+            with self.con:
+                self.con.execute("DELETE FROM index_ids")
+                self.con.execute("DELETE FROM index_file")
+            self._pending = 0
+            self.vectors_path.unlink(missing_ok=True)
+            self.index_path.unlink(missing_ok=True)
+            return
+        vecs = np.ascontiguousarray(np.stack([d.doc_vector for d in docs]), np.float32)
+        gen = int.from_bytes(os.urandom(7), "big")
+        tmp = self.vectors_path.with_suffix(".f32.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, FILE_MODE)
+        try:
+            write_synced(fd, _index_header(gen, vecs.shape[1]) + vecs.tobytes())
+        finally:
+            os.close(fd)
+        os.replace(tmp, self.vectors_path)
+        # the file first, then the ids and its generation in one commit: a writer killed
+        # between leaves ids of the last generation, which the file no longer matches
         with self.con:
             self.con.execute("DELETE FROM index_ids")
             self.con.executemany(
                 "INSERT INTO index_ids VALUES (?, ?)", [(i, d.id) for i, d in enumerate(docs)]
             )
+            self.con.execute("DELETE FROM index_file")
+            self.con.execute("INSERT INTO index_file VALUES (0, ?, ?)", (gen, vecs.shape[1]))
         self._pending = 0
-        if not docs:
-            self.index_path.unlink(missing_ok=True)
-            return
-        vecs = np.ascontiguousarray(np.stack([d.doc_vector for d in docs]), np.float32)
-        index = faiss.IndexIDMap(faiss.IndexFlatIP(vecs.shape[1]))
-        index.add_with_ids(vecs, np.arange(len(docs), dtype=np.int64))
-        tmp = self.index_path.with_suffix(".faiss.tmp")
-        faiss.write_index(index, str(tmp))
-        os.chmod(tmp, FILE_MODE)
-        os.replace(tmp, self.index_path)
+        self.index_path.unlink(missing_ok=True)  # the faiss file of earlier versions
+
+    def _index_rows(self) -> tuple[np.ndarray, list[str], int] | None:
+        """The kept vectors (memory-mapped), the ids and the file's generation; None when
+        none were written or the file is not the generation the ids were committed with
+        (a writer killed between the two: stale, not damaged)."""
+        try:
+            row = self.con.execute("SELECT gen, dim FROM index_file WHERE id = 0").fetchone()
+            rows = self.con.execute(
+                "SELECT faiss_id, article_id FROM index_ids ORDER BY faiss_id"
+            ).fetchall()
+        except sqlite3.Error as e:
+            raise self._error(e) from e
+        if row is None or (rows and rows[-1][0] != len(rows) - 1):
+            return None  # none written, or ids not the rows 0..n-1 (not this write's)
+        ids = [r[1] for r in rows]
+        gen, dim = row
+        try:
+            with open(self.vectors_path, "rb") as fh:
+                head = fh.read(INDEX_HEADER)
+            size = self.vectors_path.stat().st_size
+        except FileNotFoundError:
+            return None
+        except OSError as e:
+            raise self._error(e, self.vectors_path) from e
+        if len(head) < INDEX_HEADER or head[:8] != _INDEX_MAGIC:
+            raise self._error(ValueError("not a vector file of unspin"), self.vectors_path)
+        if head != _index_header(gen, dim):
+            return None  # another generation's file
+        if size < INDEX_HEADER + len(ids) * dim * 4:
+            raise self._error(ValueError("shorter than its rows"), self.vectors_path)
+        if not ids:
+            return np.zeros((0, dim), np.float32), ids, gen
+        mat = np.memmap(
+            self.vectors_path,
+            dtype=np.float32,
+            mode="r",
+            offset=INDEX_HEADER,
+            shape=(len(ids), dim),
+        )
+        return mat.view(np.ndarray), ids, gen
 
     def _append_index(self, docs: Sequence[Doc]) -> bool:
-        """Add the docs after the stored index's to it (ids committed first, then the
-        index file replaced, as a whole write does); False (nothing written) when the
-        stored index is not the first docs' (missing, stale, other ids or vectors)."""
-        import faiss
-
+        """Write the rows of the docs after the kept ones' and add their ids (the rows
+        synced first, then the ids committed: a writer killed before the commit leaves
+        rows past the committed ones, which are never read and are written over next);
+        False (nothing written) when the kept rows are not the first docs' (missing,
+        stale, other ids or vectors)."""
         try:
-            old = self.load_index()
+            kept = self._index_rows()
         except StoreError:
             return False
-        if old is None:
+        if kept is None:
             return False
-        index, ids = old
+        mat, ids, gen = kept
         n = len(ids)
-        if n == 0 or n > len(docs) or [d.id for d in docs[:n]] != ids:
+        if n > len(docs) or [d.id for d in docs[:n]] != ids:
             return False
-        flat = faiss.downcast_index(index.index)
-        if not isinstance(flat, faiss.IndexFlatIP) or flat.d != len(docs[0].doc_vector):
+        if mat.shape[1] != len(docs[0].doc_vector):
             return False
-        kept = flat.reconstruct_n(0, n)
-        now = np.stack([d.doc_vector for d in docs[:n]]).astype(np.float32, copy=False)
-        if kept.shape != now.shape or not np.array_equal(kept, now):
+        if n and not np.array_equal(mat, np.stack([d.doc_vector for d in docs[:n]])):
             return False
         if n == len(docs):
             return True
+        vecs = np.ascontiguousarray(np.stack([d.doc_vector for d in docs[n:]]), np.float32)
+        _write_rows(self.vectors_path, INDEX_HEADER + n * mat.shape[1] * 4, vecs)
         with self.con:
             self.con.executemany(
                 "INSERT INTO index_ids VALUES (?, ?)",
                 [(i, docs[i].id) for i in range(n, len(docs))],
             )
         self._pending = 0
-        vecs = np.ascontiguousarray(np.stack([d.doc_vector for d in docs[n:]]), np.float32)
-        index.add_with_ids(vecs, np.arange(n, len(docs), dtype=np.int64))
-        tmp = self.index_path.with_suffix(".faiss.tmp")
-        faiss.write_index(index, str(tmp))
-        os.chmod(tmp, FILE_MODE)
-        os.replace(tmp, self.index_path)
         return True
 
     def load_index(self) -> tuple[Any, list[str]] | None:
-        """The faiss index and the article id of each faiss id (None if none was written,
-        or if a killed writer left ids and index from different writes)."""
+        """A faiss inner-product index of the kept doc vectors (faiss id i: row i) and the
+        article id of each faiss id (None if none was written, or if a killed writer
+        left ids and vectors from different writes)."""
         import faiss
 
-        if not self.index_path.exists():
+        kept = self._index_rows()
+        if kept is None:
             return None
-        try:
-            index = faiss.read_index(str(self.index_path))
-            ids = self.con.execute("SELECT article_id FROM index_ids ORDER BY faiss_id").fetchall()
-        except (RuntimeError, sqlite3.Error) as e:
-            raise self._error(e, self.index_path) from e
-        if index.ntotal != len(ids):
-            # a writer killed between committing the ids and renaming the index file:
-            # stale, not damaged; the next write_index replaces both
-            return None
-        return index, [r[0] for r in ids]
+        mat, ids, _ = kept
+        index = faiss.IndexIDMap(faiss.IndexFlatIP(mat.shape[1]))
+        if ids:
+            index.add_with_ids(
+                np.ascontiguousarray(mat, np.float32), np.arange(len(ids), dtype=np.int64)
+            )
+        return index, ids
 
     # ------------------------------------------------------------ sentence vectors
 
