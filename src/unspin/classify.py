@@ -1126,6 +1126,8 @@ def notice_subjects(a: Doc, b: Doc, p: ClassifyParams) -> str | None:
         return None
     if max(len(a.article.text), len(b.article.text)) > p.notice_max_chars:
         return None
+    if is_correction(a, p) or is_correction(b, p):  # figures changed on purpose
+        return None
     texts = [f"{d.article.title or ''}\n{d.article.text}" for d in (a, b)]
 
     def subject(doc: Doc, other: str) -> list[str]:
