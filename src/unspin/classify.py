@@ -1116,8 +1116,8 @@ def notice_subjects(a: Doc, b: Doc, p: ClassifyParams) -> str | None:
     item written again (``ClassifyParams.notice_subjects``); None when they may be one.
 
     Both at most ``notice_max_chars`` characters, in one language; each headline opens
-    (first ``notice_head_words`` words) with a word of letters the other text lacks
-    anywhere, title included (its subject: another market, place, company); and the
+    (first ``notice_head_words`` words) with a word of letters, not a stopword, that the
+    other text lacks anywhere, title included (its subject: another market, place, company); and the
     figures differ (:func:`unspin.normalise.figures` of the texts, boilerplate left out).
     A re-headlined item keeps its subject ("MILTON ROY CO SETS QUARTERLY" / "... SETS
     REGULAR DIVIDEND") and its figures. Pure: reads the two texts."""
@@ -1135,7 +1135,10 @@ def notice_subjects(a: Doc, b: Doc, p: ClassifyParams) -> str | None:
         return [
             w
             for w in words(_headline(doc))[: p.notice_head_words]
-            if w.isalpha() and len(w) >= p.notice_min_word_chars and w not in there
+            if w.isalpha()
+            and len(w) >= p.notice_min_word_chars
+            and w not in STOPWORDS  # "THE", "UP": no subject
+            and w not in there
         ]
 
     sa, sb = subject(a, texts[1]), subject(b, texts[0])
