@@ -258,7 +258,8 @@ class ClassifyParams:
     # language typed ``spun``, each at most ``notice_max_chars`` characters long, whose
     # headlines (title, else first line) each open, within their first
     # ``notice_head_words`` words, with a word (letters only, at least
-    # ``notice_min_word_chars`` of them) the other text lacks anywhere, and whose figures
+    # ``notice_min_word_chars`` of them, not a stopword) the other text lacks anywhere,
+    # neither a correction (:func:`is_correction`), and whose figures
     # differ (either text has a figure the other lacks), are two items written to one
     # template for two subjects (a market, a place, a company, a commodity: "OMAHA HOGS
     # OPEN UP 1.00 DLR" / "ST LOUIS HOGS OPEN UP 1.00 DLR"; the subject only in the
@@ -267,7 +268,7 @@ class ClassifyParams:
     # the slot check (:func:`unspin.align.is_template`: two a side) and its all-caps
     # headline hides which words are names. Set reading Reuters 12,001-15,500's 61
     # ``spun`` (in-sample; 13 wrong were livestock market notices of other markets),
-    # checked on 4,501-7,500's 55 (docs/benchmarks.md, session 17)
+    # checked on 4,501-7,500's 49 (docs/benchmarks.md, session 17)
     notice_subjects: bool = True
     # ... the hog and cattle notices run 131-280 characters, a dividend notice 110-130,
     # a short company item 200-400; longer articles name their subject in the body
@@ -1115,12 +1116,16 @@ def notice_subjects(a: Doc, b: Doc, p: ClassifyParams) -> str | None:
     """Why two short notices are two items of one template for two subjects, not one
     item written again (``ClassifyParams.notice_subjects``); None when they may be one.
 
-    Both at most ``notice_max_chars`` characters, in one language; each headline opens
-    (first ``notice_head_words`` words) with a word of letters, not a stopword, that the
-    other text lacks anywhere, title included (its subject: another market, place, company); and the
-    figures differ (:func:`unspin.normalise.figures` of the texts, boilerplate left out).
-    A re-headlined item keeps its subject ("MILTON ROY CO SETS QUARTERLY" / "... SETS
-    REGULAR DIVIDEND") and its figures. Pure: reads the two texts."""
+    Both at most ``notice_max_chars`` characters, in one language, neither a correction
+    (:func:`is_correction`: its figures changed on purpose); each headline opens (first
+    ``notice_head_words`` words) with a word of letters, not a stopword, that the other
+    text lacks anywhere, title included (its subject: another market, place, company);
+    and the figures differ (:func:`unspin.normalise.figures` of the texts, boilerplate
+    left out). A re-headlined item keeps its subject ("MILTON ROY CO SETS QUARTERLY" /
+    "... SETS REGULAR DIVIDEND") and its figures. The opening words need not be names
+    (an all-caps headline hides which are): a short notice of one market re-headlined
+    with other figures ("OMAHA HOGS OPEN UP" / "OMAHA HOGS HIGHER AT MIDDAY") is another
+    session's item, not the item written again, either. Pure: reads the two texts."""
 
     if not p.notice_subjects or a.lang != b.lang:
         return None
