@@ -213,7 +213,9 @@ def test_reused_sentences_make_partial_reuse(
 
 
 def test_a_pair_the_model_calls_whole_is_not_partial() -> None:
-    always = dataclasses.replace(ClassifyParams(), whole_bias=100.0)
+    # (A and B, two short texts opening with other words and other figures, are two
+    # notices of one template by ClassifyParams.notice_subjects: off, the partial rule's)
+    always = dataclasses.replace(ClassifyParams(), whole_bias=100.0, notice_subjects=False)
     # one-sentence texts, each aligned whole (the one piece carried a short copy needs)
     got = _type(always, cov_a=0.9, cov_b=0.9, n_sent_a=1.0, n_sent_b=1.0)
     assert got in ("copy", "spun")

@@ -254,6 +254,29 @@ class ClassifyParams:
     series_lead_chars: int = 300
     # ... the end of a text read for a correction note ("Corrects March 17 item ...")
     correction_tail_chars: int = 300
+    # two short notices of one template (:func:`notice_subjects`): two texts of one
+    # language typed ``spun``, each at most ``notice_max_chars`` characters long, whose
+    # headlines (title, else first line) each open, within their first
+    # ``notice_head_words`` words, with a word (letters only, at least
+    # ``notice_min_word_chars`` of them, not a stopword) the other text lacks anywhere,
+    # neither a correction (:func:`is_correction`), and whose figures
+    # differ (either text has a figure the other lacks), are two items written to one
+    # template for two subjects (a market, a place, a company, a commodity: "OMAHA HOGS
+    # OPEN UP 1.00 DLR" / "ST LOUIS HOGS OPEN UP 1.00 DLR"; the subject only in the
+    # headline, the body the template's), not one item written again: no reuse (the
+    # stories stage types the pair). A short notice has too few names and figures for
+    # the slot check (:func:`unspin.align.is_template`: two a side) and its all-caps
+    # headline hides which words are names. Set reading Reuters 12,001-15,500's 61
+    # ``spun`` (in-sample; 13 wrong were livestock market notices of other markets),
+    # checked on 4,501-7,500's 49 (docs/benchmarks.md, session 17)
+    notice_subjects: bool = True
+    # ... the hog and cattle notices run 131-280 characters, a dividend notice 110-130,
+    # a short company item 200-400; longer articles name their subject in the body
+    notice_max_chars: int = 400
+    # ... a wire headline names its subject first ("ST LOUIS HOGS", "SIOUX CITY CATTLE")
+    notice_head_words: int = 3
+    # ... initials ("J.P." / "JP") are one name spelt two ways, not two subjects
+    notice_min_word_chars: int = 2
     # ``unknown_credit``: a text is signed (says who published it) by a byline or imprint
     # line among its first or last this many non-empty lines (the headline, a byline
     # under it; a byline, an imprint at the foot): :func:`unspin.evidence.signed`
@@ -348,7 +371,13 @@ class ClassifyParams:
                 f"ClassifyParams.series_min_hours must be finite and >= 0, "
                 f"got {self.series_min_hours}"
             )
-        for name in ("series_lead_chars", "correction_tail_chars"):
+        for name in (
+            "series_lead_chars",
+            "correction_tail_chars",
+            "notice_max_chars",
+            "notice_head_words",
+            "notice_min_word_chars",
+        ):
             if getattr(self, name) < 1:
                 raise ValueError(f"ClassifyParams.{name} must be >= 1, got {getattr(self, name)}")
         if self.merge_unit <= 0:
@@ -1078,6 +1107,58 @@ def dated_series(a: Doc, b: Doc, p: ClassifyParams) -> str | None:
     return None
 
 
+def _headline(doc: Doc) -> str:
+    """An article's headline: its title, else its text's first non-empty line."""
+    return doc.article.title or doc.article.text.lstrip().split("\n", 1)[0]
+
+
+def notice_subjects(a: Doc, b: Doc, p: ClassifyParams) -> str | None:
+    """Why two short notices are two items of one template for two subjects, not one
+    item written again (``ClassifyParams.notice_subjects``); None when they may be one.
+
+    Both at most ``notice_max_chars`` characters, in one language, neither a correction
+    (:func:`is_correction`: its figures changed on purpose); each headline opens (first
+    ``notice_head_words`` words) with a word of letters, not a stopword, that the other
+    text lacks anywhere, title included (its subject: another market, place, company);
+    and the figures differ (:func:`unspin.normalise.figures` of the texts, boilerplate
+    left out). A re-headlined item keeps its subject ("MILTON ROY CO SETS QUARTERLY" /
+    "... SETS REGULAR DIVIDEND") and its figures. The opening words need not be names
+    (an all-caps headline hides which are): a short notice of one market re-headlined
+    with other figures ("OMAHA HOGS OPEN UP" / "OMAHA HOGS HIGHER AT MIDDAY") is another
+    session's item, not the item written again, either. Pure: reads the two texts."""
+
+    if not p.notice_subjects or a.lang != b.lang:
+        return None
+    if max(len(a.article.text), len(b.article.text)) > p.notice_max_chars:
+        return None
+    if is_correction(a, p) or is_correction(b, p):  # figures changed on purpose
+        return None
+    texts = [f"{d.article.title or ''}\n{d.article.text}" for d in (a, b)]
+
+    def subject(doc: Doc, other: str) -> list[str]:
+        there = set(words(other))
+        return [
+            w
+            for w in words(_headline(doc))[: p.notice_head_words]
+            if w.isalpha()
+            and len(w) >= p.notice_min_word_chars
+            and w not in STOPWORDS  # "THE", "UP": no subject
+            and w not in there
+        ]
+
+    sa, sb = subject(a, texts[1]), subject(b, texts[0])
+    if not sa or not sb:
+        return None
+    fa, fb = figures(content_lines(a)), figures(content_lines(b))
+    if fa == fb:
+        return None
+    own = sorted(fa - fb)[:2] + sorted(fb - fa)[:2]
+    return (
+        f"headlines name other subjects ({' '.join(sa)} / {' '.join(sb)}, each missing "
+        f"from the other text) and figures differ ({', '.join(own)})"
+    )
+
+
 def _top(contrib: list[Contribution], k: int = 3) -> str:
     shown = sorted((x for x in contrib if x.name != "bias"), key=lambda x: -abs(x.weight))[:k]
     return ", ".join(f"{x.name} {x.value:.2f} ({x.weight:+.2f})" for x in shown)
@@ -1192,6 +1273,11 @@ def reuse_type(
             # wording, not reuse (the stories stage types the pair). A copy (the wording
             # kept) of another day is the item re-issued, re-headlined at most
             reasons.append(f"not reuse: two items of one series or story, {series_why}")
+            return None, 0.0, reasons, contrib
+        if kind == "spun" and (notice_why := notice_subjects(a, b, p)) is not None:
+            # two short notices of one template for two subjects (two markets' hog
+            # prices): the shared wording is the template's, not reuse
+            reasons.append(f"not reuse: two short notices of one template, {notice_why}")
             return None, 0.0, reasons, contrib
         contrib.append(
             Contribution(
