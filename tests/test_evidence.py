@@ -887,6 +887,19 @@ def test_model_style_decides_only_where_the_rest_is_unsure(monkeypatch) -> None:
         dataclasses.replace(P, decider_bar=-1.0)
 
 
+def _settable_evidence(monkeypatch, *names: str) -> dict[str, float]:
+    """Direction evidence ``names`` replaced by stubs that say what the returned dict
+    holds for them (silent while 0), so a test sets each value directly."""
+    vals = {name: 0.0 for name in names}
+    for name in names:
+        monkeypatch.setitem(
+            DIRECTION_EVIDENCE,
+            name,
+            lambda c, n=name: (vals[n], n) if vals[n] else None,
+        )
+    return vals
+
+
 def test_two_stage_the_style_leads_unless_the_pair_reads_machine_made(monkeypatch) -> None:
     """The two-stage rule: on a pair nothing marks as machine-made (the ``machine_evidence``
     mass under ``machine_bar``), a style gap of at least ``lead_min`` leads with
@@ -894,13 +907,7 @@ def test_two_stage_the_style_leads_unless_the_pair_reads_machine_made(monkeypatc
     rewrite whose merged sentences and added details read backwards); on a pair the
     machine evidence marks (an MT round trip's artefacts), the decider rule holds and the
     style's gap, noise there, is recorded with weight 0 and the reason."""
-    vals = {"test_machine": 0.0, "test_other": 0.0}
-    for name in vals:
-        monkeypatch.setitem(
-            DIRECTION_EVIDENCE,
-            name,
-            lambda c, n=name: (vals[n], n) if vals[n] else None,
-        )
+    vals = _settable_evidence(monkeypatch, "test_machine", "test_other")
     w = P.direction_weights[P.direction_evidence.index("model_style")]
     params = dataclasses.replace(
         P,
@@ -991,13 +998,7 @@ def test_the_learned_recogniser_decides_where_the_style_leads(monkeypatch) -> No
     model-written rewrite (sentences merged, little fluency gap) is led by the style even
     though its fluency alone reaches that bar. The decision and its probability are in the
     reason; ``machine_model`` False is session 16's bar, ``lead_weight`` 0 the decider rule."""
-    vals = {"fluency": 0.0, "merged_sentences": 0.0, "test_other": 0.0}
-    for name in vals:
-        monkeypatch.setitem(
-            DIRECTION_EVIDENCE,
-            name,
-            lambda c, n=name: (vals[n], n) if vals[n] else None,
-        )
+    vals = _settable_evidence(monkeypatch, "fluency", "merged_sentences", "test_other")
     w = P.direction_weights[P.direction_evidence.index("model_style")]
     params = dataclasses.replace(
         P,

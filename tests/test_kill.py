@@ -22,25 +22,31 @@ KILLS = 50
 HERE = Path(__file__).resolve().parent
 
 
+def _crashloop(code: str, args: list[str], timeout: int) -> dict:
+    """Run ``code`` (which imports tests/crashloop.py) in a fresh interpreter with
+    ``args``; it must exit 0 and print its JSON result last."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
+    }
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 @pytest.mark.slow
 def test_killed_writers_leave_whole_results_and_a_store_that_opens(tmp_path: Path) -> None:
     code = (
         "import json, sys; from pathlib import Path; from crashloop import kill_trials; "
         "print(json.dumps(kill_trials(Path(sys.argv[1]), n=int(sys.argv[2]), seed=13)))"
     )
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
-    }
-    proc = subprocess.run(
-        [sys.executable, "-c", code, str(tmp_path), str(KILLS)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=1800,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    stats = json.loads(proc.stdout.strip().splitlines()[-1])
+    stats = _crashloop(code, [str(tmp_path), str(KILLS)], timeout=1800)
     assert stats["killed"] >= KILLS
     assert stats["at_points"] >= KILLS // 3  # a good share exactly at a rename or write
     assert stats["failures"] == 0
@@ -58,19 +64,7 @@ def test_an_add_killed_inside_the_index_append_leaves_the_last_index(
         "import json, sys; from pathlib import Path; from crashloop import kill_at; "
         "print(json.dumps(kill_at(Path(sys.argv[1]), sys.argv[2])))"
     )
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
-    }
-    proc = subprocess.run(
-        [sys.executable, "-c", code, str(tmp_path), f"unspin.store._write_rows:{when}"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=900,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    got = _crashloop(code, [str(tmp_path), f"unspin.store._write_rows:{when}"], timeout=900)
     assert got["killed"]
     assert got["after_kill"] == got["archive"][:4]  # the scan's index, nothing of the add
     assert sorted(got["after_kill"]) == ["a0000", "a0001", "a0002", "a0003"]
