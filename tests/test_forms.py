@@ -14,6 +14,7 @@ from helpers import doc_of, embed, embed_line_by_line
 
 import unspin
 from unspin.align import AlignParams, align, form_split
+from unspin.classify import ClassifyParams
 from unspin.corpus import (
     CorpusStats,
     SupportLocal,
@@ -189,8 +190,15 @@ def test_an_add_that_makes_a_frame_a_form_equals_a_full_rescan(tmp_path) -> None
 
     from unspin.output import read_tables
 
-    cfg = Config(embedder="hashing")
+    # two of these short notices open their headlines with other states and differ in
+    # figures: ClassifyParams.notice_subjects already calls them two items by default
+    # (checked below); off here, so the pile's form statistics decide, as this test shows
+    cfg = Config(embedder="hashing", classify=ClassifyParams(notice_subjects=False))
     arts = [Article(id=f"n{k}", text=notice(k, n, t)) for k, (n, t) in enumerate(COMPANIES[:5])]
+    by_default = unspin.scan(arts[:4], config=Config(embedder="hashing"))
+    assert not any(
+        r.relation in {"duplicate", "copy", "spun", "partial"} for r in by_default.relations
+    )
     out = tmp_path / "res"
     before = unspin.scan(arts_folder(tmp_path, arts[:4]), out=out, config=cfg)
     after = unspin.add([arts[4]], out=out, config=cfg)
