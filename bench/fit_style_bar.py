@@ -677,27 +677,24 @@ def two_stage_report(
     t = choose_two_stage(rows, bar, w, p)
     shipped = TwoStage(p.machine_evidence, p.machine_bar, p.lead_min, p.lead_weight, p.lead_written)
     print(f"\ntwo-stage: chosen on all rows {t}; shipped {shipped}")
-    kinds = sorted({r.kind for r in rows})
-    for s in sets:
-        for k in kinds:
-            sel = [r for r in rows if r.set == s and r.kind == k]
-            if not sel:
-                continue
-            c0 = Counter(outcome(r, rule(r, bar, w)) for r in sel)
-            c1 = Counter(outcome(r, two_stage(r, t, bar, w, p)) for r in sel)
-            c2 = Counter(outcome(r, two_stage(r, shipped, bar, w, p)) for r in sel)
-            print(
-                f"  {s:14s} {k:18s} decider {_fmt(c0, len(sel)):18s} chosen "
-                f"{_fmt(c1, len(sel)):18s} shipped {_fmt(c2, len(sel))}"
-            )
-    for label, sel in (("rewrites", rw), ("machine-made", mach)):
+
+    def row(where: str, label: str, sel: list) -> None:
         c0 = Counter(outcome(r, rule(r, bar, w)) for r in sel)
         c1 = Counter(outcome(r, two_stage(r, t, bar, w, p)) for r in sel)
         c2 = Counter(outcome(r, two_stage(r, shipped, bar, w, p)) for r in sel)
         print(
-            f"  {'pooled':14s} {label:18s} decider {_fmt(c0, len(sel)):18s} chosen "
+            f"  {where:14s} {label:18s} decider {_fmt(c0, len(sel)):18s} chosen "
             f"{_fmt(c1, len(sel)):18s} shipped {_fmt(c2, len(sel))}"
         )
+
+    kinds = sorted({r.kind for r in rows})
+    for s in sets:
+        for k in kinds:
+            sel = [r for r in rows if r.set == s and r.kind == k]
+            if sel:
+                row(s, k, sel)
+    for label, sel in (("rewrites", rw), ("machine-made", mach)):
+        row("pooled", label, sel)
     touched = [r for r in mach if two_stage(r, shipped, bar, w, p) != rule(r, bar, w)]
     print(f"  machine-made pairs the shipped two-stage rule leads on: {len(touched)}")
     for r in touched:
