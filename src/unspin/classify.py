@@ -35,6 +35,7 @@ from unspin.evidence import (
     direction_score,
     doc_facts,
     kept_share,
+    logistic,
     whole_score,
 )
 from unspin.model import Alignment, Doc, Relation, compared_text
@@ -1219,7 +1220,7 @@ def reuse_type(
         prob = 0.6 + 0.39 * min(_ramp(hi, p.full_cov - 0.1, 0.9), _ramp(f["semantic"], 0.75, 0.95))
     else:
         z, contrib = whole_score(c)
-        prob = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+        prob = logistic(z)
         whole = prob >= p.whole_cut
         reasons.append(
             f"whole-text derivative: probability {prob:.2f} (strongest evidence: {_top(contrib)})"

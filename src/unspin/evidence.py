@@ -1320,7 +1320,11 @@ def recogniser_probability(p: Any, feats: Sequence[float]) -> float:
     than a language model or a person: the logistic model ``machine_weights`` /
     ``machine_bias`` of :class:`unspin.classify.ClassifyParams` over
     :func:`recogniser_features`."""
-    z = p.machine_bias + sum(w * x for w, x in zip(p.machine_weights, feats))
+    return logistic(p.machine_bias + sum(w * x for w, x in zip(p.machine_weights, feats)))
+
+
+def logistic(z: float) -> float:
+    """1 / (1 + e^-z), with ``z`` clamped to +-50 so a far-off score never overflows."""
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
 
