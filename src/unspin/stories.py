@@ -100,6 +100,12 @@ class StoryParams:
     #: by window in every fold, the most right minus 9 times the wrong claims kept
     #: (docs/benchmarks.md, session 17). 0 turns the correction off
     crowd_ref: float = 2.0
+    #: TRIAL: recurrence discount reference (0: off)
+    recur_ref: float = 0.0
+    #: TRIAL: how the discount acts: "time" (time term), "all" (whole logit)
+    recur_mode: str = "time"
+    #: TRIAL: a recurring pair's claim needs its own probability >= same_story
+    recur_claim: bool = False
     related: float = 0.15  # below same_story but at least this: "related"
     link_sim: float = 0.5  # candidate pairs at least this similar form a component
     max_component: int = 300
@@ -683,6 +689,27 @@ def crowding(feats: dict[str, float], p: StoryParams) -> float:
     return min(max(p.weights[TIME_FEATURE], 0.0), math.log(feats["crowd"] / p.crowd_ref))
 
 
+def recurring(feats: dict[str, float], p: StoryParams) -> bool:
+    """TRIAL"""
+    return p.recur_ref > 0 and feats.get("recur", 0.0) > p.recur_ref
+
+
+def recurrence(feats: dict[str, float], p: StoryParams) -> float:
+    """TRIAL"""
+    if not recurring(feats, p):
+        return 0.0
+    lr = math.log(feats["recur"] / p.recur_ref)
+    if p.recur_mode == "timeday":
+        if not feats.get("recur_d"):
+            return 0.0
+        return min(max(p.weights[TIME_FEATURE], 0.0), lr) * feats["time_near"]
+    if p.recur_mode == "allday":
+        return lr if feats.get("recur_d") else 0.0
+    if p.recur_mode == "time":
+        return min(max(p.weights[TIME_FEATURE], 0.0), lr) * feats["time_near"]
+    return lr
+
+
 def story_probability(feats: dict[str, float], p: StoryParams) -> float:
     """Probability that two articles report one event: the logistic model over
     ``FEATURES``; for two articles about other actors (:func:`other_subjects`), two
@@ -696,6 +723,7 @@ def story_probability(feats: dict[str, float], p: StoryParams) -> float:
     component crowded in time the time term is discounted (:func:`crowding`)."""
     z = p.bias + sum(w * feats[f] for w, f in zip(p.weights, FEATURES))
     z -= crowding(feats, p) * feats["time_near"]
+    z -= recurrence(feats, p)
     prob = 1.0 / (1.0 + math.exp(-z))
     if capped(feats, p):
         return min(prob, p.related)
@@ -722,6 +750,8 @@ def pair_claim(
     at no better share right (session 17)."""
     if not together:
         return "related", "grouped into different stories"
+    if p.recur_claim and recurring(feats, p) and prob < p.same_story:
+        return "related", f"TRIAL recurring ({prob:.2f})"
     if not capped(feats, p):
         return "same_story", "no passage reuse beyond shared quotations"
     if other_subjects(feats, p):
@@ -836,6 +866,64 @@ def component_features(
             # other members near the pair in time (each counts the other: not itself)
             f["crowd"] = max(0.0, (near[x] + near[y]) / 2 - 1) if f.get("dated") else 0.0
             out[key] = f
+    days = pub_days([docs[i] for i in members])
+    recur = other_day_counts(
+        days,
+        {
+            (x, y): out[members[x], members[y]]["doc_sim"]
+            for x in range(len(members))
+            for y in range(x + 1, len(members))
+        },
+    )
+    for (x, y), r in recur.items():
+        out[members[x], members[y]]["recur"] = r
+        out[members[x], members[y]]["recur_d"] = float(days[x] != days[y])  # TRIAL
+    return out
+
+
+def pub_days(docs: Sequence[Doc]) -> list[int | None]:
+    """Each article's calendar day of publication (proleptic ordinal), None when unknown."""
+    times = [parse_time(d.article.published_at) for d in docs]
+    return [t.toordinal() if t is not None else None for t in times]
+
+
+def other_day_counts(
+    days: Sequence[int | None], sims: dict[tuple[int, int], float]
+) -> dict[tuple[int, int], float]:
+    """For each pair ``(x, y)`` (``x < y``, indices into ``days``) with both days known,
+    how often the pair's topic recurs on other days: for each side, the number of distinct
+    calendar days, other than the two articles' own, on which another article at least as
+    similar to it as its partner (``sims``) is published; the mean of the two sides.
+    0 for a pair with an unknown day."""
+    n = len(days)
+    nb: list[list[tuple[float, int]]] = [[] for _ in range(n)]
+    for (x, y), s in sims.items():
+        nb[x].append((s, y))
+        nb[y].append((s, x))
+    seen_at: list[dict[int, int]] = []
+    for x in range(n):
+        got: dict[int, int] = {}
+        seen: dict[int, int] = {}
+        order = sorted(nb[x], key=lambda t: -t[0])
+        k = 0
+        while k < len(order):
+            k2 = k
+            while k2 < len(order) and order[k2][0] == order[k][0]:
+                d = days[order[k2][1]]
+                if d is not None:
+                    seen[d] = seen.get(d, 0) + 1
+                k2 += 1
+            for _, y in order[k:k2]:
+                dx, dy = days[x], days[y]
+                got[y] = len(seen) - (dx in seen) - (dy in seen and dy != dx)
+            k = k2
+        seen_at.append(got)
+    out = {}
+    for x, y in sims:
+        if days[x] is None or days[y] is None:
+            out[(x, y)] = 0.0
+        else:
+            out[(x, y)] = (seen_at[x][y] + seen_at[y][x]) / 2
     return out
 
 
