@@ -828,9 +828,11 @@ def component_features(
     base: dict[tuple[int, int], dict[str, float]],
     feat_fn: Callable[[int, int], dict[str, float]],
     crowd_days: float = StoryParams.time_scale_days,
+    link_sim: float = StoryParams.link_sim,
 ) -> dict[tuple[int, int], dict[str, float]]:
-    """Features of every pair inside a component, with the component-local key overlap
-    and the pair's ``crowd`` (:func:`near_counts`, within ``crowd_days``).
+    """Features of every pair inside a component, with the component-local key overlap,
+    the pair's ``crowd`` (:func:`near_counts`, within ``crowd_days``) and its ``recur``
+    (:func:`other_day_counts`, articles of the topic at least ``link_sim`` alike).
 
     Each member's :class:`StoryKeys` is the article's (:func:`story_keys`, computed once
     per article), its local total once for the component; ``feat_fn`` gets them as
@@ -867,7 +869,8 @@ def component_features(
             out[key] = f
     # how often the pair's topic recurs on other days (:func:`other_day_counts`)
     sims = {(x, y): out[members[x], members[y]]["doc_sim"] for x, y in _pairs(len(members))}
-    for (x, y), r in other_day_counts(pub_days([docs[i] for i in members]), sims).items():
+    days = pub_days([docs[i] for i in members])
+    for (x, y), r in other_day_counts(days, sims, link_sim).items():
         out[members[x], members[y]]["recur"] = r
     return out
 
@@ -884,13 +887,14 @@ def pub_days(docs: Sequence[Doc]) -> list[int | None]:
 
 
 def other_day_counts(
-    days: Sequence[int | None], sims: dict[tuple[int, int], float]
+    days: Sequence[int | None], sims: dict[tuple[int, int], float], floor: float = 0.0
 ) -> dict[tuple[int, int], float]:
     """For each pair ``(x, y)`` (``x < y``, indices into ``days``: the articles' calendar
     days, :func:`pub_days`) published on other calendar days, how often its topic recurs
     on other days still: for each side, the number of distinct calendar days, other than
     the two articles' own, on which an article at least as similar to it as its partner
-    (``sims``: every pair's document similarity) is published; the mean of the two
+    (``sims``: every pair's document similarity) and at least ``floor`` (an article of its
+    topic: the story stage's ``link_sim``) is published; the mean of the two
     sides. When that is 1 or more, the partner is one of several items as alike on
     several days, and its similarity and nearness in time tell no more than the topic
     does; 0 says the partner is the article's nearest on any other day. 0 for a pair of
@@ -911,7 +915,7 @@ def other_day_counts(
             k2 = k
             while k2 < len(order) and order[k2][0] == order[k][0]:
                 d = days[order[k2][1]]
-                if d is not None:
+                if d is not None and order[k2][0] >= floor:
                     seen[d] = seen.get(d, 0) + 1
                 k2 += 1
             for _, y in order[k:k2]:
