@@ -466,6 +466,9 @@ def test_other_day_counts_count_third_days_with_an_article_as_similar() -> None:
     assert got[(2, 3)] == 0.0
     assert got[(0, 5)] == 0.0  # one calendar day: the crowding discount's business
     assert got[(0, 6)] == got[(5, 6)] == 0.0  # no day known
+    # only articles of the topic count (at least ``floor`` alike): none at 0.95
+    assert other_day_counts(days, sims, 0.95)[(0, 1)] == 0.0
+    assert other_day_counts(days, sims, 0.85)[(0, 4)] == 1.5  # days 2, 3, 4 at 0.9
 
 
 def test_component_features_give_each_pair_of_other_days_its_recurrence() -> None:
