@@ -897,7 +897,7 @@ def other_day_counts(
     topic: the story stage's ``link_sim``) is published; the mean of the two
     sides. When that is 1 or more, the partner is one of several items as alike on
     several days, and its similarity and nearness in time tell no more than the topic
-    does; 0 says the partner is the article's nearest on any other day. 0 for a pair of
+    does; 0 says no article of a third day is as alike as the partner. 0 for a pair of
     one day or with an unknown day. Each article's neighbours are sorted once and walked
     once (O(n² log n) for a component of n articles), not once per pair."""
     n = len(days)
