@@ -1,6 +1,10 @@
 """PAC dev with and without the crowding correction (session 17): the shipped story model.
 
 Usage: PYTHONPATH=src:bench .venv/bin/python bench/crowd_pac.py [--refs 0,2,4]
+           [--param crowd_ref] [--feature crowd]
+
+``--param`` / ``--feature``: another ``StoryParams`` setting and the relation feature it
+reads (session 18: ``--param recur_ref --feature recur``, the recurrence discount).
 
 PAC dev is the only dated labelled set of the story targets (ECB+ and NTREX carry no
 publication times, so the correction, a discount of ``time_near``, cannot touch them).
@@ -34,17 +38,23 @@ def _half(event: str) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--refs", default="0,2,4")
+    ap.add_argument("--param", default="crowd_ref")
+    ap.add_argument("--feature", default="crowd")
     a = ap.parse_args()
     arts, gold = pac()
     docs = fingerprint(arts, Config())
     for ref in (float(x) for x in a.refs.split(",")):
         cfg = Config()
-        cfg = replace(cfg, stories=replace(cfg.stories, crowd_ref=ref))
+        cfg = replace(cfg, stories=replace(cfg.stories, **{a.param: ref}))
         res = analyse(docs, cfg)
         story = {m: k for k, s in enumerate(res.stories) for m in s.articles}
         claimed = {tuple(sorted((r.a, r.b))) for r in res.relations if r.relation == "same_story"}
-        crowd = [(r.features or {}).get("crowd", 0.0) for r in res.relations]
-        row = [f"crowd_ref {ref:g}: pairs with crowd > ref {sum(c > ref for c in crowd)}"]
+        crowd = [(r.features or {}).get(a.feature, 0.0) for r in res.relations]
+        row = [
+            f"{a.param} {ref:g}: relations {len(crowd)}, with {a.feature} > 0 "
+            f"{sum(c > 0 for c in crowd)}, > ref {sum(c > ref for c in crowd)}, "
+            f"max {max(crowd, default=0):g}"
+        ]
         for half in ("all", "A", "B"):
             ids = [x.id for x in arts if half == "all" or _half(gold[x.id]) == half]
             ari = adjusted_rand_score([gold[i] for i in ids], [story.get(i, i) for i in ids])

@@ -62,7 +62,14 @@ def test_large_groups_do_not_move() -> None:
 
 
 @pytest.mark.parametrize(
-    "kw", [{"attach_max": -1}, {"attach_bar": 0.0}, {"attach_link": 1.5}, {"same_story": 0.1}]
+    "kw",
+    [
+        {"attach_max": -1},
+        {"attach_bar": 0.0},
+        {"attach_link": 1.5},
+        {"same_story": 0.1},
+        {"recur_days": -0.5},
+    ],
 )
 def test_story_params_validated(kw: dict) -> None:
     with pytest.raises(ValueError):
@@ -429,3 +436,81 @@ def test_component_features_give_each_dated_pair_its_crowd() -> None:
     assert feats[(0, 1)]["crowd"] == 4.0  # four more members that day
     assert feats[(0, 6)]["crowd"] == 1.5  # (5 + 0) / 2 - 1 (the other is 18 days away)
     assert feats[(0, 7)]["crowd"] == 0.0  # undated
+
+
+# ---------------------------------------------------------------- recurring topics
+
+
+def test_other_day_counts_count_third_days_with_an_article_as_similar() -> None:
+    """For a pair of other calendar days, each side counts the distinct days, other than
+    the pair's two, holding an article at least as similar to it as its partner; the
+    pair's ``recur`` is the mean of the two. A pair of one day, or with an unknown day,
+    gets 0."""
+    from unspin.stories import other_day_counts
+
+    # 0 and 1: one event on days 1 and 2 (each the other's nearest); 2, 3, 4: the same
+    # kind of item on days 3, 4, 5, as alike to 0 as 1 is (a weekly auction)
+    days = [1, 2, 3, 4, 5, 1, None]
+    sims = {(x, y): 0.3 for x in range(7) for y in range(x + 1, 7)}
+    sims[(0, 1)] = 0.9
+    sims[(0, 2)] = sims[(0, 3)] = 0.9  # as similar to 0 as 1 is (ties count)
+    sims[(0, 4)] = 0.8  # less similar: does not count against the pair (0, 1)
+    sims[(2, 3)] = 0.95
+    got = other_day_counts(days, sims)
+    # side 0: days 3 and 4 (articles 2, 3); side 1: none above 0.9 but 0 itself
+    assert got[(0, 1)] == 1.0
+    # (0, 4): side 0 has days 2, 3, 4 at >= 0.8 (day 5 is the partner's); side 4 none
+    # above 0.8 but 0 itself: (3 + 0) / 2
+    assert got[(0, 4)] == 1.5
+    # (2, 3): each other's nearest, days 3 and 4; side 2 has 0 (day 1) at 0.9 < 0.95: none
+    assert got[(2, 3)] == 0.0
+    assert got[(0, 5)] == 0.0  # one calendar day: the crowding discount's business
+    assert got[(0, 6)] == got[(5, 6)] == 0.0  # no day known
+    # only articles of the topic count (at least ``floor`` alike): none at 0.95
+    assert other_day_counts(days, sims, 0.95)[(0, 1)] == 0.0
+    assert other_day_counts(days, sims, 0.85)[(0, 4)] == 1.5  # days 2, 3, 4 at 0.9
+
+
+def test_component_features_give_each_pair_of_other_days_its_recurrence() -> None:
+    """``recur`` from :func:`component_features`: the daily money market item of four
+    days recurs (the same line, other figures, on other days), so a pair of two of its
+    days gets ``recur`` >= 1; a pair of one day and an undated article get 0."""
+    from unspin.model import Article
+    from unspin.pipeline import Config, fingerprint
+    from unspin.stories import component_features, pair_features
+
+    texts = [
+        f"The Bank of Japan bought {k} billion yen of bills on its market operation, dealers said."
+        for k in range(6)
+    ]
+    days = ["1987-03-02", "1987-03-03", "1987-03-04", "1987-03-05", "1987-03-02", None]
+    arts = [
+        Article(id=f"d{k}", text=t, published_at=d) for k, (t, d) in enumerate(zip(texts, days))
+    ]
+    docs = fingerprint(arts, Config(embedder="hashing"))
+    members = list(range(len(docs)))
+    feats = component_features(docs, members, {}, lambda i, j: pair_features(docs[i], docs[j], 0))
+    assert feats[(0, 1)]["recur"] >= 1.0
+    assert feats[(0, 4)]["recur"] == 0.0  # one calendar day
+    assert feats[(0, 5)]["recur"] == 0.0  # undated
+
+
+def test_a_pair_of_other_days_in_a_recurring_topic_makes_no_same_story_claim() -> None:
+    """Two articles of other days whose topic recurs on further days (``recur`` at least
+    ``recur_days``) are ``related`` with the reason in words; the same pair standing out
+    of its topic (``recur`` 0) keeps its claim; the rule never moves the pair's story
+    probability (stories do not change) and is off at ``recur_days`` 0."""
+    from unspin.stories import pair_claim, story_probability
+
+    sp = StoryParams()
+    alike = _feats(doc_sim=0.9, top_sent=0.95, keys_local=0.5, dated=1.0, time_near=0.6, days=2.0)
+    recurring = alike | {"recur": 1.0}
+    assert story_probability(recurring, sp) == story_probability(alike, sp)
+    pr = story_probability(recurring, sp)
+    kind, why = pair_claim(pr, recurring, True, sp)
+    assert kind == "related"
+    assert "published on other days" in why and "on 1 more days" in why
+    assert pair_claim(pr, alike | {"recur": 0.0}, True, sp)[0] == "same_story"
+    assert pair_claim(pr, alike, True, sp)[0] == "same_story"  # no recur: undated piles
+    assert pair_claim(pr, recurring, True, StoryParams(recur_days=0.0))[0] == "same_story"
+    assert pair_claim(pr, recurring, True, StoryParams(recur_days=2.0))[0] == "same_story"
