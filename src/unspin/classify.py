@@ -51,7 +51,7 @@ from unspin.normalise import (
     words,
     zipf,
 )
-from unspin.stories import day_bound
+from unspin.stories import day_bound, headline_subjects, wire_headline
 
 #: typing features of the whole-derivative model, in the order of ``whole_weights``
 WHOLE_FEATURES = (
@@ -1108,11 +1108,6 @@ def dated_series(a: Doc, b: Doc, p: ClassifyParams) -> str | None:
     return None
 
 
-def _headline(doc: Doc) -> str:
-    """An article's headline: its title, else its text's first non-empty line."""
-    return doc.article.title or doc.article.text.lstrip().split("\n", 1)[0]
-
-
 def notice_subjects(a: Doc, b: Doc, p: ClassifyParams) -> str | None:
     """Why two short notices are two items of one template for two subjects, not one
     item written again (``ClassifyParams.notice_subjects``); None when they may be one.
@@ -1138,14 +1133,12 @@ def notice_subjects(a: Doc, b: Doc, p: ClassifyParams) -> str | None:
 
     def subject(doc: Doc, other: str) -> list[str]:
         there = set(words(other))
-        return [
-            w
-            for w in words(_headline(doc))[: p.notice_head_words]
-            if w.isalpha()
-            and len(w) >= p.notice_min_word_chars
-            and w not in STOPWORDS  # "THE", "UP": no subject
-            and w not in there
-        ]
+        return headline_subjects(
+            wire_headline(doc),
+            p.notice_head_words,
+            lambda w: w not in there,
+            p.notice_min_word_chars,
+        )
 
     sa, sb = subject(a, texts[1]), subject(b, texts[0])
     if not sa or not sb:

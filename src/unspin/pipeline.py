@@ -1393,7 +1393,16 @@ def component_result(
 
     ``base``: the candidate pairs' features (the others inside the component are computed
     with ``feat_fn``); ``reuse``: candidate pairs with a reuse relation (probability 1)."""
-    cf = component_features(docs, members, base, feat_fn, sp.time_scale_days, sp.link_sim)
+    cf = component_features(
+        docs,
+        members,
+        base,
+        feat_fn,
+        sp.time_scale_days,
+        sp.link_sim,
+        sp.notice_max_chars,
+        sp.notice_head_words,
+    )
     probs: dict[tuple[int, int], float] = {}
     apart = set()  # published too far apart to be one event, and no reuse between them
     for pair, f in cf.items():

@@ -112,6 +112,22 @@ class StoryParams:
     #: window on those pairs (0.5: any recurrence; the same in every fold). Stories do not
     #: move (the claim only); undated piles are untouched. 0 turns the rule off
     recur_days: float = 0.5
+    #: two notices of one template for two subjects make no ``same_story`` claim
+    #: (:func:`other_notices`): both texts at most ``notice_max_chars`` characters long,
+    #: each headline opening, within its first ``notice_head_words`` words, with a word
+    #: (:func:`headline_subjects`) the other text lacks anywhere, and their figures
+    #: differ (either text gives a figure the other lacks). Two issuers' bonds, two
+    #: funds' dividends, two markets' crop reports on one day are two events: a wire
+    #: notice names its subject first, and another notice of the same subject names it
+    #: too. The idea of ``ClassifyParams.notice_subjects`` (which calls such a pair no
+    #: reuse), on the story claim: the groups do not move. Chosen on the read Reuters
+    #: pairs (docs/benchmarks.md, session 18, branch ``sstory4``): at 1,000 characters
+    #: and the first word the rule moved 11 wrong claims and no right one of 192; longer
+    #: articles name their subject in the body, and the second and third headline words
+    #: of a report ("Reagan pledges" / "Canada welcomes") are often its verb. 0 turns the
+    #: rule off
+    notice_max_chars: int = 1000
+    notice_head_words: int = 1
     related: float = 0.15  # below same_story but at least this: "related"
     link_sim: float = 0.5  # candidate pairs at least this similar form a component
     max_component: int = 300
@@ -129,6 +145,11 @@ class StoryParams:
             raise ValueError("StoryParams needs 0 <= subject_veto < 1")
         if self.recur_days < 0:
             raise ValueError("StoryParams needs recur_days >= 0 (0: no recurrence rule)")
+        if self.notice_max_chars < 0 or self.notice_head_words < 1:
+            raise ValueError(
+                "StoryParams needs notice_max_chars >= 0 (0: no notice rule) and "
+                "notice_head_words >= 1"
+            )
         if self.crowd_ref < 0:
             raise ValueError("StoryParams needs crowd_ref >= 0 (0: no crowding correction)")
         if self.time_scale_days <= 0 or self.max_gap_days <= 0:
@@ -315,6 +336,33 @@ def _prose(lines: Sequence[str]) -> list[str]:
     return [t for t in lines if any(w in STOPWORDS for w in regex.findall(r"\p{Ll}+", t))]
 
 
+#: a headline word shorter than this is no subject (initials: "J.P." / "JP" are one name)
+NOTICE_MIN_WORD_CHARS = 2
+
+
+def wire_headline(doc: Doc) -> str:
+    """An article's headline as the wire gives it: its title, else its text's first
+    non-empty line (no dateline stripped: a notice's headline opens with its subject)."""
+    return doc.article.title or doc.article.text.lstrip().split("\n", 1)[0]
+
+
+def headline_subjects(
+    head: str, n: int, lacking: Callable[[str], bool], min_chars: int = NOTICE_MIN_WORD_CHARS
+) -> list[str]:
+    """The words among the first ``n`` of headline ``head`` that may name its subject
+    (letters only, at least ``min_chars`` of them, not a stopword: "THE", "UP" name no
+    one) and that ``lacking`` says the other text lacks: the subject a notice of one
+    template names and another notice does not (another market, company, fund). An
+    all-caps headline hides which words are names, so the opening words stand for them.
+    The one primitive of ``ClassifyParams.notice_subjects`` (reuse) and
+    ``StoryParams.notice_head_words`` (the story claim). Pure."""
+    return [
+        w
+        for w in words(head)[:n]
+        if w.isalpha() and len(w) >= min_chars and w not in STOPWORDS and lacking(w)
+    ]
+
+
 def article_subject(doc: Doc) -> frozenset[str]:
     """:func:`subject_of` an article: its title (else its first content sentence) and
     the content sentences after it."""
@@ -406,6 +454,10 @@ class StoryKeys:
         "day",
         "lead_figs",
         "figs",
+        "head",
+        "chars",
+        "_texts",
+        "_text_words",
     )
 
     def __init__(
@@ -423,7 +475,15 @@ class StoryKeys:
         if whole is not None:
             self.subject, self.words, self.day = whole.subject, whole.words, whole.day
             self.lead_figs, self.figs = whole.lead_figs, whole.figs
+            self.head, self.chars, self._texts = whole.head, whole.chars, whole._texts
+            self._text_words = whole._text_words
         else:
+            #: its wire headline and length (the notice rule, :func:`notice_position`);
+            #: the words of its title and text are read on first use (:meth:`text_words`)
+            self.head = wire_headline(doc)
+            self.chars = len(doc.article.text)
+            self._texts = (doc.article.title or "", doc.article.text)
+            self._text_words: frozenset[str] | None = None
             self.subject = article_subject(doc)
             text = compared_text(doc)  # the kept part of a cut article (FingerprintParams)
             self.words = _word_set(text)
@@ -463,6 +523,14 @@ class StoryKeys:
                 n = float(np.linalg.norm(v))
                 self.content_vec = v / n if n else None
                 self.content_vecs = rows
+
+    def text_words(self) -> frozenset[str]:
+        """All the words of the article's title and text (:func:`unspin.normalise.words`),
+        computed on first use and kept: only the notice rule reads them, for short
+        articles (a long article's set is never built)."""
+        if self._text_words is None:
+            self._text_words = frozenset(words("\n".join(self._texts)))
+        return self._text_words
 
     def local_total(self, local: dict[str, float]) -> float:
         """Sum of the key weights times the component-local weights."""
@@ -703,6 +771,39 @@ def recurs(feats: dict[str, float], p: StoryParams) -> bool:
     return p.recur_days > 0 and feats.get("recur", 0.0) >= p.recur_days
 
 
+def notice_position(ka: StoryKeys, kb: StoryKeys, lang_a: str, lang_b: str, n: int) -> int:
+    """How far into their headlines two notices of one template name subjects each
+    missing from the other text: the larger of the two positions (1-based) of each
+    headline's first word of :func:`headline_subjects` the other text lacks anywhere,
+    looking at the first ``n`` words; 0 when either has none there, when the two differ
+    in language, or when their figures are the same (a re-headlined item keeps its
+    figures: "MILTON ROY CO SETS QUARTERLY" / "... SETS REGULAR DIVIDEND"). Reads each
+    article's :class:`StoryKeys` (headline, words, figures: computed once per article)."""
+    if lang_a != lang_b or ka.figs == kb.figs:
+        return 0
+    pos = 0
+    for k, other in ((ka, kb), (kb, ka)):
+        there = other.text_words()
+        got = headline_subjects(k.head, n, lambda w, there=there: w not in there)
+        if not got:
+            return 0
+        pos = max(pos, words(k.head).index(got[0]) + 1)
+    return pos
+
+
+def other_notices(feats: dict[str, float], p: StoryParams) -> bool:
+    """Whether two articles are notices of one template for two subjects (the notice
+    rule, ``notice_max_chars`` above 0): both at most ``notice_max_chars`` characters
+    (``notice_chars``, the longer), each headline naming within its first
+    ``notice_head_words`` words a subject the other text lacks, their figures differing
+    (``notice_pos``, :func:`notice_position`)."""
+    return (
+        p.notice_max_chars > 0
+        and feats.get("notice_chars", math.inf) <= p.notice_max_chars
+        and 0 < feats.get("notice_pos", 0.0) <= p.notice_head_words
+    )
+
+
 def story_probability(feats: dict[str, float], p: StoryParams) -> float:
     """Probability that two articles report one event: the logistic model over
     ``FEATURES``; for two articles about other actors (:func:`other_subjects`), two
@@ -745,7 +846,7 @@ def pair_claim(
     (session 18); this acts on the claim only, not on the groups."""
     if not together:
         return "related", "grouped into different stories"
-    if not capped(feats, p) and not recurs(feats, p):
+    if not capped(feats, p) and not recurs(feats, p) and not other_notices(feats, p):
         return "same_story", "no passage reuse beyond shared quotations"
     if other_subjects(feats, p):
         why = "about other actors (neither names the other's subject)"
@@ -753,6 +854,11 @@ def pair_claim(
         why = "reports of their own day published on other days"
     elif other_figures(feats, p):
         why = "openings alike in wording with other figures"
+    elif other_notices(feats, p):
+        why = (
+            "two short notices whose headlines name other subjects (each missing from the"
+            " other text) and whose figures differ: one template, two items"
+        )
     else:
         why = (
             f"published on other days, and on {feats['recur']:g} more days (mean of the two)"
@@ -829,6 +935,8 @@ def component_features(
     feat_fn: Callable[[int, int], dict[str, float]],
     crowd_days: float = StoryParams.time_scale_days,
     link_sim: float = StoryParams.link_sim,
+    notice_max_chars: int = StoryParams.notice_max_chars,
+    notice_head_words: int = StoryParams.notice_head_words,
 ) -> dict[tuple[int, int], dict[str, float]]:
     """Features of every pair inside a component, with the component-local key overlap,
     the pair's ``crowd`` (:func:`near_counts`, within ``crowd_days``) and its ``recur``
@@ -866,6 +974,13 @@ def component_features(
                 f["keys_local"] = f["keys"]
             # other members near the pair in time (each counts the other: not itself)
             f["crowd"] = max(0.0, (near[x] + near[y]) / 2 - 1) if f.get("dated") else 0.0
+            # two short notices of one template for two subjects (:func:`other_notices`)
+            f["notice_chars"] = float(max(ki.chars, kj.chars))
+            f["notice_pos"] = (
+                float(notice_position(ki, kj, docs[i].lang, docs[j].lang, notice_head_words))
+                if f["notice_chars"] <= notice_max_chars
+                else 0.0
+            )
             out[key] = f
     # how often the pair's topic recurs on other days (:func:`other_day_counts`)
     sims = {(x, y): out[members[x], members[y]]["doc_sim"] for x, y in _pairs(len(members))}
