@@ -1,10 +1,14 @@
 """PAC dev with and without the crowding correction (session 17): the shipped story model.
 
 Usage: PYTHONPATH=src:bench .venv/bin/python bench/crowd_pac.py [--refs 0,2,4]
-           [--param crowd_ref] [--feature crowd]
+           [--param crowd_ref] [--feature crowd] [--set pac|ecb]
 
 ``--param`` / ``--feature``: another ``StoryParams`` setting and the relation feature it
 reads (session 18: ``--param recur_ref --feature recur``, the recurrence discount).
+``--set ecb``: ECB+ dev instead (undated; halves by topic parity as
+``bench/fit_story_model.py`` cuts them: A the odd topics, the shipped weights' training
+half; gold events its subtopics), for rules that read more than time (session 18,
+``sstory4``: ``--param notice_max_chars --feature notice_pos``).
 
 PAC dev is the only dated labelled set of the story targets (ECB+ and NTREX carry no
 publication times, so the correction, a discount of ``time_near``, cannot touch them).
@@ -23,6 +27,7 @@ import sys
 from dataclasses import replace
 from itertools import combinations
 
+from common import ecbplus
 from fit_story_model import pac
 from sklearn.metrics import adjusted_rand_score
 
@@ -40,8 +45,14 @@ def main() -> int:
     ap.add_argument("--refs", default="0,2,4")
     ap.add_argument("--param", default="crowd_ref")
     ap.add_argument("--feature", default="crowd")
+    ap.add_argument("--set", choices=("pac", "ecb"), default="pac")
     a = ap.parse_args()
-    arts, gold = pac()
+    if a.set == "pac":
+        arts, gold = pac()
+        half_of = {x.id: _half(gold[x.id]) for x in arts}
+    else:
+        arts, gold, topic = ecbplus()
+        half_of = {x.id: "AB"[int(topic[x.id]) % 2 == 0] for x in arts}
     docs = fingerprint(arts, Config())
     for ref in (float(x) for x in a.refs.split(",")):
         cfg = Config()
@@ -56,7 +67,7 @@ def main() -> int:
             f"max {max(crowd, default=0):g}"
         ]
         for half in ("all", "A", "B"):
-            ids = [x.id for x in arts if half == "all" or _half(gold[x.id]) == half]
+            ids = [x.id for x in arts if half == "all" or half_of[x.id] == half]
             ari = adjusted_rand_score([gold[i] for i in ids], [story.get(i, i) for i in ids])
             same = {p for p in combinations(sorted(ids), 2) if gold[p[0]] == gold[p[1]]}
             together = sum(story.get(x) == story.get(y) for x, y in same) / max(len(same), 1)

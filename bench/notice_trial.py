@@ -60,7 +60,15 @@ def typed(docs, **kw):
 def choose(table, stages, grid, key):
     out, tot = {}, Counter()
     for held in stages:
-        best = max(grid, key=lambda g: (key([table[(s, g)] for s in stages if s != held]), g))
+        # ties to the weaker setting (fewer characters, then fewer headline words)
+        best = max(
+            grid,
+            key=lambda g: (
+                key([table[(s, g)] for s in stages if s != held]),
+                -g[1],
+                -g[0] if isinstance(g[0], int) else 0,
+            ),
+        )
         out[held] = best
         tot.update(table[(held, best)])
     return out, tot

@@ -69,6 +69,8 @@ def test_large_groups_do_not_move() -> None:
         {"attach_link": 1.5},
         {"same_story": 0.1},
         {"recur_days": -0.5},
+        {"notice_max_chars": -1},
+        {"notice_head_words": 0},
     ],
 )
 def test_story_params_validated(kw: dict) -> None:
@@ -514,3 +516,116 @@ def test_a_pair_of_other_days_in_a_recurring_topic_makes_no_same_story_claim() -
     assert pair_claim(pr, alike, True, sp)[0] == "same_story"  # no recur: undated piles
     assert pair_claim(pr, recurring, True, StoryParams(recur_days=0.0))[0] == "same_story"
     assert pair_claim(pr, recurring, True, StoryParams(recur_days=2.0))[0] == "same_story"
+
+
+# ---------------------------------------------------------------- notices of one template
+
+#: two issuers' bond notices of one day, written to one template (made-up issuers)
+NOTICES = [
+    (
+        "HARTWELL FINANCE ISSUES 100 MLN DLR BOND",
+        "Hartwell Finance is issuing a 100 mln dlr eurobond due 1992 paying 7-1/4 pct and"
+        " priced at 101-1/4, lead manager Baring Brothers said.",
+    ),
+    (
+        "KESTREL POWER ISSUES 60 MLN DLR BOND",
+        "Kestrel Power is issuing a 60 mln dlr eurobond due 1994 paying 7-3/8 pct and"
+        " priced at 101-1/2, lead manager Baring Brothers said.",
+    ),
+    # the first notice re-headlined, its figures kept: one item
+    (
+        "HARTWELL SETS EUROBOND",
+        "Hartwell Finance is issuing a 100 mln dlr eurobond due 1992 paying 7-1/4 pct and"
+        " priced at 101-1/4, lead manager Baring Brothers said.",
+    ),
+]
+
+
+def _notice_docs(notices=NOTICES, day="1987-03-02T09:00:00"):
+    from unspin.model import Article
+    from unspin.pipeline import Config, fingerprint
+
+    arts = [
+        Article(id=f"n{k}", title=h, text=t, published_at=day) for k, (h, t) in enumerate(notices)
+    ]
+    return fingerprint(arts, Config(embedder="hashing"))
+
+
+def test_headline_subjects_are_the_opening_words_the_other_text_lacks() -> None:
+    from unspin.stories import headline_subjects
+
+    there = {"kestrel", "power", "issues", "bond"}
+    lacking = lambda w: w not in there  # noqa: E731
+    assert headline_subjects("HARTWELL FINANCE ISSUES 100 MLN DLR BOND", 1, lacking) == ["hartwell"]
+    assert headline_subjects("THE KESTREL POWER ISSUES BOND", 3, lacking) == []  # stopword
+    assert headline_subjects("J.P. HARTWELL", 1, lacking) == []  # "j", "p": initials
+    assert headline_subjects("J.P. HARTWELL", 3, lacking) == ["hartwell"]
+
+
+def test_component_features_give_two_issuers_notices_their_notice_position() -> None:
+    """``notice_pos`` from :func:`component_features`: two issuers' notices of one
+    template and one day (each headline opens with a name the other text lacks, the
+    figures differ) get 1; a re-headlined notice of one issuer, its figures kept, gets 0;
+    above ``notice_max_chars`` nothing is read (0), and only the first
+    ``notice_head_words`` words count."""
+    from unspin.stories import component_features, pair_features
+
+    docs = _notice_docs()
+    fn = lambda i, j: pair_features(docs[i], docs[j], 0)  # noqa: E731
+    feats = component_features(docs, [0, 1, 2], {}, fn)
+    assert feats[(0, 1)]["notice_pos"] == 1.0
+    assert feats[(0, 1)]["notice_chars"] == max(len(d.article.text) for d in docs[:2])
+    assert feats[(0, 2)]["notice_pos"] == 0.0  # one issuer, one set of figures
+    assert feats[(1, 2)]["notice_pos"] == 1.0
+    assert (
+        component_features(docs, [0, 1], {}, fn, notice_max_chars=50)[(0, 1)]["notice_pos"] == 0.0
+    )
+    # headlines that name the issuer second: found within two words, not within one
+    late = [("NEW " + h, t) for h, t in NOTICES[:2]]
+    docs = _notice_docs(late)
+    fn = lambda i, j: pair_features(docs[i], docs[j], 0)  # noqa: E731
+    assert (
+        component_features(docs, [0, 1], {}, fn, notice_head_words=1)[(0, 1)]["notice_pos"] == 0.0
+    )
+    assert (
+        component_features(docs, [0, 1], {}, fn, notice_head_words=2)[(0, 1)]["notice_pos"] == 2.0
+    )
+
+
+def test_two_issuers_notices_of_one_day_make_no_same_story_claim() -> None:
+    """Two short notices naming other subjects first, with other figures, are ``related``
+    with the reason in words, however alike and near in time; longer texts, a subject
+    found only past ``notice_head_words`` or the rule off (``notice_max_chars`` 0) keep
+    the claim; the story probability (the groups) never reads the rule."""
+    from unspin.stories import pair_claim, story_probability
+
+    sp = StoryParams()
+    alike = _feats(doc_sim=0.9, top_sent=0.95, keys_local=0.5, dated=1.0, time_near=1.0, days=0.0)
+    notices = alike | {"notice_pos": 1.0, "notice_chars": 300.0}
+    assert story_probability(notices, sp) == story_probability(alike, sp)
+    pr = story_probability(notices, sp)
+    kind, why = pair_claim(pr, notices, True, sp)
+    assert kind == "related" and "headlines name other subjects" in why
+    assert pair_claim(pr, alike, True, sp)[0] == "same_story"  # no notice features
+    long = notices | {"notice_chars": sp.notice_max_chars + 1.0}
+    assert pair_claim(pr, long, True, sp)[0] == "same_story"
+    late = notices | {"notice_pos": sp.notice_head_words + 1.0}
+    assert pair_claim(pr, late, True, sp)[0] == "same_story"
+    assert pair_claim(pr, notices, True, StoryParams(notice_max_chars=0))[0] == "same_story"
+
+
+def test_a_scan_of_two_issuers_notices_makes_no_same_story_claim() -> None:
+    """End to end (hashing embedder): the two issuers' notices are no ``same_story``
+    claim with the rule on; with it off the same scan claims what it claimed before."""
+    import dataclasses
+
+    from unspin.pipeline import Config, analyse
+
+    docs = _notice_docs(NOTICES[:2])
+    cfg = Config(embedder="hashing")
+    off = dataclasses.replace(cfg, stories=dataclasses.replace(cfg.stories, notice_max_chars=0))
+    rel_on = {(r.a, r.b): r for r in analyse(docs, cfg).relations}
+    rel_off = {(r.a, r.b): r for r in analyse(docs, off).relations}
+    assert rel_off[("n0", "n1")].relation == "same_story"
+    assert rel_on[("n0", "n1")].relation == "related"
+    assert "headlines name other subjects" in " ".join(rel_on[("n0", "n1")].reasons)
