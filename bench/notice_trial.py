@@ -140,7 +140,7 @@ def main() -> int:
         for c in BASE_CHARS:
             print(f"  baseline short <= {c}: {fmt(table[(stage, ('short', c))])}")
         if a.list:
-            for p in sorted(base, key=lambda p: feats[p].get("notice_pos", 0)):
+            for p in sorted(base, key=lambda p: (feats[p].get("notice_pos", 0), p)):
                 f = feats[p]
                 if f.get("notice_pos", 0):
                     print(

@@ -592,6 +592,27 @@ def test_component_features_give_two_issuers_notices_their_notice_position() -> 
     )
 
 
+def test_only_a_headline_is_read_for_a_notices_subject() -> None:
+    """Without a title the first line is read as a headline only when written as one
+    (all capitals or title case, as a wire notice's): a prose first line's first word
+    ("Voters", "Another") is any word, and two such texts get ``notice_pos`` 0."""
+    from unspin.model import Article
+    from unspin.pipeline import Config, fingerprint
+    from unspin.stories import component_features, given_headline, pair_features
+
+    wire = [(None, f"{h}\n\n{t}") for h, t in NOTICES[:2]]
+    prose = [
+        (None, "Voters in Tarnland cast ballots on Sunday in an election 40 pct called fair."),
+        (None, "Another election: Tarnland goes to the polls, turnout put at 60 pct."),
+    ]
+    for texts, want in ((wire, 1.0), (prose, 0.0)):
+        arts = [Article(id=f"p{k}", text=t, title=h) for k, (h, t) in enumerate(texts)]
+        docs = fingerprint(arts, Config(embedder="hashing"))
+        fn = lambda i, j, docs=docs: pair_features(docs[i], docs[j], 0)  # noqa: E731
+        assert component_features(docs, [0, 1], {}, fn)[(0, 1)]["notice_pos"] == want
+    assert given_headline(docs[0]) == ""
+
+
 def test_two_issuers_notices_of_one_day_make_no_same_story_claim() -> None:
     """Two short notices naming other subjects first, with other figures, are ``related``
     with the reason in words, however alike and near in time; longer texts, a subject

@@ -346,6 +346,18 @@ def wire_headline(doc: Doc) -> str:
     return doc.article.title or doc.article.text.lstrip().split("\n", 1)[0]
 
 
+def given_headline(doc: Doc) -> str:
+    """An article's headline when it has one: its title, else its first line when that
+    is written as a headline (:func:`_uncased`: all capitals or title case, as a wire
+    notice's "HARTWELL FINANCE ISSUES BOND"); else "" (the first line is prose, whose
+    first word may be any word: "Voters in Turkmenistan cast ballots", "Another day in
+    Hollywood"; on ECB+ dev such first lines read as headlines moved 16 right claims)."""
+    if doc.article.title:
+        return doc.article.title
+    first = wire_headline(doc)
+    return first if regex.search(r"\p{L}", first) and _uncased(first) else ""
+
+
 def headline_subjects(
     head: str, n: int, lacking: Callable[[str], bool], min_chars: int = NOTICE_MIN_WORD_CHARS
 ) -> list[str]:
@@ -478,9 +490,9 @@ class StoryKeys:
             self.head, self.chars, self._texts = whole.head, whole.chars, whole._texts
             self._text_words = whole._text_words
         else:
-            #: its wire headline and length (the notice rule, :func:`notice_position`);
+            #: its headline (:func:`given_headline`) and length (the notice rule);
             #: the words of its title and text are read on first use (:meth:`text_words`)
-            self.head = wire_headline(doc)
+            self.head = given_headline(doc)
             self.chars = len(doc.article.text)
             self._texts = (doc.article.title or "", doc.article.text)
             self._text_words: frozenset[str] | None = None
@@ -777,9 +789,10 @@ def notice_position(ka: StoryKeys, kb: StoryKeys, lang_a: str, lang_b: str, n: i
     headline's first word of :func:`headline_subjects` the other text lacks anywhere,
     looking at the first ``n`` words; 0 when either has none there, when the two differ
     in language, or when their figures are the same (a re-headlined item keeps its
-    figures: "MILTON ROY CO SETS QUARTERLY" / "... SETS REGULAR DIVIDEND"). Reads each
+    figures: "MILTON ROY CO SETS QUARTERLY" / "... SETS REGULAR DIVIDEND"), or when
+    either has no headline (:func:`given_headline`). Reads each
     article's :class:`StoryKeys` (headline, words, figures: computed once per article)."""
-    if lang_a != lang_b or ka.figs == kb.figs:
+    if lang_a != lang_b or ka.figs == kb.figs or not ka.head or not kb.head:
         return 0
     pos = 0
     for k, other in ((ka, kb), (kb, ka)):
