@@ -643,6 +643,100 @@ def same_answers(log: Sequence[tuple], view: SupportView) -> bool:
     return True
 
 
+#: at most this many articles added or removed since the last run's pair state for an
+#: add to settle stored answers by the corpus change alone (:class:`CorpusChange`);
+#: beyond it every stored result that asked the corpus is replayed
+SETTLE_MAX = 64
+
+
+class CorpusChange:
+    """What the articles added to and removed from the pile since the last run changed
+    in the corpus counts a pair rule asks (:class:`RecordingSupport`): the names,
+    capitals, lower-case and plain words, word-pair and line hashes of their
+    :class:`~unspin.corpus.SupportLocal` s, and the article count before and after.
+
+    A stored pair result that the last run replayed or computed answered its questions
+    as that run's corpus did; a question none of whose counts moved since is answered
+    the same now (:meth:`moves`), so the result holds without reading the pair's shares
+    or replaying its log: an add replays the results that ask about its own articles'
+    words and lines, not every result of the pile that asked anything."""
+
+    def __init__(self, changed: Sequence[SupportLocal], n_then: int, n_now: int) -> None:
+        self.names = frozenset().union(*(loc.names for loc in changed))
+        self.capitals = frozenset().union(*(loc.capitals for loc in changed))
+        self.lower = frozenset().union(*(loc.lower for loc in changed))
+        self.words = frozenset().union(*(loc.words for loc in changed))
+        self.cased = self.capitals | self.lower | self.words
+        self.bigrams = _sorted_union([loc.bigrams for loc in changed])
+        self.lines = _sorted_union([loc.lines for loc in changed])
+        self.n_then, self.n_now = n_then, n_now
+
+    def moves(self, log: Sequence[tuple], stats: CorpusStats) -> bool:
+        """Whether any question of ``log`` may be answered otherwise now (``stats``: the
+        pile's counts now). Conservative: a kind of question it does not know moves."""
+        for name, args, _ in log:
+            if name == "__call__":  # the articles naming the word
+                if args[0] in self.names:
+                    return True
+            elif name == "lower_only":  # its lower-case and capitalised counts
+                if args[0] in self.lower or args[0] in self.capitals:
+                    return True
+            elif name == "casing":  # those, its word count, and the share of the pile
+                word, share = args[0], args[3]
+                if word in self.cased:
+                    return True
+                held = stats.words.get(word, 0)
+                if (held > share * self.n_then) != (held > share * self.n_now):
+                    return True
+            elif name == "phrase_support":
+                if _any_in(args[0], self.bigrams):
+                    return True
+            elif name == "lines_in_at_least":
+                if _any_in(args[0], self.lines):
+                    return True
+            else:
+                return True
+        return False
+
+
+def _sorted_union(arrays: Sequence[np.ndarray]) -> np.ndarray:
+    if not arrays:
+        return np.zeros(0, dtype=np.uint64)
+    return np.unique(np.concatenate([np.asarray(a, dtype=np.uint64) for a in arrays]))
+
+
+def _any_in(raw: bytes, held: np.ndarray) -> bool:
+    """Whether any uint64 hash in ``raw`` (as a log holds them) is in sorted ``held``."""
+    if not len(held) or not raw:
+        return False
+    h = np.frombuffer(raw, np.uint64)
+    at = np.minimum(np.searchsorted(held, h), len(held) - 1)
+    return bool((held[at] == h).any())
+
+
+def corpus_change(last: Any, ak: Sequence[str], ctx: PairContext, memo: Any) -> CorpusChange | None:
+    """The :class:`CorpusChange` from the pile of the last run's pair state ``last`` to
+    this one (``ak``: its articles by :func:`article_key`); None when it cannot be told
+    exactly or cheaply (no state, more than ``SETTLE_MAX`` articles changed, a removed
+    article's share not stored, statistics not of this pile)."""
+    if last is None or last.docs is None or ctx.load is None:
+        return None
+    now = set(ak)
+    if len(now) != len(ak) or getattr(ctx.stats, "n", None) != len(ak):
+        return None
+    then = set(last.docs)
+    added = [i for i, a in enumerate(ak) if a not in then]
+    gone = [a for a in last.docs if a not in now]
+    if len(added) + len(gone) > SETTLE_MAX or len(then) != len(last.docs):
+        return None
+    prefix = f"{code_version()}:"
+    lost = memo.memo_get("local", [prefix + a for a in gone]) if gone else {}
+    if len(lost) != len(gone):
+        return None
+    changed = [*ctx.load(added), *lost.values()]
+    return CorpusChange(changed, len(last.docs), len(ak))
+
+
 # ---------------------------------------------------------------- per pair
 
 
@@ -1266,10 +1360,20 @@ def pair_stage(
             quiet_at = places[calm].tolist()
             ask = np.flatnonzero(~calm).tolist()
         got = memo.memo_get("pair", [keys[k] for k in ask])
+        # a stored result of the last run's state whose questions the articles added or
+        # removed since do not touch holds as it is (CorpusChange): no shares, no replay
+        change = corpus_change(last, ak, ctx, memo)
+        settled: set[int] = set()
+        if change is not None:
+            for k in ask:
+                hit = got.get(keys[k])
+                if hit is not None and hit[2] and places[k] >= 0:
+                    if not change.moves(hit[2], ctx.stats):
+                        settled.add(k)
         # shares are read for pairs to compute and stored results to replay, only
         for k in ask:
             hit = got.get(keys[k])
-            if hit is None or hit[2]:
+            if (hit is None or hit[2]) and k not in settled:
                 need.update(pairs[k])
         if ctx.load is not None:
             ctx.load(sorted(need))
@@ -1280,6 +1384,7 @@ def pair_stage(
             # a result whose rules asked the corpus nothing holds whatever the corpus
             if hit is not None and (
                 not hit[2]
+                or k in settled
                 or same_answers(hit[2], SupportView(ctx.stats, (ctx.locals[i], ctx.locals[j])))
             ):
                 results[k] = hit
