@@ -845,7 +845,7 @@ class PairStage:
     links: dict[tuple[int, int], float] | None = None
     #: pairs whose features are in ``memo`` only (not yet in ``features``; may hold
     #: pairs left out of ``pairs`` by :meth:`without_members`, never asked for)
-    stored: set[tuple[int, int]] = field(default_factory=set)
+    stored: set[tuple[int, int]] | QuietPairs = field(default_factory=set)
     memo: Any = None
     #: ``pairs`` as two index arrays and their link strengths, in the same order (None:
     #: worked out from ``links``): the story stage's pile-wide passes read these
@@ -908,6 +908,41 @@ class PairStage:
             links=None,
             pair_arrays=(ei, ej, strength[keep]),
         )
+
+
+class QuietPairs:
+    """The pairs whose stored results an add neither read nor replayed (their features
+    are read when a story component needs them: :meth:`PairStage.fetch`), as sorted pair
+    codes ``i * n + j`` instead of a set of every such pair of the pile: ``in`` and
+    ``discard`` for the few pairs asked about."""
+
+    def __init__(self, ei: np.ndarray, ej: np.ndarray, n: int) -> None:
+        self.n = max(int(n), 1)
+        self.codes = np.sort(ei.astype(np.int64) * self.n + ej.astype(np.int64))
+        self.gone: set[int] = set()
+
+    def _code(self, pair: tuple[int, int]) -> int | None:
+        i, j = pair
+        if not (0 <= i < self.n and 0 <= j < self.n):
+            return None
+        return i * self.n + j
+
+    def __contains__(self, pair: object) -> bool:
+        code = self._code(pair)  # type: ignore[arg-type]
+        if code is None or code in self.gone:
+            return False
+        at = int(np.searchsorted(self.codes, code))
+        return at < len(self.codes) and int(self.codes[at]) == code
+
+    def discard(self, pair: tuple[int, int]) -> None:
+        if pair in self:
+            self.gone.add(self._code(pair))  # type: ignore[arg-type]
+
+    def __len__(self) -> int:
+        return len(self.codes) - len(self.gone)
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
 
 
 def link_strength(reuse: bool, features: dict[str, float]) -> float:
@@ -1332,8 +1367,10 @@ def pair_stage(
     keys: list[str] = []
     got: dict[str, Any] = {}
     need: set[int] = set()
-    quiet: list[int] = []  # stored results neither read nor replayed: their features wait
-    quiet_at: list[int] = []  # their places in the last run's state
+    # stored results neither read nor replayed (their features wait), and their places
+    # in the last run's state: index arrays (most of the pile's pairs at an add)
+    quiet = np.zeros(0, dtype=np.int64)
+    quiet_at = np.zeros(0, dtype=np.int64)
     ask = todo  # the pairs whose results are read or computed (all without a memo)
     slot = ""
     last = None
@@ -1356,8 +1393,8 @@ def pair_stage(
             # whatever the corpus, and only its features are ever read
             calm = found.copy()
             calm[found] = ~(last.asked[places[found]] | last.reuse[places[found]])
-            quiet = np.flatnonzero(calm).tolist()
-            quiet_at = places[calm].tolist()
+            quiet = np.flatnonzero(calm)
+            quiet_at = places[calm]
             ask = np.flatnonzero(~calm).tolist()
         got = memo.memo_get("pair", [keys[k] for k in ask])
         # a stored result of the last run's state whose questions the articles added or
@@ -1398,19 +1435,19 @@ def pair_stage(
     pair_arrays = None
     stored: set[tuple[int, int]] = set()
     if memo is not None:
-        assert last is not None or not quiet
+        assert last is not None or not len(quiet)
         link = np.empty(len(pairs), dtype=np.float64)
         reuse = np.zeros(len(pairs), dtype=bool)
         asks = np.zeros(len(pairs), dtype=bool)
-        if quiet:  # neither reuse nor asking: their links as the last run kept them
-            link[quiet] = last.links[np.array(quiet_at, dtype=np.int64)]  # type: ignore[union-attr]
+        if len(quiet):  # neither reuse nor asking: their links as the last run kept them
+            link[quiet] = last.links[quiet_at]  # type: ignore[union-attr]
         for k in ask:
             r = results[k]
             link[k] = link_strength(r[0] is not None, r[1])
             reuse[k] = r[0] is not None
             asks[k] = bool(r[2])
         pair_arrays = (ei, ej, link)
-        stored = {pairs[k] for k in quiet}
+        stored = QuietPairs(ei[quiet], ej[quiet], len(ak))
         state = PairState(
             keys=keys,
             links=link,
@@ -1470,7 +1507,7 @@ def story_components(docs: Sequence[Doc], ps: PairStage, config: Config) -> list
         keep = es >= link
         ei, ej, es = ei[keep], ej[keep], es[keep]
         li, lj = np.searchsorted(nodes, ei), np.searchsorted(nodes, ej)
-        comps = components(len(nodes), zip(li.tolist(), lj.tolist()))
+        comps = components(len(nodes), np.stack([li, lj], axis=1))
         out: list[list[int]] = []
         for c in comps:
             members = nodes[c]
@@ -1829,7 +1866,10 @@ def analyse(
     relations: list[Relation] = list(full.reuse.values())
     # the rows whose JSON lines were stored with the results they were read from
     known = {id(r): full.lines[p] for p, r in full.reuse.items() if p in full.lines}
-    relations += story_relations(docs, ps.pairs, ps.reuse, scored, story_of, sp, lines, known)
+    # the scored pairs are the candidate pairs inside components (with features): the
+    # rest of the pile's candidate pairs make no story relation, and the relations are
+    # sorted by their two ids below, so their order here does not matter
+    relations += story_relations(docs, scored, ps.reuse, scored, story_of, sp, lines, known)
     relations.sort(key=lambda r: (r.a, r.b))
     stories = make_stories(docs, groups, relations, scored)
     return Result(
