@@ -165,3 +165,38 @@ def test_an_add_replays_only_stored_answers_its_article_touches(tmp_path, monkey
     unspin.remove(["zz-2", "s1-copy"], out=out, config=cfg)
     now = [a for a in now if a.id not in ("zz-2", "s1-copy")]
     _same_as_fresh(out, now, cfg)
+
+
+def test_an_adds_few_pairs_are_aligned_without_forking(tmp_path, monkeypatch) -> None:
+    """The align map asks for at least ``ALIGN_MIN_PARALLEL`` pairs before it forks
+    workers (an add's few dozen pairs cost more to fork for from a large pile than they
+    take here); with two workers and the engine's own bar of 2, an add still aligns its
+    pairs in this process, and the result equals a rescan."""
+    import unspin.pipeline as pl
+
+    seen: list[tuple[str, int, bool]] = []
+    real = pl.LocalEngine._map
+
+    def spy(self, stage, fn, items, context, min_parallel=None):
+        n = len(items)
+        seen.append((stage, n, self.forks(n, min_parallel)))
+        return real(self, stage, fn, items, context, min_parallel)
+
+    monkeypatch.setattr(pl.LocalEngine, "_map", spy)
+    monkeypatch.setattr(pl, "MIN_PARALLEL", 2)
+    arts = [
+        Article(id=f"n{k}", text=f"Team {k} won its home game {k} to nil on Saturday night.")
+        for k in range(12)
+    ]
+    cfg = Config(embedder="hashing", workers=2)
+    out = tmp_path / "res"
+    with monkeypatch.context() as m:
+        m.setattr(pl.LocalEngine.__init__, "__defaults__", (0, 2, None))
+        unspin.scan(arts_folder(tmp_path, arts), out=out, config=cfg)
+        seen.clear()
+        extra = Article(id="n-new", text="Team 40 won its home game 3 to nil on Sunday night.")
+        unspin.add([extra], out=out, config=cfg)
+    aligned = [(n, forked) for stage, n, forked in seen if stage == "align"]
+    assert aligned and all(2 <= n < pl.ALIGN_MIN_PARALLEL for n, _ in aligned), aligned
+    assert not any(forked for _, forked in aligned), aligned
+    _same_as_fresh(out, [*arts, extra], cfg)

@@ -82,6 +82,13 @@ Progress = Callable[[str, int, int], None]  # (stage, done, total)
 EMBED_CHUNK = 1024
 #: below this many items a map runs in this process (forking costs more than it saves)
 MIN_PARALLEL = 32
+#: fewest candidate pairs to align that are worth forking workers for. A fork of a
+#: process holding a large pile costs its page tables and every page the workers touch
+#: (copy-on-write: reading a Python object writes its reference count): one add to a
+#: 20,000-article pile (1.2 GB resident) aligned its few dozen new pairs in 0.94 s in
+#: this process, 1.6-1.8 s in two forked workers, at a load of 8-10 (docs/benchmarks.md,
+#: session 18). A scan's hundreds of thousands of pairs are aligned in workers as before.
+ALIGN_MIN_PARALLEL = 128
 
 
 @dataclass(frozen=True)
@@ -1427,7 +1434,10 @@ def pair_stage(
                 results[k] = hit
             else:
                 todo.append(k)
-    fresh = engine.map_pairs(pair_work, [pairs[k] for k in todo], ctx, stage="align")
+    # an add's few new pairs are aligned here: forking workers from a process holding a
+    # large pile costs more than they save (ALIGN_MIN_PARALLEL)
+    fork = {"min_parallel": ALIGN_MIN_PARALLEL} if isinstance(engine, LocalEngine) else {}
+    fresh = engine.map_pairs(pair_work, [pairs[k] for k in todo], ctx, stage="align", **fork)
     for k, r in zip(todo, fresh):
         results[k] = _with_line(r) if memo is not None else r
     if memo is not None and todo:
