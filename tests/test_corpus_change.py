@@ -200,3 +200,31 @@ def test_an_adds_few_pairs_are_aligned_without_forking(tmp_path, monkeypatch) ->
     assert aligned and all(2 <= n < pl.ALIGN_MIN_PARALLEL for n, _ in aligned), aligned
     assert not any(forked for _, forked in aligned), aligned
     _same_as_fresh(out, [*arts, extra], cfg)
+
+
+def test_provenance_reads_the_article_keys_the_pair_stage_hashed(tmp_path, monkeypatch) -> None:
+    """An add hashes each article's key once (the pair stage's), not again for every
+    reuse relation's changes and every quoting article's speakers; the result equals a
+    rescan."""
+    import unspin.pipeline as pl
+    from test_deltas import _pile
+
+    arts = _pile()
+    cfg = Config(embedder="hashing", workers=1)
+    out = tmp_path / "res"
+    unspin.scan(arts_folder(tmp_path, arts), out=out, config=cfg)
+    hashed: list[str] = []
+    real = pl.article_key
+
+    def counting(a, embedder):
+        hashed.append(a.id)
+        return real(a, embedder)
+
+    monkeypatch.setattr(pl, "article_key", counting)
+    extra = Article(id="zz-copy", text=arts[0].text + " Shops reopened on Friday.")
+    result = unspin.add([extra], out=out, config=cfg)
+    assert sum(r.relation in ("copy", "near_copy", "spun", "duplicate") for r in result.relations)
+    assert any(d.quotes for d in result.docs)
+    assert sorted(hashed) == sorted(a.id for a in [*arts, extra]), hashed
+    monkeypatch.setattr(pl, "article_key", real)
+    _same_as_fresh(out, [*arts, extra], cfg)

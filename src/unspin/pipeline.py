@@ -1889,7 +1889,15 @@ def analyse(
         errors=list(errors),
         config=config_record(config),
         lines={"relations": known} if known else {},
+        article_keys=_keys_by_id(docs, full.article_keys, config.embedder),
     )
+
+
+def _keys_by_id(docs: Sequence[Doc], ak: Sequence[str], embedder: str) -> tuple:
+    """``Result.article_keys``: ``(embedder, {id: key})`` when every doc has its key and
+    a distinct id, else ``()`` (readers then hash the articles themselves)."""
+    keys = {d.id: k for d, k in zip(docs, ak)}
+    return (embedder, keys) if len(ak) == len(docs) == len(keys) else ()
 
 
 # ---------------------------------------------------------------- per relation (provenance)
@@ -1940,12 +1948,13 @@ def result_changes(result: Result, config: Config, engine: Any = None, memo: Any
     keys: list[str] = []
     if memo is not None:
         ck = config_key(config)
+        key_of = keys_of(result, config)
         keys = [
             _key(
                 ck,
                 json.dumps(changes_input(r), sort_keys=True),
-                article_key(docs[r.a].article, config.embedder),
-                article_key(docs[r.b].article, config.embedder),
+                key_of(docs[r.a]),
+                key_of(docs[r.b]),
             )
             for r in rels
         ]
@@ -2006,16 +2015,31 @@ def story_lineage(result: Result, groups: list) -> list:
     return out
 
 
+def keys_of(result: Result | None, config: Config) -> Callable[[Doc], str]:
+    """A doc's :func:`article_key`: as the run that made ``result`` hashed it when it did
+    so with ``config``'s embedder (``Result.article_keys``), else hashed now."""
+    got = result.article_keys if result is not None else ()
+    known = got[1] if got and got[0] == config.embedder else {}
+
+    def key_of(d: Doc) -> str:
+        k = known.get(d.id)
+        return k if k is not None else article_key(d.article, config.embedder)
+
+    return key_of
+
+
 def quote_speakers(
-    docs: Sequence[Doc], config: Config, memo: Any
+    docs: Sequence[Doc], config: Config, memo: Any, result: Result | None = None
 ) -> Callable[[Doc], list[str | None]]:
     """Each quoting doc's speakers (:func:`unspin.quotes.doc_speakers`, a function of the
     article alone), kept in ``memo`` (a Store) by article and code: a run works out only
-    the articles it has not seen, not every quotation of the pile again."""
+    the articles it has not seen, not every quotation of the pile again. ``result``: the
+    run's Result, whose docs' article keys are read from it (:func:`keys_of`)."""
     from unspin.quotes import doc_speakers
 
     prefix = f"{code_version()}:"
-    keys = {d.id: prefix + article_key(d.article, config.embedder) for d in docs if d.quotes}
+    key_of = keys_of(result, config)
+    keys = {d.id: prefix + key_of(d) for d in docs if d.quotes}
     got = memo.memo_get("speakers", list(keys.values()))
     new = {}
     for d in docs:
