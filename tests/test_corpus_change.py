@@ -206,8 +206,9 @@ def test_provenance_reads_the_article_keys_the_pair_stage_hashed(tmp_path, monke
     """An add hashes each article's key once (the pair stage's), not again for every
     reuse relation's changes and every quoting article's speakers; the result equals a
     rescan."""
-    import unspin.pipeline as pl
     from test_deltas import _pile
+
+    import unspin.pipeline as pl
 
     arts = _pile()
     cfg = Config(embedder="hashing", workers=1)
@@ -228,3 +229,34 @@ def test_provenance_reads_the_article_keys_the_pair_stage_hashed(tmp_path, monke
     assert sorted(hashed) == sorted(a.id for a in [*arts, extra]), hashed
     monkeypatch.setattr(pl, "article_key", real)
     _same_as_fresh(out, [*arts, extra], cfg)
+
+
+def test_story_lineage_equals_building_the_whole_piles_lineage(tmp_path, monkeypatch) -> None:
+    """The lineage built story by story equals :func:`unspin.lineage.build_lineage` over
+    the whole Result (stories of one article with and without a title and outlet, of
+    copies, and of quotations), and only stories of two or more articles go through
+    it: a one-article story's graph is made directly."""
+    from test_deltas import _pile
+
+    import unspin.lineage as lineage_mod
+    from unspin.lineage import build_lineage
+    from unspin.pipeline import story_lineage
+
+    arts = [
+        *_pile(),
+        Article(id="t-1", text="Rain fell on the plains all week.", title="Rain", outlet="Wire"),
+    ]
+    result = unspin.scan(arts, config=Config(embedder="hashing", workers=1))
+    sizes = {len(s.articles) for s in result.stories}
+    assert 1 in sizes and max(sizes) > 1, sizes
+    calls: list[int] = []
+
+    def counting(part, groups=None):
+        calls.append(len(part.stories[0].articles))
+        return build_lineage(part, groups)
+
+    monkeypatch.setattr(lineage_mod, "build_lineage", counting)
+    assert story_lineage(result, result.quotes) == build_lineage(result, result.quotes)
+    assert calls and min(calls) > 1, calls
+    assert len(calls) == sum(len(s.articles) > 1 for s in result.stories)
+    assert result.lineage == build_lineage(result, result.quotes)

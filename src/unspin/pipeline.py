@@ -1986,7 +1986,7 @@ def story_lineage(result: Result, groups: list) -> list:
     quotation groups two or more of its articles carry (in the groups' order), which is
     all a story's lineage reads; the same graphs, without scanning every relation and
     every group once per story."""
-    from unspin.lineage import build_lineage
+    from unspin.lineage import Lineage, LineageNode, build_lineage
     from unspin.model import REUSE_RELATIONS
 
     story_of = {a: k for k, s in enumerate(result.stories) for a in s.articles}
@@ -2009,6 +2009,13 @@ def story_lineage(result: Result, groups: list) -> list:
     docs = {d.id: d for d in result.docs}
     out = []
     for k, s in enumerate(result.stories):
+        if len(s.articles) == 1:
+            # a story of one article (most of a pile's): no reuse inside it, no group it
+            # carries twice, so its graph is its one node (what build_lineage gives)
+            a = docs[s.articles[0]].article
+            node = LineageNode(a.id, "article", a.title, a.outlet, [], [])
+            out.append(Lineage(s.id, [node], []))
+            continue
         mine = [docs[a] for a in s.articles]
         part = Result(docs=mine, relations=inside[k], stories=[s], errors=[])
         out.extend(build_lineage(part, carried[k]))
