@@ -85,9 +85,10 @@ MIN_PARALLEL = 32
 #: fewest candidate pairs to align that are worth forking workers for. A fork of a
 #: process holding a large pile costs its page tables and every page the workers touch
 #: (copy-on-write: reading a Python object writes its reference count): one add to a
-#: 20,000-article pile (1.2 GB resident) aligned its few dozen new pairs in 0.94 s in
-#: this process, 1.6-1.8 s in two forked workers, at a load of 8-10 (docs/benchmarks.md,
-#: session 18). A scan's hundreds of thousands of pairs are aligned in workers as before.
+#: 20,000-article pile (1.2 GB resident) aligned its few dozen new pairs in 0.87-0.94 s
+#: in this process and 1.5-2.1 s in two forked workers at a load of 8-10, both ~1.0 s at
+#: a load of 4-7 (docs/benchmarks.md, session 18). A scan's hundreds of thousands of
+#: pairs are aligned in workers as before.
 ALIGN_MIN_PARALLEL = 128
 
 
