@@ -682,29 +682,30 @@ class CorpusChange:
     def moves(self, log: Sequence[tuple], stats: CorpusStats) -> bool:
         """Whether any question of ``log`` may be answered otherwise now (``stats``: the
         pile's counts now). Conservative: a kind of question it does not know moves."""
-        for name, args, _ in log:
-            if name == "__call__":  # the articles naming the word
-                if args[0] in self.names:
-                    return True
-            elif name == "lower_only":  # its lower-case and capitalised counts
-                if args[0] in self.lower or args[0] in self.capitals:
-                    return True
-            elif name == "casing":  # those, its word count, and the share of the pile
-                word, share = args[0], args[3]
-                if word in self.cased:
-                    return True
-                held = stats.words.get(word, 0)
-                if (held > share * self.n_then) != (held > share * self.n_now):
-                    return True
-            elif name == "phrase_support":
-                if _any_in(args[0], self.bigrams):
-                    return True
-            elif name == "lines_in_at_least":
-                if _any_in(args[0], self.lines):
-                    return True
-            else:
+        return any(self._moves(entry, stats) for entry in log)
+
+    def moved(self, log: Sequence[tuple], stats: CorpusStats) -> list[tuple]:
+        """The questions of ``log`` that may be answered otherwise now: the others are
+        answered as then, so a replay asks these only (:func:`same_answers`)."""
+        return [entry for entry in log if self._moves(entry, stats)]
+
+    def _moves(self, entry: tuple, stats: CorpusStats) -> bool:
+        name, args, _ = entry
+        if name == "__call__":  # the articles naming the word
+            return args[0] in self.names
+        if name == "lower_only":  # its lower-case and capitalised counts
+            return args[0] in self.lower or args[0] in self.capitals
+        if name == "casing":  # those, its word count, and the share of the pile
+            word, share = args[0], args[3]
+            if word in self.cased:
                 return True
-        return False
+            held = stats.words.get(word, 0)
+            return (held > share * self.n_then) != (held > share * self.n_now)
+        if name == "phrase_support":
+            return _any_in(args[0], self.bigrams)
+        if name == "lines_in_at_least":
+            return _any_in(args[0], self.lines)
+        return True
 
 
 def _sorted_union(arrays: Sequence[np.ndarray]) -> np.ndarray:
@@ -1409,11 +1410,16 @@ def pair_stage(
         # removed since do not touch holds as it is (CorpusChange): no shares, no replay
         change = corpus_change(last, ak, ctx, memo)
         settled: set[int] = set()
+        # and of the others, the questions to replay: those the change may have moved
+        replay: dict[int, list[tuple]] = {}
         if change is not None:
             for k in ask:
                 hit = got.get(keys[k])
                 if hit is not None and hit[2] and places[k] >= 0:
-                    if not change.moves(hit[2], ctx.stats):
+                    moved = change.moved(hit[2], ctx.stats)
+                    if moved:
+                        replay[k] = moved
+                    else:
                         settled.add(k)
         # shares are read for pairs to compute and stored results to replay, only
         for k in ask:
@@ -1430,7 +1436,9 @@ def pair_stage(
             if hit is not None and (
                 not hit[2]
                 or k in settled
-                or same_answers(hit[2], SupportView(ctx.stats, (ctx.locals[i], ctx.locals[j])))
+                or same_answers(
+                    replay.get(k, hit[2]), SupportView(ctx.stats, (ctx.locals[i], ctx.locals[j]))
+                )
             ):
                 results[k] = hit
             else:
