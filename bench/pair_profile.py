@@ -31,7 +31,7 @@ class VectorsOnly:
     def __init__(self, store: Any) -> None:
         self.store = store
 
-    def get_docs(self, articles, embedder):
+    def get_docs(self, articles, embedder, **kw):
         return [None] * len(articles)
 
     def put_doc(self, doc, embedder) -> None:

@@ -204,9 +204,20 @@ def run_rensa(arts: list[Article]) -> dict:
     return {"stages": {"minhash": t1 - t0, "lsh query": t2 - t1}, "pairs": sorted(pairs)}
 
 
+_LAST_RESULT: list = []
+
+
 def run_unspin(arts: list[Article], workers: int) -> dict:
-    from unspin.pipeline import Config, LocalEngine, analyse, fingerprint, result_changes
-    from unspin.provenance import add_provenance
+    from unspin.pipeline import (
+        Config,
+        LocalEngine,
+        _cpu,
+        analyse,
+        blas_threads,
+        fingerprint,
+        provenance,
+        result_changes,
+    )
 
     cfg = Config(workers=workers)
     if os.environ.get("UNSPIN_BENCH_SENT_EXACT_MAX"):  # --sent-exact-max
@@ -217,15 +228,21 @@ def run_unspin(arts: list[Article], workers: int) -> dict:
         )
         cfg = replace(cfg, candidates=cand)
     engine = LocalEngine(workers)
-    docs = fingerprint(arts, cfg, engine=engine)
-    res = analyse(docs, cfg, engine=engine)
-    t1, c1 = time.perf_counter(), time.process_time()
-    add_provenance(res, lambda r: result_changes(r, cfg, engine))
-    t2 = time.perf_counter()
+    # as `unspin scan` runs it without a store (unspin.api._run_limited): under the BLAS
+    # limit, the provenance stage with the lineage built story by story
+    with blas_threads(cfg.blas_threads):
+        docs = fingerprint(arts, cfg, engine=engine)
+        res = analyse(docs, cfg, engine=engine)
+        t1, c1 = time.perf_counter(), _cpu()
+        provenance(res, lambda r: result_changes(r, cfg, engine))
+        t2 = time.perf_counter()
+    # the provenance stage's CPU (process and workers) less the changes map's
+    cpu_quotes = _cpu() - c1 - engine.cpu.get("changes", 0.0)
+    _LAST_RESULT.append(res)  # written by child() after the CPU is read (--out)
     stages = dict(engine.timings)
     stages["quotations, lineage"] = t2 - t1 - engine.timings.get("changes", 0.0)
     cpu = dict(engine.cpu)
-    cpu["quotations, lineage"] = time.process_time() - c1
+    cpu["quotations, lineage"] = cpu_quotes
     counts: dict[str, int] = {}
     for r in res.relations:
         counts[r.relation] = counts.get(r.relation, 0) + 1
@@ -268,6 +285,10 @@ def child(system: str, path: str, out: str, workers: int) -> int:
         for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
         for f in ("ru_utime", "ru_stime")
     )
+    if _LAST_RESULT and os.environ.get("UNSPIN_BENCH_OUT"):  # --out: to compare checkouts
+        from unspin.output import write_results
+
+        write_results(_LAST_RESULT[0], os.environ["UNSPIN_BENCH_OUT"])
     Path(out).write_text(json.dumps(rep))
     return 0
 
@@ -308,7 +329,10 @@ def main() -> int:
         type=int,
         help="unspin's CandidateParams.sent_exact_max (IVF sentence search above it)",
     )
+    ap.add_argument("--out", help="unspin's result tables written here (one corpus)")
     args = ap.parse_args()
+    if args.out:
+        os.environ["UNSPIN_BENCH_OUT"] = str(Path(args.out).resolve())
     if args.sent_exact_max is not None:
         os.environ["UNSPIN_BENCH_SENT_EXACT_MAX"] = str(args.sent_exact_max)
     report = {}

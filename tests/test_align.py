@@ -139,3 +139,46 @@ def test_passage_means_in_python_are_numpys_to_the_last_bit() -> None:
             xs = [x[2] for x in g]
             assert np_sum(xs) == float(np.sum(np.array(xs)))
             assert np_sum(xs) / n == float(np.mean(xs))
+
+
+def test_lexical_near_equals_the_matrix_where_near(monkeypatch):
+    """The pair-by-pair lexical overlap of the sentence pairs above the prefilter gives
+    the very float64 bytes of the sparse product's matrix there (and 0.0 elsewhere):
+    repeated tokens, empty sentences, no near pair, every pair near, and both paths
+    (few near pairs: intersections; many: the product)."""
+    import random
+
+    import numpy as np
+
+    from unspin import align as al
+
+    rnd = random.Random(5)
+    words_ = [f"w{k}" for k in range(40)]
+
+    def text(n):
+        return [[rnd.choice(words_) for _ in range(rnd.choice([0, 1, 3, 8, 15]))] for _ in range(n)]
+
+    rng = np.random.default_rng(5)
+    for t in range(80):
+        ta, tb = text(rnd.randint(1, 30)), text(rnd.randint(1, 30))
+        share = [0.0, 0.05, 0.5, 1.0][t % 4]
+        near = rng.random((len(ta), len(tb))) < share
+        want = np.where(near, al._lexical_matrix(ta, tb), 0.0)
+        for cap in (al.LEX_PAIRWISE_MAX, 0, 7):
+            monkeypatch.setattr(al, "LEX_PAIRWISE_MAX", cap)
+            got = al._lexical_near(ta, tb, near)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            assert got.tobytes() == want.tobytes(), (t, cap)
+
+
+def test_lexical_near_fails_when_it_counts_repeated_tokens():
+    """The check above can fail: counting a repeated token twice (a list, not a set)
+    gives another value than the matrix, which counts distinct tokens."""
+    import numpy as np
+
+    from unspin import align as al
+
+    ta, tb = [["a", "a", "b"]], [["a", "a", "c"]]
+    near = np.ones((1, 1), dtype=bool)
+    assert al._lexical_near(ta, tb, near)[0, 0] == al._lexical_matrix(ta, tb)[0, 0] == 0.5
+    assert al._lexical_sets(set(ta[0]), set(tb[0])) == 0.5

@@ -80,3 +80,35 @@ def test_sorted_unique_equals_np_unique():
     i = np.array([3, 1, 1, 2, 5, 5])
     j = np.array([1, 3, 1, 4, 0, 0])
     assert cand.pair_codes(i, j, 6).tolist() == sorted({1 * 6 + 3, 0 * 6 + 5, 2 * 6 + 4})
+
+
+def test_above_kth_equals_cutting_every_row_at_its_kth_value():
+    """The exact k-NN's fast cut (partition only the rows with more than k cells at the
+    bar, hits found in the flat block) keeps the very cells, in the same order, as
+    partitioning every row (the first version): rows with no hit, fewer than k, exactly
+    k, more than k, and ties at the k-th value."""
+    rng = np.random.default_rng(11)
+    for t in range(60):
+        rows, cols = int(rng.integers(1, 40)), int(rng.integers(2, 90))
+        sim = rng.uniform(-1, 1, size=(rows, cols)).astype(np.float32)
+        if t % 3 == 0:  # templated rows: many cells far above the bar
+            sim[rng.integers(0, rows, rows // 2 + 1)] = np.float32(0.95)
+        if t % 3 == 1:  # ties at the k-th value and at the bar itself
+            sim[:, ::3] = np.float32(0.8)
+        for k in (1, 3, 6, 7):
+            if cols <= k:
+                continue
+            for bar in (np.float32(-2.0), np.float32(0.5), np.float32(0.8), np.float32(0.99)):
+                fast = cand._above_kth(sim, k, bar)
+                slow = cand._above_kth_by_partition(sim, k, bar)
+                for f, s in zip(fast, slow):
+                    assert f.dtype.kind == s.dtype.kind
+                    assert np.array_equal(f, s), (t, k, bar)
+
+
+def test_above_kth_differs_from_a_plain_bar_where_rows_have_more_than_k():
+    """The test above can fail: a cut at the bar alone keeps more than k cells of a row
+    that has more (what the partition of those rows is there to cut)."""
+    sim = np.array([[0.9, 0.95, 0.91, 0.2], [0.1, 0.9, 0.2, 0.3]], dtype=np.float32)
+    r, c, v = cand._above_kth(sim, 2, np.float32(0.5))
+    assert list(zip(r.tolist(), c.tolist())) == [(0, 1), (0, 2), (1, 1)]

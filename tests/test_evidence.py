@@ -808,8 +808,31 @@ def _styled(doc_id: str, text: str, style: float | None) -> Doc:
     from unspin.evidence import doc_facts
 
     d = _doc(doc_id, text)
-    d._facts = dataclasses.replace(doc_facts(d), style=style)  # type: ignore[attr-defined]
+    facts = dataclasses.replace(doc_facts(d))
+    facts.__dict__["style"] = style  # as if read (``DocFacts.style`` is read on first use)
+    d._facts = facts  # type: ignore[attr-defined]
     return d
+
+
+def test_doc_facts_style_read_on_first_use_is_the_style_models_reading(monkeypatch) -> None:
+    """``DocFacts.style`` is worked out when first read (only reuse pairs' direction
+    evidence reads it), and is then what :func:`model_style` of the compared text gives,
+    as it was when computed with the other facts; None for a text not in English."""
+    from unspin import evidence as ev
+    from unspin.model import compared_text
+
+    calls = []
+    real = ev.model_style
+    monkeypatch.setattr(ev, "model_style", lambda t: calls.append(t) or real(t))
+    d = _doc("a", " ".join([STYLE_A, STYLE_B] * 4))
+    f = ev.doc_facts(d)
+    assert calls == []  # not read yet
+    assert real(compared_text(d)) is not None  # a text long enough to read
+    assert f.style == real(compared_text(d)) and calls == [compared_text(d)]
+    assert f.style == real(compared_text(d)) and len(calls) == 1  # kept
+    d2 = _doc("b", STYLE_A)
+    d2.lang = "de"
+    assert ev.doc_facts(d2).style is None
 
 
 STYLE_A = "The council said on Monday that the bridge would close for repairs in March."

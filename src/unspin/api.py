@@ -233,7 +233,7 @@ def _run_limited(articles, errors, config, out, st, progress, replace, save, dro
     try:
         docs = fingerprint(articles, config, cache=st, progress=progress, engine=engine)
         result = analyse(docs, config, errors, engine=engine, memo=st)
-        speakers = quote_speakers(docs, config, st) if st is not None else None
+        speakers = quote_speakers(docs, config, st, result) if st is not None else None
         provenance(result, lambda r: result_changes(r, config, engine, st), speakers, st)
         if st is not None:
             if drop:

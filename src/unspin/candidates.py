@@ -419,17 +419,10 @@ def top_neighbours(
     for lo in range(0, len(queries), step):
         sim = queries[lo : lo + step] @ base.T
         if sim.shape[1] > k:
-            # only values at or above each row's k-th largest can be in its top k: the
-            # sort below then sees about k per row, not every similar row (a text of
-            # templated lines is similar to itself everywhere: n^2 values sorted)
-            # (the k-th largest as the (m - k)-th smallest: one copy of the block, not
-            # two as partitioning the negated block took)
-            m = sim.shape[1]
-            kth = np.partition(sim, m - k, axis=1)[:, m - k]
-            r, c = np.nonzero(sim >= np.maximum(kth, np.float32(min_sim))[:, None])
+            r, c, v = _above_kth(sim, k, np.float32(min_sim))
         else:
             r, c = np.nonzero(sim >= min_sim)
-        v = sim[r, c]
+            v = sim[r, c]
         # per query: similarity descending, then base id descending (faiss's order of
         # ties, so the exact search keeps the neighbours faiss kept)
         order = np.lexsort((-base_ids[c], -v, r))
@@ -443,6 +436,47 @@ def top_neighbours(
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, np.zeros(0, dtype=np.float32)
     return np.concatenate(qs), np.concatenate(bs), np.concatenate(ss)
+
+
+def _above_kth(
+    sim: np.ndarray, k: int, bar: np.floating
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(row, column, value)`` of the cells of ``sim`` (more than ``k`` columns) at or
+    above both ``bar`` and their row's ``k``-th largest value, rows ascending, then
+    columns: only those can be in a row's top ``k`` at ``bar`` or above, so the sort
+    after sees about ``k`` per row, not every similar row (a text of templated lines is
+    similar to itself everywhere: n^2 values sorted).
+
+    The same cells as cutting every row at ``max(k-th largest, bar)``
+    (:func:`_above_kth_by_partition`), at a fraction of its cost: a row with at most
+    ``k`` cells at ``bar`` or above keeps exactly those (its k-th largest is below
+    ``bar``, or is the smallest of them), so only the rows with more are partitioned,
+    and the block is compared once and its hits found in the flat array (a 2-D
+    ``nonzero`` and a partition of every row cost as much as the product itself)."""
+    m = sim.shape[1]
+    flat = np.flatnonzero(sim.ravel() >= bar)
+    r, c = np.divmod(flat, m)
+    v = sim.ravel()[flat]
+    over = np.flatnonzero(np.bincount(r, minlength=sim.shape[0]) > k)
+    if len(over):
+        # the k-th largest as the (m - k)-th smallest: one copy of those rows
+        kth = np.partition(sim[over], m - k, axis=1)[:, m - k]
+        cut = np.full(sim.shape[0], bar, dtype=sim.dtype)
+        cut[over] = np.maximum(kth, bar)
+        keep = v >= cut[r]
+        r, c, v = r[keep], c[keep], v[keep]
+    return r, c, v
+
+
+def _above_kth_by_partition(
+    sim: np.ndarray, k: int, bar: np.floating
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_above_kth` as it was first written (every row partitioned, a 2-D
+    ``nonzero``): the reference the fast path is tested against."""
+    m = sim.shape[1]
+    kth = np.partition(sim, m - k, axis=1)[:, m - k]
+    r, c = np.nonzero(sim >= np.maximum(kth, bar)[:, None])
+    return r, c, sim[r, c]
 
 
 def _search_block(ctx: tuple, lo: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -94,12 +94,20 @@ class DocFacts:
     #: written in tokeniser spacing (:func:`unspin.normalise.spaced_style`): its spaced
     #: punctuation is the text's format, not a translation or spinning artefact
     spaced: bool = False
-    #: probability that the text was written by a language model (:func:`model_style`;
-    #: None: not English, or too few words of its own to tell)
-    style: float | None = None
     #: its figures by their digits alone, as a translation keeps them
     #: (:func:`unspin.normalise.figure_signatures`)
     signatures: frozenset[str] = frozenset()
+    #: the text :attr:`style` is read from; None: not English (no style read)
+    style_text: str | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def style(self) -> float | None:
+        """Probability that the text was written by a language model
+        (:func:`model_style`; None: not English, or too few words of its own to tell).
+        Read on first use: only the direction evidence of a pair typed as reuse reads
+        it, so most articles of a pile never run the style model (~2 ms an article,
+        once in every worker that aligned one of its pairs)."""
+        return None if self.style_text is None else model_style(self.style_text)
 
 
 def doc_facts(doc: Doc) -> DocFacts:
@@ -127,8 +135,8 @@ def doc_facts(doc: Doc) -> DocFacts:
         joined=" ".join(ws),
         content=content,
         spaced=spaced_style(text),
-        style=model_style(text) if doc.lang == "en" else None,
         signatures=frozenset(figure_signatures(text)),
+        style_text=text if doc.lang == "en" else None,
     )
     doc._facts = facts  # type: ignore[attr-defined]
     return facts

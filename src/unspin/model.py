@@ -340,6 +340,13 @@ class Result:
     #: in this Result: the results writer takes them instead of building those rows
     #: again (``unspin.output``). Not results: left out of comparisons and repr.
     lines: dict[str, dict[int, str]] = field(default_factory=dict, repr=False, compare=False)
+    #: each doc's ``unspin.pipeline.article_key`` by id, as the run that made the Result
+    #: hashed them, with the embedder name they were hashed with (``(name, keys)``; empty
+    #: when none): provenance's memo keys read them instead of hashing every article of
+    #: the pile again. Not results: left out of comparisons and repr.
+    article_keys: tuple[str, dict[str, str]] | tuple[()] = field(
+        default_factory=tuple, repr=False, compare=False
+    )
 
     def article_records(self) -> list[dict[str, Any]]:
         story_of = {a: s.id for s in self.stories for a in s.articles}

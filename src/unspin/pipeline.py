@@ -82,6 +82,14 @@ Progress = Callable[[str, int, int], None]  # (stage, done, total)
 EMBED_CHUNK = 1024
 #: below this many items a map runs in this process (forking costs more than it saves)
 MIN_PARALLEL = 32
+#: fewest candidate pairs to align that are worth forking workers for. A fork of a
+#: process holding a large pile costs its page tables and every page the workers touch
+#: (copy-on-write: reading a Python object writes its reference count): one add to a
+#: 20,000-article pile (1.2 GB resident) aligned its few dozen new pairs in 0.87-0.94 s
+#: in this process and 1.5-2.1 s in two forked workers at a load of 8-10, both ~1.0 s at
+#: a load of 4-7 (docs/benchmarks.md, session 18). A scan's hundreds of thousands of
+#: pairs are aligned in workers as before.
+ALIGN_MIN_PARALLEL = 128
 
 
 @dataclass(frozen=True)
@@ -643,6 +651,101 @@ def same_answers(log: Sequence[tuple], view: SupportView) -> bool:
     return True
 
 
+#: at most this many articles added or removed since the last run's pair state for an
+#: add to settle stored answers by the corpus change alone (:class:`CorpusChange`);
+#: beyond it every stored result that asked the corpus is replayed
+SETTLE_MAX = 64
+
+
+class CorpusChange:
+    """What the articles added to and removed from the pile since the last run changed
+    in the corpus counts a pair rule asks (:class:`RecordingSupport`): the names,
+    capitals, lower-case and plain words, word-pair and line hashes of their
+    :class:`~unspin.corpus.SupportLocal` s, and the article count before and after.
+
+    A stored pair result that the last run replayed or computed answered its questions
+    as that run's corpus did; a question none of whose counts moved since is answered
+    the same now (:meth:`moves`), so the result holds without reading the pair's shares
+    or replaying its log: an add replays the results that ask about its own articles'
+    words and lines, not every result of the pile that asked anything."""
+
+    def __init__(self, changed: Sequence[SupportLocal], n_then: int, n_now: int) -> None:
+        self.names = frozenset().union(*(loc.names for loc in changed))
+        self.capitals = frozenset().union(*(loc.capitals for loc in changed))
+        self.lower = frozenset().union(*(loc.lower for loc in changed))
+        self.words = frozenset().union(*(loc.words for loc in changed))
+        self.cased = self.capitals | self.lower | self.words
+        self.bigrams = _sorted_union([loc.bigrams for loc in changed])
+        self.lines = _sorted_union([loc.lines for loc in changed])
+        self.n_then, self.n_now = n_then, n_now
+
+    def moves(self, log: Sequence[tuple], stats: CorpusStats) -> bool:
+        """Whether any question of ``log`` may be answered otherwise now (``stats``: the
+        pile's counts now). Conservative: a kind of question it does not know moves."""
+        return any(self._moves(entry, stats) for entry in log)
+
+    def moved(self, log: Sequence[tuple], stats: CorpusStats) -> list[tuple]:
+        """The questions of ``log`` that may be answered otherwise now: the others are
+        answered as then, so a replay asks these only (:func:`same_answers`)."""
+        return [entry for entry in log if self._moves(entry, stats)]
+
+    def _moves(self, entry: tuple, stats: CorpusStats) -> bool:
+        name, args, _ = entry
+        if name == "__call__":  # the articles naming the word
+            return args[0] in self.names
+        if name == "lower_only":  # its lower-case and capitalised counts
+            return args[0] in self.lower or args[0] in self.capitals
+        if name == "casing":  # those, its word count, and the share of the pile
+            word, share = args[0], args[3]
+            if word in self.cased:
+                return True
+            held = stats.words.get(word, 0)
+            return (held > share * self.n_then) != (held > share * self.n_now)
+        if name == "phrase_support":
+            return _any_in(args[0], self.bigrams)
+        if name == "lines_in_at_least":
+            return _any_in(args[0], self.lines)
+        return True
+
+
+def _sorted_union(arrays: Sequence[np.ndarray]) -> np.ndarray:
+    if not arrays:
+        return np.zeros(0, dtype=np.uint64)
+    return np.unique(np.concatenate([np.asarray(a, dtype=np.uint64) for a in arrays]))
+
+
+def _any_in(raw: bytes, held: np.ndarray) -> bool:
+    """Whether any uint64 hash in ``raw`` (as a log holds them) is in sorted ``held``."""
+    if not len(held) or not raw:
+        return False
+    h = np.frombuffer(raw, np.uint64)
+    at = np.minimum(np.searchsorted(held, h), len(held) - 1)
+    return bool((held[at] == h).any())
+
+
+def corpus_change(last: Any, ak: Sequence[str], ctx: PairContext, memo: Any) -> CorpusChange | None:
+    """The :class:`CorpusChange` from the pile of the last run's pair state ``last`` to
+    this one (``ak``: its articles by :func:`article_key`); None when it cannot be told
+    exactly or cheaply (no state, more than ``SETTLE_MAX`` articles changed, a removed
+    article's share not stored, statistics not of this pile)."""
+    if last is None or last.docs is None or ctx.load is None:
+        return None
+    now = set(ak)
+    if len(now) != len(ak) or getattr(ctx.stats, "n", None) != len(ak):
+        return None
+    then = set(last.docs)
+    added = [i for i, a in enumerate(ak) if a not in then]
+    gone = [a for a in last.docs if a not in now]
+    if len(added) + len(gone) > SETTLE_MAX or len(then) != len(last.docs):
+        return None
+    prefix = f"{code_version()}:"
+    lost = memo.memo_get("local", [prefix + a for a in gone]) if gone else {}
+    if len(lost) != len(gone):
+        return None
+    changed = [*ctx.load(added), *lost.values()]
+    return CorpusChange(changed, len(last.docs), len(ak))
+
+
 # ---------------------------------------------------------------- per pair
 
 
@@ -751,7 +854,7 @@ class PairStage:
     links: dict[tuple[int, int], float] | None = None
     #: pairs whose features are in ``memo`` only (not yet in ``features``; may hold
     #: pairs left out of ``pairs`` by :meth:`without_members`, never asked for)
-    stored: set[tuple[int, int]] = field(default_factory=set)
+    stored: set[tuple[int, int]] | QuietPairs = field(default_factory=set)
     memo: Any = None
     #: ``pairs`` as two index arrays and their link strengths, in the same order (None:
     #: worked out from ``links``): the story stage's pile-wide passes read these
@@ -814,6 +917,41 @@ class PairStage:
             links=None,
             pair_arrays=(ei, ej, strength[keep]),
         )
+
+
+class QuietPairs:
+    """The pairs whose stored results an add neither read nor replayed (their features
+    are read when a story component needs them: :meth:`PairStage.fetch`), as sorted pair
+    codes ``i * n + j`` instead of a set of every such pair of the pile: ``in`` and
+    ``discard`` for the few pairs asked about."""
+
+    def __init__(self, ei: np.ndarray, ej: np.ndarray, n: int) -> None:
+        self.n = max(int(n), 1)
+        self.codes = np.sort(ei.astype(np.int64) * self.n + ej.astype(np.int64))
+        self.gone: set[int] = set()
+
+    def _code(self, pair: tuple[int, int]) -> int | None:
+        i, j = pair
+        if not (0 <= i < self.n and 0 <= j < self.n):
+            return None
+        return i * self.n + j
+
+    def __contains__(self, pair: object) -> bool:
+        code = self._code(pair)  # type: ignore[arg-type]
+        if code is None or code in self.gone:
+            return False
+        at = int(np.searchsorted(self.codes, code))
+        return at < len(self.codes) and int(self.codes[at]) == code
+
+    def discard(self, pair: tuple[int, int]) -> None:
+        if pair in self:
+            self.gone.add(self._code(pair))  # type: ignore[arg-type]
+
+    def __len__(self) -> int:
+        return len(self.codes) - len(self.gone)
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
 
 
 def link_strength(reuse: bool, features: dict[str, float]) -> float:
@@ -1238,8 +1376,10 @@ def pair_stage(
     keys: list[str] = []
     got: dict[str, Any] = {}
     need: set[int] = set()
-    quiet: list[int] = []  # stored results neither read nor replayed: their features wait
-    quiet_at: list[int] = []  # their places in the last run's state
+    # stored results neither read nor replayed (their features wait), and their places
+    # in the last run's state: index arrays (most of the pile's pairs at an add)
+    quiet = np.zeros(0, dtype=np.int64)
+    quiet_at = np.zeros(0, dtype=np.int64)
     ask = todo  # the pairs whose results are read or computed (all without a memo)
     slot = ""
     last = None
@@ -1262,14 +1402,29 @@ def pair_stage(
             # whatever the corpus, and only its features are ever read
             calm = found.copy()
             calm[found] = ~(last.asked[places[found]] | last.reuse[places[found]])
-            quiet = np.flatnonzero(calm).tolist()
-            quiet_at = places[calm].tolist()
+            quiet = np.flatnonzero(calm)
+            quiet_at = places[calm]
             ask = np.flatnonzero(~calm).tolist()
         got = memo.memo_get("pair", [keys[k] for k in ask])
+        # a stored result of the last run's state whose questions the articles added or
+        # removed since do not touch holds as it is (CorpusChange): no shares, no replay
+        change = corpus_change(last, ak, ctx, memo)
+        settled: set[int] = set()
+        # and of the others, the questions to replay: those the change may have moved
+        replay: dict[int, list[tuple]] = {}
+        if change is not None:
+            for k in ask:
+                hit = got.get(keys[k])
+                if hit is not None and hit[2] and places[k] >= 0:
+                    moved = change.moved(hit[2], ctx.stats)
+                    if moved:
+                        replay[k] = moved
+                    else:
+                        settled.add(k)
         # shares are read for pairs to compute and stored results to replay, only
         for k in ask:
             hit = got.get(keys[k])
-            if hit is None or hit[2]:
+            if (hit is None or hit[2]) and k not in settled:
                 need.update(pairs[k])
         if ctx.load is not None:
             ctx.load(sorted(need))
@@ -1280,12 +1435,18 @@ def pair_stage(
             # a result whose rules asked the corpus nothing holds whatever the corpus
             if hit is not None and (
                 not hit[2]
-                or same_answers(hit[2], SupportView(ctx.stats, (ctx.locals[i], ctx.locals[j])))
+                or k in settled
+                or same_answers(
+                    replay.get(k, hit[2]), SupportView(ctx.stats, (ctx.locals[i], ctx.locals[j]))
+                )
             ):
                 results[k] = hit
             else:
                 todo.append(k)
-    fresh = engine.map_pairs(pair_work, [pairs[k] for k in todo], ctx, stage="align")
+    # an add's few new pairs are aligned here: forking workers from a process holding a
+    # large pile costs more than they save (ALIGN_MIN_PARALLEL)
+    fork = {"min_parallel": ALIGN_MIN_PARALLEL} if isinstance(engine, LocalEngine) else {}
+    fresh = engine.map_pairs(pair_work, [pairs[k] for k in todo], ctx, stage="align", **fork)
     for k, r in zip(todo, fresh):
         results[k] = _with_line(r) if memo is not None else r
     if memo is not None and todo:
@@ -1293,19 +1454,19 @@ def pair_stage(
     pair_arrays = None
     stored: set[tuple[int, int]] = set()
     if memo is not None:
-        assert last is not None or not quiet
+        assert last is not None or not len(quiet)
         link = np.empty(len(pairs), dtype=np.float64)
         reuse = np.zeros(len(pairs), dtype=bool)
         asks = np.zeros(len(pairs), dtype=bool)
-        if quiet:  # neither reuse nor asking: their links as the last run kept them
-            link[quiet] = last.links[np.array(quiet_at, dtype=np.int64)]  # type: ignore[union-attr]
+        if len(quiet):  # neither reuse nor asking: their links as the last run kept them
+            link[quiet] = last.links[quiet_at]  # type: ignore[union-attr]
         for k in ask:
             r = results[k]
             link[k] = link_strength(r[0] is not None, r[1])
             reuse[k] = r[0] is not None
             asks[k] = bool(r[2])
         pair_arrays = (ei, ej, link)
-        stored = {pairs[k] for k in quiet}
+        stored = QuietPairs(ei[quiet], ej[quiet], len(ak))
         state = PairState(
             keys=keys,
             links=link,
@@ -1365,7 +1526,7 @@ def story_components(docs: Sequence[Doc], ps: PairStage, config: Config) -> list
         keep = es >= link
         ei, ej, es = ei[keep], ej[keep], es[keep]
         li, lj = np.searchsorted(nodes, ei), np.searchsorted(nodes, ej)
-        comps = components(len(nodes), zip(li.tolist(), lj.tolist()))
+        comps = components(len(nodes), np.stack([li, lj], axis=1))
         out: list[list[int]] = []
         for c in comps:
             members = nodes[c]
@@ -1733,7 +1894,10 @@ def analyse(
     relations: list[Relation] = list(full.reuse.values())
     # the rows whose JSON lines were stored with the results they were read from
     known = {id(r): full.lines[p] for p, r in full.reuse.items() if p in full.lines}
-    relations += story_relations(docs, ps.pairs, ps.reuse, scored, story_of, sp, lines, known)
+    # the scored pairs are the candidate pairs inside components (with features): the
+    # rest of the pile's candidate pairs make no story relation, and the relations are
+    # sorted by their two ids below, so their order here does not matter
+    relations += story_relations(docs, scored, ps.reuse, scored, story_of, sp, lines, known)
     relations.sort(key=lambda r: (r.a, r.b))
     stories = make_stories(docs, groups, relations, scored)
     return Result(
@@ -1743,7 +1907,15 @@ def analyse(
         errors=list(errors),
         config=config_record(config),
         lines={"relations": known} if known else {},
+        article_keys=_keys_by_id(docs, full.article_keys, config.embedder),
     )
+
+
+def _keys_by_id(docs: Sequence[Doc], ak: Sequence[str], embedder: str) -> tuple:
+    """``Result.article_keys``: ``(embedder, {id: key})`` when every doc has its key and
+    a distinct id, else ``()`` (readers then hash the articles themselves)."""
+    keys = {d.id: k for d, k in zip(docs, ak)}
+    return (embedder, keys) if len(ak) == len(docs) == len(keys) else ()
 
 
 # ---------------------------------------------------------------- per relation (provenance)
@@ -1794,12 +1966,13 @@ def result_changes(result: Result, config: Config, engine: Any = None, memo: Any
     keys: list[str] = []
     if memo is not None:
         ck = config_key(config)
+        key_of = keys_of(result, config)
         keys = [
             _key(
                 ck,
                 json.dumps(changes_input(r), sort_keys=True),
-                article_key(docs[r.a].article, config.embedder),
-                article_key(docs[r.b].article, config.embedder),
+                key_of(docs[r.a]),
+                key_of(docs[r.b]),
             )
             for r in rels
         ]
@@ -1831,7 +2004,7 @@ def story_lineage(result: Result, groups: list) -> list:
     quotation groups two or more of its articles carry (in the groups' order), which is
     all a story's lineage reads; the same graphs, without scanning every relation and
     every group once per story."""
-    from unspin.lineage import build_lineage
+    from unspin.lineage import Lineage, LineageNode, build_lineage
     from unspin.model import REUSE_RELATIONS
 
     story_of = {a: k for k, s in enumerate(result.stories) for a in s.articles}
@@ -1854,22 +2027,44 @@ def story_lineage(result: Result, groups: list) -> list:
     docs = {d.id: d for d in result.docs}
     out = []
     for k, s in enumerate(result.stories):
+        if len(s.articles) == 1:
+            # a story of one article (most of a pile's): no reuse inside it, no group it
+            # carries twice, so its graph is its one node (what build_lineage gives)
+            a = docs[s.articles[0]].article
+            node = LineageNode(a.id, "article", a.title, a.outlet, [], [])
+            out.append(Lineage(s.id, [node], []))
+            continue
         mine = [docs[a] for a in s.articles]
         part = Result(docs=mine, relations=inside[k], stories=[s], errors=[])
         out.extend(build_lineage(part, carried[k]))
     return out
 
 
+def keys_of(result: Result | None, config: Config) -> Callable[[Doc], str]:
+    """A doc's :func:`article_key`: as the run that made ``result`` hashed it when it did
+    so with ``config``'s embedder (``Result.article_keys``), else hashed now."""
+    got = result.article_keys if result is not None else ()
+    known = got[1] if got and got[0] == config.embedder else {}
+
+    def key_of(d: Doc) -> str:
+        k = known.get(d.id)
+        return k if k is not None else article_key(d.article, config.embedder)
+
+    return key_of
+
+
 def quote_speakers(
-    docs: Sequence[Doc], config: Config, memo: Any
+    docs: Sequence[Doc], config: Config, memo: Any, result: Result | None = None
 ) -> Callable[[Doc], list[str | None]]:
     """Each quoting doc's speakers (:func:`unspin.quotes.doc_speakers`, a function of the
     article alone), kept in ``memo`` (a Store) by article and code: a run works out only
-    the articles it has not seen, not every quotation of the pile again."""
+    the articles it has not seen, not every quotation of the pile again. ``result``: the
+    run's Result, whose docs' article keys are read from it (:func:`keys_of`)."""
     from unspin.quotes import doc_speakers
 
     prefix = f"{code_version()}:"
-    keys = {d.id: prefix + article_key(d.article, config.embedder) for d in docs if d.quotes}
+    key_of = keys_of(result, config)
+    keys = {d.id: prefix + key_of(d) for d in docs if d.quotes}
     got = memo.memo_get("speakers", list(keys.values()))
     new = {}
     for d in docs:

@@ -931,13 +931,17 @@ def _average_linkage(prob: np.ndarray, cut: float, apart: np.ndarray | None = No
 def components(n_docs: int, edges) -> list[list[int]]:
     """Connected components (sorted doc indices) of the given index pairs, ordered by
     their first member (scipy's sparse graph search: a pile's hundreds of thousands of
-    candidate pairs without a Python graph object)."""
+    candidate pairs without a Python graph object). ``edges``: pairs, or an (m, 2)
+    integer array of them (taken as it is: no Python tuple per pair)."""
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
 
     if n_docs == 0:
         return []
-    e = np.asarray(list(edges), dtype=np.int64).reshape(-1, 2)
+    if isinstance(edges, np.ndarray):
+        e = edges.astype(np.int64, copy=False).reshape(-1, 2)
+    else:
+        e = np.asarray(list(edges), dtype=np.int64).reshape(-1, 2)
     graph = coo_matrix((np.ones(len(e), dtype=np.int8), (e[:, 0], e[:, 1])), shape=(n_docs, n_docs))
     _, labels = connected_components(graph, directed=False)
     order = np.argsort(labels, kind="stable")  # members ascending within a label
