@@ -57,3 +57,17 @@ def count_calls(monkeypatch, module, name: str) -> dict[str, int]:
 
     monkeypatch.setattr(module, name, counting)
     return calls
+
+
+def record_calls(monkeypatch, owner, name: str, what) -> list:
+    """Replace ``owner.name`` by a wrapper that appends ``what(*args)`` of each call to the
+    list returned (which a test may clear) and calls the original."""
+    real = getattr(owner, name)
+    seen: list = []
+
+    def recording(*args, **kwargs):
+        seen.append(what(*args, **kwargs))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, recording)
+    return seen

@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+from helpers import record_calls
 from test_incremental import _same_as_fresh, arts_folder
 
 import unspin
@@ -124,14 +125,7 @@ def test_an_add_replays_only_stored_answers_its_article_touches(tmp_path, monkey
     out = tmp_path / "res"
     unspin.scan(arts_folder(tmp_path, arts), out=out, config=cfg)
 
-    replays: list[int] = []
-    real = pl.same_answers
-
-    def counting(log, view):
-        replays.append(len(log))
-        return real(log, view)
-
-    monkeypatch.setattr(pl, "same_answers", counting)
+    replays = record_calls(monkeypatch, pl, "same_answers", lambda log, view: len(log))
     shares: list[int] = []
     real_get = Store.memo_get
 
@@ -218,14 +212,8 @@ def test_provenance_reads_the_article_keys_the_pair_stage_hashed(tmp_path, monke
     cfg = Config(embedder="hashing", workers=1)
     out = tmp_path / "res"
     unspin.scan(arts_folder(tmp_path, arts), out=out, config=cfg)
-    hashed: list[str] = []
     real = pl.article_key
-
-    def counting(a, embedder):
-        hashed.append(a.id)
-        return real(a, embedder)
-
-    monkeypatch.setattr(pl, "article_key", counting)
+    hashed = record_calls(monkeypatch, pl, "article_key", lambda a, embedder: a.id)
     extra = Article(id="zz-copy", text=arts[0].text + " Shops reopened on Friday.")
     result = unspin.add([extra], out=out, config=cfg)
     assert sum(r.relation in ("copy", "near_copy", "spun", "duplicate") for r in result.relations)
@@ -253,13 +241,11 @@ def test_story_lineage_equals_building_the_whole_piles_lineage(tmp_path, monkeyp
     result = unspin.scan(arts, config=Config(embedder="hashing", workers=1))
     sizes = {len(s.articles) for s in result.stories}
     assert 1 in sizes and max(sizes) > 1, sizes
-    calls: list[int] = []
 
-    def counting(part, groups=None):
-        calls.append(len(part.stories[0].articles))
-        return build_lineage(part, groups)
+    def size(part, groups=None):
+        return len(part.stories[0].articles)
 
-    monkeypatch.setattr(lineage_mod, "build_lineage", counting)
+    calls = record_calls(monkeypatch, lineage_mod, "build_lineage", size)
     assert story_lineage(result, result.quotes) == build_lineage(result, result.quotes)
     assert calls and min(calls) > 1, calls
     assert len(calls) == sum(len(s.articles) > 1 for s in result.stories)

@@ -8,7 +8,7 @@ import gzip
 import json
 
 import pytest
-from helpers import count_calls
+from helpers import count_calls, record_calls
 
 import unspin
 from unspin.model import Article
@@ -1100,14 +1100,8 @@ def test_minhash_pairs_kept_across_adds_and_removes_equal_a_full_banding(
             digests.append(d)
     docs = [SimpleNamespace(minhash=d.tolist()) for d in digests]
     keys = [f"d{x}" for x in range(len(docs))]
-    banded: list[int] = []
     real = cand.minhash_candidates
-
-    def counting(mat, threshold):
-        banded.append(len(mat))
-        return real(mat, threshold)
-
-    monkeypatch.setattr(cand, "minhash_candidates", counting)
+    banded = record_calls(monkeypatch, cand, "minhash_candidates", lambda mat, threshold: len(mat))
 
     def check(rows, st, update: bool) -> None:
         banded.clear()
