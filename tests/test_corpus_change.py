@@ -9,7 +9,7 @@ import itertools
 
 import numpy as np
 from helpers import record_calls
-from test_incremental import _same_as_fresh, arts_folder
+from test_incremental import FOUR_STORIES, SAID, _same_as_fresh, arts_folder
 
 import unspin
 from unspin.corpus import CorpusStats, SupportLocal, SupportView, doc_bigrams, line_hashes
@@ -105,13 +105,7 @@ def test_an_add_replays_only_stored_answers_its_article_touches(tmp_path, monkey
     import unspin.pipeline as pl
     from unspin.store import Store
 
-    said = "said in a statement on Monday that"
-    stories = [
-        ("Mayor Ken Vordanek", "the Harbour Bridge in Eastport would open in June"),
-        ("Grenfield Mining", "output at its Tarrow pit rose by a third"),
-        ("The Lisk Valley railway", "its line would close for repairs until March"),
-        ("Oberline Foods", "it bought the Pellmar dairy for 40 million dollars"),
-    ]
+    said, stories = SAID, FOUR_STORIES
     arts = []
     for k, (who, what) in enumerate(stories):
         text = f"{who} {said} {what}. Officials welcomed the news, {who} added."

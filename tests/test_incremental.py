@@ -493,6 +493,17 @@ def test_counts_moving_above_the_cap_replay_and_below_it_do_not() -> None:
     assert np.all(asked(2).log[1][2] == np.zeros(len(grams)))
 
 
+#: four stories of other actors whose texts share one phrase (``SAID``): piles for the
+#: tests of which stored pair answers an add replays (also tests/test_corpus_change.py)
+SAID = "said in a statement on Monday that"
+FOUR_STORIES = [
+    ("Mayor Ken Vordanek", "the Harbour Bridge in Eastport would open in June"),
+    ("Grenfield Mining", "output at its Tarrow pit rose by a third"),
+    ("The Lisk Valley railway", "its line would close for repairs until March"),
+    ("Oberline Foods", "it bought the Pellmar dairy for 40 million dollars"),
+]
+
+
 def test_an_add_computes_only_the_new_articles_pairs(tmp_path, monkeypatch) -> None:
     """Stored pairs that read pile counts of phrases the new article also uses are
     replayed, not computed again (their counts move only above what the rules read),
@@ -501,13 +512,7 @@ def test_an_add_computes_only_the_new_articles_pairs(tmp_path, monkeypatch) -> N
 
     # word pairs every article uses, in sentences of their own (no line shared by two
     # stories, so no stock line or form item moves)
-    said = "said in a statement on Monday that"
-    stories = [
-        ("Mayor Ken Vordanek", "the Harbour Bridge in Eastport would open in June"),
-        ("Grenfield Mining", "output at its Tarrow pit rose by a third"),
-        ("The Lisk Valley railway", "its line would close for repairs until March"),
-        ("Oberline Foods", "it bought the Pellmar dairy for 40 million dollars"),
-    ]
+    said, stories = SAID, FOUR_STORIES
     views = ("a fine day", "good news", "a relief", "overdue")
     arts = []
     for k, (who, what) in enumerate(stories):
