@@ -205,11 +205,25 @@ def main() -> int:
         "articles: each add's tables are compared with it, table by table",
     )
     ap.add_argument(
+        "--pin-code-version",
+        metavar="HASH",
+        help="take HASH as unspin.pipeline.code_version() (the memo keys' code hash): a "
+        "checkout whose rule modules differ from the code that built --base then reads "
+        "the base's stored results, so its adds can be timed on that base; sound only "
+        "where the checkout computes the same results (check with --same-as)",
+    )
+    ap.add_argument(
         "--vectors-from",
         help="a store whose cached sentence vectors to start from, so the first scan "
         "embeds only what it lacks",
     )
     args = ap.parse_args()
+    if args.pin_code_version:
+        import unspin.pipeline as pipeline
+
+        real = pipeline.code_version()
+        pipeline.code_version = lambda: args.pin_code_version  # every caller is in pipeline
+        print(f"code version pinned to {args.pin_code_version} (this checkout's: {real})")
     arts, rest = pile(args.corpus, args.n)
     cfg = Config(embedder=args.embedder)
     base = Path(

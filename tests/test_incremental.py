@@ -692,6 +692,50 @@ def test_an_add_computes_only_the_new_articles_inner_pairs(tmp_path, monkeypatch
     _same_as_fresh(out, [*arts, new], cfg)
 
 
+def test_one_article_components_are_neither_computed_nor_stored(tmp_path, monkeypatch) -> None:
+    """A story component of one article is one group of it with no pair to score: the
+    scan and an add make it directly (no ``component_work``, no memo key read or
+    written for it), the stored components are those of two or more articles, and
+    every result equals a full rescan."""
+    import unspin.pipeline as pl
+
+    arts = []
+    for k, (who, what) in enumerate(FOUR_STORIES):
+        text = f"{who} {SAID} {what}. Officials welcomed the news, {who} added."
+        arts.append(Article(id=f"s{k}", text=text))
+        arts.append(Article(id=f"s{k}-copy", text=text.replace("welcomed", "cheered")))
+    lone = [
+        Article(id="lone-a", text="Heavy snow closed every school in Brannock on Tuesday."),
+        Article(id="lone-b", text="The Quillan orchestra plays Mahler at the Old Hall tonight."),
+    ]
+    new = Article(id="zz-lone", text="A rare white heron was seen near Pellmar lighthouse.")
+    cfg = Config(embedder="hashing", workers=1)
+    out = tmp_path / "res"
+    worked = record_calls(monkeypatch, pl, "component_work", lambda ctx, members: list(members))
+    read = record_calls(
+        monkeypatch, Store, "memo_get", lambda self, kind, keys: (kind, len(keys))
+    )
+    unspin.scan(arts_folder(tmp_path, [*arts, *lone]), out=out, config=cfg)
+    assert worked and all(len(m) > 1 for m in worked), worked
+    with Store(out / ".unspin") as st:
+        stored = [v for k, v in st.con.execute("SELECT kind, value FROM memo") if k == "component"]
+    assert stored
+    import pickle
+
+    assert all(sum(len(g) for g in pickle.loads(v)[0]) > 1 for v in stored)
+    worked.clear()
+    read.clear()
+    res = unspin.add([new], out=out, config=cfg)
+    assert all(len(m) > 1 for m in worked), worked
+    story = next(s for s in res.stories if "zz-lone" in s.articles)
+    assert story.articles == ["zz-lone"]
+    n_many = sum(len(s.articles) > 1 for s in res.stories)
+    assert sum(n for kind, n in read if kind == "component") <= n_many, read
+    _same_as_fresh(out, [*arts, *lone, new], cfg)
+    unspin.remove(["s0-copy"], out=out, config=cfg)
+    _same_as_fresh(out, [a for a in [*arts, *lone, new] if a.id != "s0-copy"], cfg)
+
+
 def test_quote_groups_from_kept_words_and_verdicts_equal_full_rescans(
     tmp_path, monkeypatch
 ) -> None:

@@ -1780,13 +1780,22 @@ def _map_components(docs, comps, ps, config, engine, memo) -> list[tuple]:
     """:func:`component_work` for every component (stored results reused by key)."""
     sp = config.stories
     done: list[Any] = [None] * len(comps)
-    todo = list(range(len(comps)))
-    keys: list[str] = []
+    # a component of one article (most of a pile's) is one group of it, with no pair
+    # to score (component_result): made here, neither keyed, stored nor read back
+    many = []
+    for c, members in enumerate(comps):
+        if len(members) == 1:
+            done[c] = ([list(members)], {}, {})
+        else:
+            many.append(c)
+    todo = many
+    keys: dict[int, str] = {}
     if memo is not None:
-        keys = _component_keys(docs, comps, ps, config)
-        got = memo.memo_get("component", keys)
+        keys = dict(zip(many, _component_keys(docs, [comps[c] for c in many], ps, config)))
+        got = memo.memo_get("component", list(keys.values()))
         todo = []
-        for c, members in enumerate(comps):
+        for c in many:
+            members = comps[c]
             hit = got.get(keys[c])
             if hit is None:
                 todo.append(c)
