@@ -1210,3 +1210,62 @@ def test_kept_quotation_keys_equal_a_fresh_reading_and_follow_the_pile(
         keys = [ak[0], article_key(edited.article, "hashing")]
         assert pile_quote_keys(pile, keys, 3, st) == [quote_keys(d, 3) for d in pile]
         assert set(st.memo_get("qkeys", [slot])[slot]) == set(keys)
+
+
+def test_sentence_row_keys_are_kept_as_doc_keys_and_counts_equal_to_their_strings() -> None:
+    """:class:`unspin.candidates.RowKeys` stands for the row strings ``f"{doc}:{n}"``:
+    equal to their list (and to another RowKeys of the same rows, docs without rows
+    left out), ``appended`` as the strings would be, and pickled without the strings."""
+    import pickle
+
+    import numpy as np
+
+    from unspin.candidates import RowKeys, appended
+
+    rk = RowKeys(["a", "b", "c"], np.array([2, 0, 1]))
+    strings = ["a:0", "a:1", "c:0"]
+    assert rk == strings and strings == rk and list(rk) == strings and len(rk) == 3
+    assert rk[1] == "a:1" and rk[:2] == strings[:2]
+    assert rk == RowKeys(["a", "c"], np.array([2, 1]))
+    assert rk != RowKeys(["a", "c"], np.array([1, 2])) and rk != ["a:0", "a:1"]
+    grown = RowKeys(["a", "b", "c", "d"], np.array([2, 0, 1, 3]))
+    assert appended(rk, grown) and appended(strings, grown) and appended(rk, strings + ["x"])
+    assert appended(RowKeys(["a"], np.array([1])), RowKeys(["a", "b"], np.array([2, 1])))
+    assert not appended(RowKeys(["a"], np.array([3])), RowKeys(["a", "b"], np.array([2, 1])))
+    assert not appended(rk, RowKeys(["c", "a"], np.array([1, 2])))
+    assert not appended(grown, rk)
+    back = pickle.loads(pickle.dumps(grown))
+    assert back == grown and back._list is None
+    assert grown._list is not None and b"a:1" not in pickle.dumps(grown)  # made, not kept
+    big = RowKeys([f"{k:040x}" for k in range(1000)], np.full(1000, 8))
+    assert len(pickle.dumps(big)) * 4 < len(pickle.dumps(big.strings()))
+
+
+def test_a_kept_sentence_state_of_row_strings_is_updated_as_row_keys(tmp_path) -> None:
+    """A store whose sentence neighbour state holds the rows' key strings (as written
+    before :class:`unspin.candidates.RowKeys`) is read and updated by an add and a
+    removal: the candidates equal a fresh computation, and the state is kept as
+    RowKeys afterwards."""
+    from unspin.candidates import RowKeys, grouped_candidate_list
+
+    docs = _docs_for_candidates()
+    by_id = {d.id: d for d in docs}
+    steps = [
+        ["orig", "copy", "quoter", "other", "other2", "far"],
+        ["orig", "copy", "quoter", "other", "other2", "far", "new"],
+        ["orig", "quoter", "other", "other2", "far", "new"],
+    ]
+    with Store(tmp_path / "st") as st:
+        for n, ids in enumerate(steps):
+            ds = [by_id[i] for i in ids]
+            got = grouped_candidate_list(ds, keys=[f"k:{i}" for i in ids], cache=st)
+            assert got == grouped_candidate_list(ds)
+            rows = st.con.execute("SELECT key FROM memo WHERE kind='neighbours'").fetchall()
+            slots = [k for (k,) in rows if k.startswith("sentence:")]
+            assert slots
+            states = st.memo_get("neighbours", slots)
+            assert all(isinstance(s.keys, RowKeys) for s in states.values())
+            if n == 0:  # as an earlier version kept it: one string per row
+                for s in states.values():
+                    s.keys = s.keys.strings()
+                st.memo_put("neighbours", states)
