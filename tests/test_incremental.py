@@ -1269,3 +1269,51 @@ def test_a_kept_sentence_state_of_row_strings_is_updated_as_row_keys(tmp_path) -
                 for s in states.values():
                     s.keys = s.keys.strings()
                 st.memo_put("neighbours", states)
+
+
+def test_pair_keys_kept_as_one_bytes_array_read_as_the_strings(tmp_path) -> None:
+    """The pair state keeps its keys as one fixed-width bytes array (a list kept by
+    earlier code is read too): the keys taken from it equal :func:`pair_key` of every
+    pair, ``PairStage.pair_keys`` finds each pair's key by its codes (sorted or not) and
+    no other, and an add on a store equals a full rescan with the state so kept."""
+    import numpy as np
+
+    import unspin.pipeline as pl
+    from unspin.pipeline import KeyArray, PairKeys, PairState, key_array, pair_key, pair_keys
+
+    ak = ["a", "b", "c", "d"]
+    forms: list[dict[int, int]] = [{}, {}, {1: 2}, {}]
+    pairs = [(0, 1), (0, 2), (1, 3), (2, 3)]
+    strings = [pair_key("ck", ak, forms, i, j) for i, j in pairs]
+    codes = np.array([i * 4 + j for i, j in pairs], dtype=np.int64)
+    flags = np.zeros(4, dtype=bool)
+    for kept in (strings, key_array(strings)):  # a list (earlier code) or the array
+        last = PairState(kept, np.zeros(4), flags, flags, list(ak), {2: {1: 2}}, codes)
+        got = pair_keys("ck", ak, forms, pairs + [(1, 2)], last, np.array([0, 1, 2, 3, -1]))
+        assert isinstance(got, KeyArray)
+        assert got == strings + [pair_key("ck", ak, forms, 1, 2)]
+        assert got[4] == pair_key("ck", ak, forms, 1, 2) and got[1:3] == strings[1:3]
+    ei = np.array([p[0] for p in pairs], dtype=np.int64)
+    ej = np.array([p[1] for p in pairs], dtype=np.int64)
+    for order in ([0, 1, 2, 3], [3, 1, 0, 2]):  # the pairs sorted, or not
+        pk = PairKeys(ei[order], ej[order], 4, [strings[k] for k in order])
+        assert dict(pk) == dict(zip(pairs, strings)) and len(pk) == 4
+        assert pk.get((1, 3)) == strings[2] and pk[(0, 2)] == strings[1]
+        assert pk.get((1, 2)) is None and (2, 1) not in pk and pk.get((9, 9)) is None
+    # in a store: the kept state's keys are an array, and an add equals a rescan
+    arts = [
+        Article(id=f"s{k}", text=f"{who} {SAID} {what}. Officials welcomed it, {who} added.")
+        for k, (who, what) in enumerate(FOUR_STORIES)
+    ]
+    arts.append(Article(id="s0-copy", text=arts[0].text.replace("welcomed", "cheered")))
+    cfg = Config(embedder="hashing", workers=1)
+    out = tmp_path / "res"
+    unspin.scan(arts_folder(tmp_path, arts), out=out, config=cfg)
+    new = Article(id="zz", text=arts[1].text.replace("welcomed", "praised"))
+    unspin.add([new], out=out, config=cfg)
+    _same_as_fresh(out, [*arts, new], cfg)
+    with Store(out / ".unspin") as st:
+        slot = f"last:{pl.config_key(cfg)}"
+        state = st.memo_get("pairs", [slot])[slot]
+    assert isinstance(state.keys, np.ndarray) and state.keys.dtype.kind == "S"
+    assert len(state.keys) == len(state.codes) > 0
