@@ -2,7 +2,7 @@
 
 Usage::
 
-    PYTHONPATH=src:bench .venv/bin/python bench/kept_states.py STORE_FOLDER
+    PYTHONPATH=src:bench .venv/bin/python bench/kept_states.py STORE [EMBEDDER [CODE_VERSION]]
 
 A store written before :class:`unspin.candidates.RowKeys` and
 :func:`unspin.pipeline.key_array` keeps its sentence neighbour state with one key string
@@ -12,7 +12,11 @@ of this checkout in its steady state on a base built by earlier code
 (``bench/add_latency.py --base``, on a copy: the base is never written), the states are
 converted once here: each neighbour state's row strings are grouped into doc keys and
 row counts and each pair state's keys put in one bytes array, each checked to give back
-exactly the same strings, and stored again. Nothing else in the store changes.
+exactly the same strings, and stored again. With EMBEDDER (the runs' ``--embedder``),
+each archived article's keys are kept with it too (:func:`unspin.pipeline.archive_keys`),
+as the first add of this checkout keeps them; CODE_VERSION: the code version the timed
+runs are pinned to (``bench/add_latency.py --pin-code-version``), which the keys' tag
+holds. Nothing else in the store changes.
 """
 
 from __future__ import annotations
@@ -22,7 +26,14 @@ import sys
 import numpy as np
 
 from unspin.candidates import RowKeys
-from unspin.pipeline import KeyArray, key_array
+from unspin.pipeline import (
+    Config,
+    KeyArray,
+    archive_keys,
+    archive_tag,
+    doc_cache_name,
+    key_array,
+)
 from unspin.store import Store
 
 
@@ -46,6 +57,10 @@ def row_keys_of(strings: list[str]) -> RowKeys | None:
 
 def main() -> int:
     folder = sys.argv[1]
+    if len(sys.argv) > 3:
+        import unspin.pipeline as pipeline
+
+        pipeline.code_version = lambda: sys.argv[3]  # as add_latency.py --pin-code-version
     with Store(folder) as st:
         slots = [
             k
@@ -78,6 +93,12 @@ def main() -> int:
                 changed[slot] = state
         if changed:
             st.memo_put("pairs", changed)
+        if len(sys.argv) > 2:
+            cfg = Config(embedder=sys.argv[2])
+            arts = st.load_articles(archive_tag(cfg), doc_cache_name(cfg))
+            todo = [a for a in arts if st.archived_keys(a) is None]
+            st.save_articles(todo, keys=[archive_keys(a, cfg) for a in todo])
+            print(f"archive: keys kept with {len(todo)} of {len(arts)} articles")
     return 0
 
 

@@ -1317,3 +1317,57 @@ def test_pair_keys_kept_as_one_bytes_array_read_as_the_strings(tmp_path) -> None
         state = st.memo_get("pairs", [slot])[slot]
     assert isinstance(state.keys, np.ndarray) and state.keys.dtype.kind == "S"
     assert len(state.keys) == len(state.codes) > 0
+
+
+def test_archived_keys_are_read_not_hashed_again_and_kept_once_for_an_old_archive(
+    tmp_path, monkeypatch
+) -> None:
+    """The archive keeps each article's cache key and article key with it (under the
+    tag of what they were made with): an add hashes only its new article, an archive
+    written without them (earlier code) gets them on its first add, keys under another
+    tag are not read, and every result equals a full rescan."""
+    import unspin.pipeline as pl
+    import unspin.store as us
+
+    arts = [
+        Article(id=f"s{k}", text=f"{who} {SAID} {what}. Officials welcomed it, {who} added.")
+        for k, (who, what) in enumerate(FOUR_STORIES)
+    ]
+    cfg = Config(embedder="hashing", workers=1)
+    out = tmp_path / "res"
+    unspin.scan(arts_folder(tmp_path, arts), out=out, config=cfg)
+
+    def kept() -> dict[str, object]:
+        with Store(out / ".unspin") as st:
+            rows = st.con.execute("SELECT id, data FROM articles").fetchall()
+        return {i: json.loads(d).get("_keys") for i, d in rows}
+
+    tag = pl.archive_tag(cfg)
+    assert all(k is not None and k[0] == tag for k in kept().values())
+    hashed = record_calls(monkeypatch, pl, "article_key", lambda a, e: a.id)
+    cached = record_calls(monkeypatch, us, "cache_key", lambda a, e: a.id)
+    new = Article(id="zz", text=arts[1].text.replace("welcomed", "praised"))
+    unspin.add([new], out=out, config=cfg)
+    assert set(hashed) == {"zz"} and set(cached) == {"zz"}, (hashed, cached)
+    _same_as_fresh(out, [*arts, new], cfg)
+    # as earlier code archived them: no keys; the first add hashes all and keeps them
+    with Store(out / ".unspin") as st:
+        for i, d in st.con.execute("SELECT id, data FROM articles").fetchall():
+            row = json.loads(d)
+            row.pop("_keys")
+            if i == "s2":
+                row["_keys"] = ["another tag", "x", "y"]  # another embedder's, say
+            st.con.execute("UPDATE articles SET data=? WHERE id=?", (json.dumps(row), i))
+        st.con.commit()
+    hashed.clear()
+    cached.clear()
+    more = Article(id="zz2", text=arts[2].text.replace("welcomed", "hailed"))
+    unspin.add([more], out=out, config=cfg)
+    assert {"s0", "s2", "zz", "zz2"} <= set(hashed) and "s2" in cached
+    assert all(k is not None and k[0] == tag for k in kept().values())
+    _same_as_fresh(out, [*arts, new, more], cfg)
+    hashed.clear()
+    cached.clear()
+    unspin.remove(["s0"], out=out, config=cfg)
+    assert not hashed and not cached, (hashed, cached)
+    _same_as_fresh(out, [a for a in [*arts, new, more] if a.id != "s0"], cfg)

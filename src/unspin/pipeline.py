@@ -501,6 +501,31 @@ def article_key(a: Article, embedder: str) -> str:
     return hashlib.sha1(key_json(parts).encode()).hexdigest()[:20]
 
 
+def archive_tag(config: Config) -> str:
+    """What the keys kept with an archived article (:meth:`unspin.store.Store.
+    save_articles`) were worked out with: the fingerprint version and embedder name of
+    its cache key, and the code and embedder of its :func:`article_key`. A run reads them
+    only under its own tag."""
+    from unspin.fingerprint import FINGERPRINT_VERSION
+
+    return key_json([FINGERPRINT_VERSION, doc_cache_name(config), code_version(), config.embedder])
+
+
+def archive_keys(a: Article, config: Config, known: Any = None) -> list[str]:
+    """``[tag, cache key, article key]`` of ``a`` to keep with it in the archive
+    (:func:`archive_tag`); ``known``: its article key when the run hashed it."""
+    from unspin.store import cache_key
+
+    ak = known if known is not None else article_key(a, config.embedder)
+    return [archive_tag(config), cache_key(a, doc_cache_name(config)), ak]
+
+
+def _archived_key(memo: Any, a: Article) -> str | None:
+    """``a``'s article key as kept in ``memo``'s archive (a Store), when it was."""
+    got = memo.archived_keys(a) if hasattr(memo, "archived_keys") else None
+    return got[1] if got is not None else None
+
+
 def _key(*parts: str) -> str:
     return hashlib.sha1("|".join(parts).encode()).hexdigest()
 
@@ -1438,7 +1463,12 @@ def pair_stage(
     ak: list[str] = []
     if memo is not None:
         ck = config_key(config)
-        ak = [article_key(d.article, config.embedder) for d in docs]
+        # kept with the archived articles (load_articles with this run's tag): hashed
+        # only for the articles new to the archive
+        ak = [
+            _archived_key(memo, d.article) or article_key(d.article, config.embedder)
+            for d in docs
+        ]
         akeys = [f"{ck}:{a}" for a in ak]
     mapper = None
     if isinstance(engine, LocalEngine):
