@@ -17,7 +17,10 @@ after each add with a fresh scan of the same articles (every table; slow for lar
 ``BASE/add-TRIAL.prof``). ``--dump DIR`` writes each add's result tables to
 ``DIR/TRIAL.json``; ``--same-as DIR`` compares them with another checkout's dump of the
 same adds (on its own base of the same articles; the articles' ``input``, the base's own
-input file, left out): an add of one code equal to another's.
+input file, left out): an add of one code equal to another's. ``--pin-code-version HASH``
+takes HASH as the memo keys' code version, so a checkout whose rule modules differ from
+the code that built the base reads its stored results (timing only; ``--same-as`` checks
+that its tables are still the base code's).
 ``--warm`` first loads
 what a running service has loaded (the models, by the service's own warm-up compare, and
 the Parquet writer), so the adds are timed as ``POST /articles`` runs them; without it,

@@ -764,8 +764,10 @@ class Store:
 
     def archived_keys(self, article: Article) -> tuple[str, str] | None:
         """The cache key and article key kept with ``article`` in the archive, when it is
-        an Article object the last :meth:`load_articles` returned (with a ``keys_tag``)
-        and it still holds what was read (else None: the caller hashes it)."""
+        an Article object the last :meth:`load_articles` returned (with a ``keys_tag``),
+        else None (the caller hashes it). The object itself is matched, not its fields: a
+        run changes no field of an archived Article, and an article replaced under its id
+        is another object."""
         got = self._archived.get(id(article))
         if got is None or got[0] is not article:
             return None
