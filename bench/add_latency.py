@@ -17,7 +17,10 @@ after each add with a fresh scan of the same articles (every table; slow for lar
 ``BASE/add-TRIAL.prof``). ``--dump DIR`` writes each add's result tables to
 ``DIR/TRIAL.json``; ``--same-as DIR`` compares them with another checkout's dump of the
 same adds (on its own base of the same articles; the articles' ``input``, the base's own
-input file, left out): an add of one code equal to another's.
+input file, left out): an add of one code equal to another's. ``--pin-code-version HASH``
+takes HASH as the memo keys' code version, so a checkout whose rule modules differ from
+the code that built the base reads its stored results (timing only; ``--same-as`` checks
+that its tables are still the base code's).
 ``--warm`` first loads
 what a running service has loaded (the models, by the service's own warm-up compare, and
 the Parquet writer), so the adds are timed as ``POST /articles`` runs them; without it,
@@ -205,11 +208,25 @@ def main() -> int:
         "articles: each add's tables are compared with it, table by table",
     )
     ap.add_argument(
+        "--pin-code-version",
+        metavar="HASH",
+        help="take HASH as unspin.pipeline.code_version() (the memo keys' code hash): a "
+        "checkout whose rule modules differ from the code that built --base then reads "
+        "the base's stored results, so its adds can be timed on that base; sound only "
+        "where the checkout computes the same results (check with --same-as)",
+    )
+    ap.add_argument(
         "--vectors-from",
         help="a store whose cached sentence vectors to start from, so the first scan "
         "embeds only what it lacks",
     )
     args = ap.parse_args()
+    if args.pin_code_version:
+        import unspin.pipeline as pipeline
+
+        real = pipeline.code_version()
+        pipeline.code_version = lambda: args.pin_code_version  # every caller is in pipeline
+        print(f"code version pinned to {args.pin_code_version} (this checkout's: {real})")
     arts, rest = pile(args.corpus, args.n)
     cfg = Config(embedder=args.embedder)
     base = Path(

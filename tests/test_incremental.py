@@ -692,6 +692,50 @@ def test_an_add_computes_only_the_new_articles_inner_pairs(tmp_path, monkeypatch
     _same_as_fresh(out, [*arts, new], cfg)
 
 
+def test_one_article_components_are_neither_computed_nor_stored(tmp_path, monkeypatch) -> None:
+    """A story component of one article is one group of it with no pair to score: the
+    scan and an add make it directly (no ``component_work``, no memo key read or
+    written for it), the stored components are those of two or more articles, and
+    every result equals a full rescan."""
+    import unspin.pipeline as pl
+
+    arts = []
+    for k, (who, what) in enumerate(FOUR_STORIES):
+        text = f"{who} {SAID} {what}. Officials welcomed the news, {who} added."
+        arts.append(Article(id=f"s{k}", text=text))
+        arts.append(Article(id=f"s{k}-copy", text=text.replace("welcomed", "cheered")))
+    lone = [
+        Article(id="lone-a", text="Heavy snow closed every school in Brannock on Tuesday."),
+        Article(id="lone-b", text="The Quillan orchestra plays Mahler at the Old Hall tonight."),
+    ]
+    new = Article(id="zz-lone", text="A rare white heron was seen near Pellmar lighthouse.")
+    cfg = Config(embedder="hashing", workers=1)
+    out = tmp_path / "res"
+    worked = record_calls(monkeypatch, pl, "component_work", lambda ctx, members: list(members))
+    read = record_calls(
+        monkeypatch, Store, "memo_get", lambda self, kind, keys: (kind, len(keys))
+    )
+    unspin.scan(arts_folder(tmp_path, [*arts, *lone]), out=out, config=cfg)
+    assert worked and all(len(m) > 1 for m in worked), worked
+    with Store(out / ".unspin") as st:
+        stored = [v for k, v in st.con.execute("SELECT kind, value FROM memo") if k == "component"]
+    assert stored
+    import pickle
+
+    assert all(sum(len(g) for g in pickle.loads(v)[0]) > 1 for v in stored)
+    worked.clear()
+    read.clear()
+    res = unspin.add([new], out=out, config=cfg)
+    assert all(len(m) > 1 for m in worked), worked
+    story = next(s for s in res.stories if "zz-lone" in s.articles)
+    assert story.articles == ["zz-lone"]
+    n_many = sum(len(s.articles) > 1 for s in res.stories)
+    assert sum(n for kind, n in read if kind == "component") <= n_many, read
+    _same_as_fresh(out, [*arts, *lone, new], cfg)
+    unspin.remove(["s0-copy"], out=out, config=cfg)
+    _same_as_fresh(out, [a for a in [*arts, *lone, new] if a.id != "s0-copy"], cfg)
+
+
 def test_quote_groups_from_kept_words_and_verdicts_equal_full_rescans(
     tmp_path, monkeypatch
 ) -> None:
@@ -1166,3 +1210,164 @@ def test_kept_quotation_keys_equal_a_fresh_reading_and_follow_the_pile(
         keys = [ak[0], article_key(edited.article, "hashing")]
         assert pile_quote_keys(pile, keys, 3, st) == [quote_keys(d, 3) for d in pile]
         assert set(st.memo_get("qkeys", [slot])[slot]) == set(keys)
+
+
+def test_sentence_row_keys_are_kept_as_doc_keys_and_counts_equal_to_their_strings() -> None:
+    """:class:`unspin.candidates.RowKeys` stands for the row strings ``f"{doc}:{n}"``:
+    equal to their list (and to another RowKeys of the same rows, docs without rows
+    left out), ``appended`` as the strings would be, and pickled without the strings."""
+    import pickle
+
+    import numpy as np
+
+    from unspin.candidates import RowKeys, appended
+
+    rk = RowKeys(["a", "b", "c"], np.array([2, 0, 1]))
+    strings = ["a:0", "a:1", "c:0"]
+    assert rk == strings and strings == rk and list(rk) == strings and len(rk) == 3
+    assert rk[1] == "a:1" and rk[:2] == strings[:2]
+    assert rk == RowKeys(["a", "c"], np.array([2, 1]))
+    assert rk != RowKeys(["a", "c"], np.array([1, 2])) and rk != ["a:0", "a:1"]
+    grown = RowKeys(["a", "b", "c", "d"], np.array([2, 0, 1, 3]))
+    assert appended(rk, grown) and appended(strings, grown) and appended(rk, strings + ["x"])
+    assert appended(RowKeys(["a"], np.array([1])), RowKeys(["a", "b"], np.array([2, 1])))
+    assert not appended(RowKeys(["a"], np.array([3])), RowKeys(["a", "b"], np.array([2, 1])))
+    assert not appended(rk, RowKeys(["c", "a"], np.array([1, 2])))
+    assert not appended(grown, rk)
+    back = pickle.loads(pickle.dumps(grown))
+    assert back == grown and back._list is None
+    assert grown._list is not None and b"a:1" not in pickle.dumps(grown)  # made, not kept
+    big = RowKeys([f"{k:040x}" for k in range(1000)], np.full(1000, 8))
+    assert len(pickle.dumps(big)) * 4 < len(pickle.dumps(big.strings()))
+
+
+def test_a_kept_sentence_state_of_row_strings_is_updated_as_row_keys(tmp_path) -> None:
+    """A store whose sentence neighbour state holds the rows' key strings (as written
+    before :class:`unspin.candidates.RowKeys`) is read and updated by an add and a
+    removal: the candidates equal a fresh computation, and the state is kept as
+    RowKeys afterwards."""
+    from unspin.candidates import RowKeys, grouped_candidate_list
+
+    docs = _docs_for_candidates()
+    by_id = {d.id: d for d in docs}
+    steps = [
+        ["orig", "copy", "quoter", "other", "other2", "far"],
+        ["orig", "copy", "quoter", "other", "other2", "far", "new"],
+        ["orig", "quoter", "other", "other2", "far", "new"],
+    ]
+    with Store(tmp_path / "st") as st:
+        for n, ids in enumerate(steps):
+            ds = [by_id[i] for i in ids]
+            got = grouped_candidate_list(ds, keys=[f"k:{i}" for i in ids], cache=st)
+            assert got == grouped_candidate_list(ds)
+            rows = st.con.execute("SELECT key FROM memo WHERE kind='neighbours'").fetchall()
+            slots = [k for (k,) in rows if k.startswith("sentence:")]
+            assert slots
+            states = st.memo_get("neighbours", slots)
+            assert all(isinstance(s.keys, RowKeys) for s in states.values())
+            if n == 0:  # as an earlier version kept it: one string per row
+                for s in states.values():
+                    s.keys = s.keys.strings()
+                st.memo_put("neighbours", states)
+
+
+def test_pair_keys_kept_as_one_bytes_array_read_as_the_strings(tmp_path) -> None:
+    """The pair state keeps its keys as one fixed-width bytes array (a list kept by
+    earlier code is read too): the keys taken from it equal :func:`pair_key` of every
+    pair, ``PairStage.pair_keys`` finds each pair's key by its codes (sorted or not) and
+    no other, and an add on a store equals a full rescan with the state so kept."""
+    import numpy as np
+
+    import unspin.pipeline as pl
+    from unspin.pipeline import KeyArray, PairKeys, PairState, key_array, pair_key, pair_keys
+
+    ak = ["a", "b", "c", "d"]
+    forms: list[dict[int, int]] = [{}, {}, {1: 2}, {}]
+    pairs = [(0, 1), (0, 2), (1, 3), (2, 3)]
+    strings = [pair_key("ck", ak, forms, i, j) for i, j in pairs]
+    codes = np.array([i * 4 + j for i, j in pairs], dtype=np.int64)
+    flags = np.zeros(4, dtype=bool)
+    for kept in (strings, key_array(strings)):  # a list (earlier code) or the array
+        last = PairState(kept, np.zeros(4), flags, flags, list(ak), {2: {1: 2}}, codes)
+        got = pair_keys("ck", ak, forms, pairs + [(1, 2)], last, np.array([0, 1, 2, 3, -1]))
+        assert isinstance(got, KeyArray)
+        assert got == strings + [pair_key("ck", ak, forms, 1, 2)]
+        assert got[4] == pair_key("ck", ak, forms, 1, 2) and got[1:3] == strings[1:3]
+    ei = np.array([p[0] for p in pairs], dtype=np.int64)
+    ej = np.array([p[1] for p in pairs], dtype=np.int64)
+    for order in ([0, 1, 2, 3], [3, 1, 0, 2]):  # the pairs sorted, or not
+        pk = PairKeys(ei[order], ej[order], 4, [strings[k] for k in order])
+        assert dict(pk) == dict(zip(pairs, strings)) and len(pk) == 4
+        assert pk.get((1, 3)) == strings[2] and pk[(0, 2)] == strings[1]
+        assert pk.get((1, 2)) is None and (2, 1) not in pk and pk.get((9, 9)) is None
+    # in a store: the kept state's keys are an array, and an add equals a rescan
+    arts = [
+        Article(id=f"s{k}", text=f"{who} {SAID} {what}. Officials welcomed it, {who} added.")
+        for k, (who, what) in enumerate(FOUR_STORIES)
+    ]
+    arts.append(Article(id="s0-copy", text=arts[0].text.replace("welcomed", "cheered")))
+    cfg = Config(embedder="hashing", workers=1)
+    out = tmp_path / "res"
+    unspin.scan(arts_folder(tmp_path, arts), out=out, config=cfg)
+    new = Article(id="zz", text=arts[1].text.replace("welcomed", "praised"))
+    unspin.add([new], out=out, config=cfg)
+    _same_as_fresh(out, [*arts, new], cfg)
+    with Store(out / ".unspin") as st:
+        slot = f"last:{pl.config_key(cfg)}"
+        state = st.memo_get("pairs", [slot])[slot]
+    assert isinstance(state.keys, np.ndarray) and state.keys.dtype.kind == "S"
+    assert len(state.keys) == len(state.codes) > 0
+
+
+def test_archived_keys_are_read_not_hashed_again_and_kept_once_for_an_old_archive(
+    tmp_path, monkeypatch
+) -> None:
+    """The archive keeps each article's cache key and article key with it (under the
+    tag of what they were made with): an add hashes only its new article, an archive
+    written without them (earlier code) gets them on its first add, keys under another
+    tag are not read, and every result equals a full rescan."""
+    import unspin.pipeline as pl
+    import unspin.store as us
+
+    arts = [
+        Article(id=f"s{k}", text=f"{who} {SAID} {what}. Officials welcomed it, {who} added.")
+        for k, (who, what) in enumerate(FOUR_STORIES)
+    ]
+    cfg = Config(embedder="hashing", workers=1)
+    out = tmp_path / "res"
+    unspin.scan(arts_folder(tmp_path, arts), out=out, config=cfg)
+
+    def kept() -> dict[str, object]:
+        with Store(out / ".unspin") as st:
+            rows = st.con.execute("SELECT id, data FROM articles").fetchall()
+        return {i: json.loads(d).get("_keys") for i, d in rows}
+
+    tag = pl.archive_tag(cfg)
+    assert all(k is not None and k[0] == tag for k in kept().values())
+    hashed = record_calls(monkeypatch, pl, "article_key", lambda a, e: a.id)
+    cached = record_calls(monkeypatch, us, "cache_key", lambda a, e: a.id)
+    new = Article(id="zz", text=arts[1].text.replace("welcomed", "praised"))
+    unspin.add([new], out=out, config=cfg)
+    assert set(hashed) == {"zz"} and set(cached) == {"zz"}, (hashed, cached)
+    _same_as_fresh(out, [*arts, new], cfg)
+    # as earlier code archived them: no keys; the first add hashes all and keeps them
+    with Store(out / ".unspin") as st:
+        for i, d in st.con.execute("SELECT id, data FROM articles").fetchall():
+            row = json.loads(d)
+            row.pop("_keys")
+            if i == "s2":
+                row["_keys"] = ["another tag", "x", "y"]  # another embedder's, say
+            st.con.execute("UPDATE articles SET data=? WHERE id=?", (json.dumps(row), i))
+        st.con.commit()
+    hashed.clear()
+    cached.clear()
+    more = Article(id="zz2", text=arts[2].text.replace("welcomed", "hailed"))
+    unspin.add([more], out=out, config=cfg)
+    assert {"s0", "s2", "zz", "zz2"} <= set(hashed) and "s2" in cached
+    assert all(k is not None and k[0] == tag for k in kept().values())
+    _same_as_fresh(out, [*arts, new, more], cfg)
+    hashed.clear()
+    cached.clear()
+    unspin.remove(["s0"], out=out, config=cfg)
+    assert not hashed and not cached, (hashed, cached)
+    _same_as_fresh(out, [a for a in [*arts, new, more] if a.id != "s0"], cfg)

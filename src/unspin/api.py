@@ -22,7 +22,10 @@ from unspin.pipeline import (
     Progress,
     _noop,
     analyse,
+    archive_keys,
+    archive_tag,
     blas_threads,
+    doc_cache_name,
     fingerprint,
     provenance,
     quote_speakers,
@@ -125,7 +128,7 @@ def add(
 
 def _add(new, errors, out, config, store, progress) -> Result:
     st = _store(out, store)
-    old = st.load_articles()
+    old = st.load_articles(archive_tag(config), doc_cache_name(config))
     if not old:
         st.close()
         raise ValueError(f"no earlier scan in {st.path}: run `unspin scan ... --out {out}` first")
@@ -170,7 +173,7 @@ def remove(
 
 def _remove(ids, out, config, store, progress) -> Result:
     st = _store(out, store)
-    old = st.load_articles()
+    old = st.load_articles(archive_tag(config), doc_cache_name(config))
     missing = sorted(set(ids) - {a.id for a in old})
     if missing:
         st.close()
@@ -238,7 +241,13 @@ def _run_limited(articles, errors, config, out, st, progress, replace, save, dro
         if st is not None:
             if drop:
                 st.delete_articles(drop)
-            st.save_articles(articles if save is None else save, replace=replace)
+            saved = list(articles if save is None else save)
+            if not replace:  # archived by earlier code without their keys: kept now, once
+                ids = {a.id for a in saved}
+                saved += [a for a in articles if a.id not in ids and st.archived_keys(a) is None]
+            known = result.article_keys[1] if result.article_keys else {}
+            keys = [archive_keys(a, config, known.get(a.id)) for a in saved]
+            st.save_articles(saved, replace=replace, keys=keys)
             st.write_index(docs)
     finally:
         if st is not None:

@@ -28,7 +28,7 @@ import multiprocessing as mp
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -501,6 +501,31 @@ def article_key(a: Article, embedder: str) -> str:
     return hashlib.sha1(key_json(parts).encode()).hexdigest()[:20]
 
 
+def archive_tag(config: Config) -> str:
+    """What the keys kept with an archived article (:meth:`unspin.store.Store.
+    save_articles`) were worked out with: the fingerprint version and embedder name of
+    its cache key, and the code and embedder of its :func:`article_key`. A run reads them
+    only under its own tag."""
+    from unspin.fingerprint import FINGERPRINT_VERSION
+
+    return key_json([FINGERPRINT_VERSION, doc_cache_name(config), code_version(), config.embedder])
+
+
+def archive_keys(a: Article, config: Config, known: Any = None) -> list[str]:
+    """``[tag, cache key, article key]`` of ``a`` to keep with it in the archive
+    (:func:`archive_tag`); ``known``: its article key when the run hashed it."""
+    from unspin.store import cache_key
+
+    ak = known if known is not None else article_key(a, config.embedder)
+    return [archive_tag(config), cache_key(a, doc_cache_name(config)), ak]
+
+
+def _archived_key(memo: Any, a: Article) -> str | None:
+    """``a``'s article key as kept in ``memo``'s archive (a Store), when it was."""
+    got = memo.archived_keys(a) if hasattr(memo, "archived_keys") else None
+    return got[1] if got is not None else None
+
+
 def _key(*parts: str) -> str:
     return hashlib.sha1("|".join(parts).encode()).hexdigest()
 
@@ -516,6 +541,44 @@ def pair_key(ck: str, ak: Sequence[str], forms: Sequence[dict[int, int]], i: int
     return _key(ck, ak[i], ak[j])
 
 
+class KeyArray(Sequence):
+    """Keys (ASCII: the pair keys' hex digits) held as one fixed-width bytes array, read
+    as ``str``: the pair state of a 20,000-article pile keeps ~345,000 keys, which an
+    add pickles and reads back as one buffer, not as as many strings. Equal to the list
+    of the strings it holds."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = array
+
+    def __len__(self) -> int:
+        return len(self.array)
+
+    def __getitem__(self, k):  # type: ignore[override]
+        if isinstance(k, slice):
+            return [x.decode() for x in self.array[k].tolist()]
+        return self.array[k].decode()
+
+    def __iter__(self):
+        return (x.decode() for x in self.array.tolist())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, KeyArray)):
+            return len(other) == len(self) and list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def key_array(keys: Sequence[str] | np.ndarray) -> np.ndarray:
+    """``keys`` as a fixed-width bytes array (:class:`KeyArray`'s); a state kept by
+    earlier code holds a list of strings."""
+    if isinstance(keys, KeyArray):
+        return keys.array
+    if isinstance(keys, np.ndarray):
+        return keys
+    return np.array(list(keys), dtype="S") if len(keys) else np.zeros(0, dtype="S40")
+
+
 def pair_keys(
     ck: str,
     ak: Sequence[str],
@@ -523,18 +586,68 @@ def pair_keys(
     pairs: Sequence[tuple[int, int]],
     last: PairState | None = None,
     places: np.ndarray | None = None,
-) -> list[str]:
+) -> Sequence[str]:
     """:func:`pair_key` of each pair; with the last run's state ``last`` (same ``ck``)
     and each pair's place in it (``places``, :func:`last_places`; -1: none), a pair
     with a place takes its key from there, so an add hashes only the pairs that are
-    new or whose articles' form lines moved, not every pair of the pile."""
+    new or whose articles' form lines moved, not every pair of the pile (the keys then
+    as a :class:`KeyArray`: one array gather, no string per pair)."""
     if last is None or places is None:
         return [pair_key(ck, ak, forms, i, j) for i, j in pairs]
-    kept = last.keys
-    out = [kept[x] if x >= 0 else "" for x in places.tolist()]
-    for k in np.flatnonzero(places < 0).tolist():
-        out[k] = pair_key(ck, ak, forms, *pairs[k])
-    return out
+    kept = key_array(last.keys)
+    if len(kept):
+        out = kept[np.maximum(places, 0)]
+    else:
+        out = np.zeros(len(places), dtype="S40")
+    new = np.flatnonzero(places < 0)
+    if len(new):
+        fresh = np.array([pair_key(ck, ak, forms, *pairs[k]) for k in new.tolist()], dtype="S")
+        if fresh.dtype.itemsize > out.dtype.itemsize:
+            out = out.astype(fresh.dtype)
+        out[new] = fresh
+    return KeyArray(out)
+
+
+class PairKeys(Mapping):
+    """Each candidate pair's stored-result key by pair (``PairStage.pair_keys``), read
+    from the pairs' index arrays and a key array: no dict of every pair of the pile."""
+
+    def __init__(self, ei: np.ndarray, ej: np.ndarray, n: int, keys: Sequence[str]) -> None:
+        self.n = max(n, 1)
+        codes = ei * self.n + ej
+        self.order = None
+        if len(codes) > 1 and not bool(np.all(codes[1:] > codes[:-1])):
+            self.order = np.argsort(codes, kind="stable")
+            codes = codes[self.order]
+        self.codes, self.array = codes, key_array(keys)
+
+    def _at(self, pair: object) -> int:
+        if not (isinstance(pair, tuple) and len(pair) == 2):
+            return -1
+        i, j = pair
+        if not (0 <= i < self.n and 0 <= j < self.n):
+            return -1
+        code = i * self.n + j
+        x = int(np.searchsorted(self.codes, code))
+        if x >= len(self.codes) or self.codes[x] != code:
+            return -1
+        return int(self.order[x]) if self.order is not None else x
+
+    def __getitem__(self, pair: tuple[int, int]) -> str:
+        x = self._at(pair)
+        if x < 0:
+            raise KeyError(pair)
+        return self.array[x].decode()
+
+    def __contains__(self, pair: object) -> bool:
+        return self._at(pair) >= 0
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __iter__(self):
+        ei, ej = self.codes // self.n, self.codes % self.n
+        return iter(zip(ei.tolist(), ej.tolist()))
 
 
 def last_places(
@@ -843,7 +956,7 @@ class PairStage:
     #: with a memo: each article's :func:`article_key`, and the key each pair's result is
     #: stored under (everything the pair's features are computed from)
     article_keys: list[str] = field(default_factory=list)
-    pair_keys: dict[tuple[int, int], str] = field(default_factory=dict)
+    pair_keys: Mapping[tuple[int, int], str] = field(default_factory=dict)
     #: per doc, its exact-duplicate group's representative (see
     #: :func:`unspin.candidates.representatives`); None: every doc its own
     rep: list[int] | None = None
@@ -967,7 +1080,8 @@ class PairState:
     corpus anything (then its result is replayed, :func:`same_answers`): an ``add``
     reads the stored results of the pairs that need them only."""
 
-    keys: list[str]
+    #: as a fixed-width bytes array (:func:`key_array`; earlier code kept a list)
+    keys: np.ndarray | list[str]
     links: np.ndarray
     reuse: np.ndarray
     asked: np.ndarray
@@ -1349,7 +1463,12 @@ def pair_stage(
     ak: list[str] = []
     if memo is not None:
         ck = config_key(config)
-        ak = [article_key(d.article, config.embedder) for d in docs]
+        # kept with the archived articles (load_articles with this run's tag): hashed
+        # only for the articles new to the archive
+        ak = [
+            _archived_key(memo, d.article) or article_key(d.article, config.embedder)
+            for d in docs
+        ]
         akeys = [f"{ck}:{a}" for a in ak]
     mapper = None
     if isinstance(engine, LocalEngine):
@@ -1468,7 +1587,7 @@ def pair_stage(
         pair_arrays = (ei, ej, link)
         stored = QuietPairs(ei[quiet], ej[quiet], len(ak))
         state = PairState(
-            keys=keys,
+            keys=key_array(keys),
             links=link,
             reuse=reuse,
             asked=asks,
@@ -1488,7 +1607,9 @@ def pair_stage(
         },
         feature_fn=_FeatureFn(docs, ctx.qkeys, config.stories, ctx.forms),
         article_keys=ak,
-        pair_keys=dict(zip(pairs, keys)),
+        pair_keys=PairKeys(pair_arrays[0], pair_arrays[1], len(ak), keys)
+        if pair_arrays is not None
+        else dict(zip(pairs, keys)),
         rep=rep,
         second=second,
         stored=stored,
@@ -1780,13 +1901,22 @@ def _map_components(docs, comps, ps, config, engine, memo) -> list[tuple]:
     """:func:`component_work` for every component (stored results reused by key)."""
     sp = config.stories
     done: list[Any] = [None] * len(comps)
-    todo = list(range(len(comps)))
-    keys: list[str] = []
+    # a component of one article (most of a pile's) is one group of it, with no pair
+    # to score (component_result): made here, neither keyed, stored nor read back
+    many = []
+    for c, members in enumerate(comps):
+        if len(members) == 1:
+            done[c] = ([list(members)], {}, {})
+        else:
+            many.append(c)
+    todo = many
+    keys: dict[int, str] = {}
     if memo is not None:
-        keys = _component_keys(docs, comps, ps, config)
-        got = memo.memo_get("component", keys)
+        keys = dict(zip(many, _component_keys(docs, [comps[c] for c in many], ps, config)))
+        got = memo.memo_get("component", list(keys.values()))
         todo = []
-        for c, members in enumerate(comps):
+        for c in many:
+            members = comps[c]
             hit = got.get(keys[c])
             if hit is None:
                 todo.append(c)

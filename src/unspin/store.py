@@ -55,6 +55,8 @@ CREATE TABLE IF NOT EXISTS index_file (
     id INTEGER PRIMARY KEY CHECK (id = 0), gen INTEGER NOT NULL, dim INTEGER NOT NULL);
 """
 _ARTICLE_FIELDS = {f.name for f in dataclasses.fields(Article)}
+#: the field of an archived article's JSON holding its hashed keys (:meth:`Store.save_articles`)
+_ARCHIVED_KEYS = "_keys"
 
 
 #: seconds a writer waits for another writer's lock on a store or results folder
@@ -546,6 +548,11 @@ class Store:
         self.vectors_path = self.path / "docs.f32"
         self.hits = self.misses = self._pending = 0
         self._pid, self._thread = os.getpid(), threading.get_ident()
+        #: keys kept with the archived articles the last load_articles returned, by the
+        #: Article object's id() (with the object: a reused id() is no match), and the
+        #: embedder name their cache keys are for
+        self._archived: dict[int, tuple[Article, str, str]] = {}
+        self._archived_embedder: str | None = None
         try:
             private_dir(self.path)
             if not self.db_path.exists():  # owner-only from the start (SQLite gives its
@@ -621,7 +628,7 @@ class Store:
     ) -> list[Doc | None]:
         """:meth:`get_doc` for many articles, read in a few queries (one per 500).
         ``lazy``: :class:`StoredDoc` s, whose sentence vectors are read on first use."""
-        keys = [cache_key(a, embedder) for a in articles]
+        keys = [self._cache_key(a, embedder) for a in articles]
         rows: dict[str, tuple] = {}
         cols = self._LAZY_COLUMNS if lazy else self._DOC_COLUMNS
         where = str(self.path.resolve()) if lazy else ""
@@ -648,6 +655,14 @@ class Store:
         except (sqlite3.Error, ValueError, KeyError, TypeError) as e:
             raise self._error(e) from e
         return out
+
+    def _cache_key(self, a: Article, embedder: str) -> str:
+        """:func:`cache_key`, taken from the archive when it was kept there for this
+        embedder name (the tag :meth:`load_articles` was given holds it)."""
+        got = self._archived.get(id(a)) if embedder == self._archived_embedder else None
+        if got is not None and got[0] is a:
+            return got[1]
+        return cache_key(a, embedder)
 
     def put_doc(self, doc: Doc, embedder: str) -> None:
         """Cache an embedded Doc's fingerprint data (not its article) under its content key."""
@@ -690,15 +705,30 @@ class Store:
 
     # ------------------------------------------------------------ article archive
 
-    def save_articles(self, articles: Sequence[Article], replace: bool = False) -> None:
-        """Upsert articles by id (first-seen order kept); ``replace`` drops all others first."""
+    def save_articles(
+        self,
+        articles: Sequence[Article],
+        replace: bool = False,
+        keys: Sequence[list[str] | None] | None = None,
+    ) -> None:
+        """Upsert articles by id (first-seen order kept); ``replace`` drops all others first.
+        ``keys``: per article, what its hashed keys were worked out with and the keys
+        (``[tag, cache key, article key]``, :func:`unspin.pipeline.archive_keys`), kept in
+        the same JSON as the article (``_ARCHIVED_KEYS``: a reader of the archive takes
+        them only with its own tag, and only from the row they were made from)."""
+        rows = []
+        for k, a in enumerate(articles):
+            data = dataclasses.asdict(a)
+            if keys is not None and keys[k] is not None:
+                data[_ARCHIVED_KEYS] = keys[k]
+            rows.append((a.id, _dumps(data)))
         with self.con:
             if replace:
                 self.con.execute("DELETE FROM articles")
             self.con.executemany(
                 "INSERT INTO articles (id, data) VALUES (?, ?) "
                 "ON CONFLICT(id) DO UPDATE SET data=excluded.data",
-                [(a.id, _dumps(dataclasses.asdict(a))) for a in articles],
+                rows,
             )
         self._pending = 0
 
@@ -708,16 +738,40 @@ class Store:
             self.con.executemany("DELETE FROM articles WHERE id=?", [(i,) for i in ids])
         self._pending = 0
 
-    def load_articles(self) -> list[Article]:
-        """All archived articles in first-seen order."""
+    def load_articles(
+        self, keys_tag: str | None = None, cache_name: str | None = None
+    ) -> list[Article]:
+        """All archived articles in first-seen order. ``keys_tag``: the keys kept with an
+        article under this tag (:meth:`save_articles`) are remembered for the Article
+        objects returned (:meth:`archived_keys`; its cache keys for the embedder name
+        ``cache_name``, which the tag must stand for), so a run does not hash them again."""
         try:
             rows = self.con.execute("SELECT data FROM articles ORDER BY seq").fetchall()
-            return [
-                Article(**{k: v for k, v in json.loads(r[0]).items() if k in _ARTICLE_FIELDS})
-                for r in rows
-            ]
+            out = []
+            known = self._archived = {}
+            self._archived_embedder = cache_name if keys_tag is not None else None
+            for (raw,) in rows:
+                d = json.loads(raw)
+                a = Article(**{k: v for k, v in d.items() if k in _ARTICLE_FIELDS})
+                got = d.get(_ARCHIVED_KEYS)
+                if keys_tag is not None and type(got) is list and len(got) == 3:
+                    if got[0] == keys_tag and type(got[1]) is str and type(got[2]) is str:
+                        known[id(a)] = (a, got[1], got[2])
+                out.append(a)
+            return out
         except (sqlite3.Error, ValueError, TypeError) as e:
             raise self._error(e) from e
+
+    def archived_keys(self, article: Article) -> tuple[str, str] | None:
+        """The cache key and article key kept with ``article`` in the archive, when it is
+        an Article object the last :meth:`load_articles` returned (with a ``keys_tag``),
+        else None (the caller hashes it). The object itself is matched, not its fields: a
+        run changes no field of an archived Article, and an article replaced under its id
+        is another object."""
+        got = self._archived.get(id(article))
+        if got is None or got[0] is not article:
+            return None
+        return got[1], got[2]
 
     # ------------------------------------------------------------ vector index
 
