@@ -712,9 +712,7 @@ def test_one_article_components_are_neither_computed_nor_stored(tmp_path, monkey
     cfg = Config(embedder="hashing", workers=1)
     out = tmp_path / "res"
     worked = record_calls(monkeypatch, pl, "component_work", lambda ctx, members: list(members))
-    read = record_calls(
-        monkeypatch, Store, "memo_get", lambda self, kind, keys: (kind, len(keys))
-    )
+    read = record_calls(monkeypatch, Store, "memo_get", lambda self, kind, keys: (kind, len(keys)))
     unspin.scan(arts_folder(tmp_path, [*arts, *lone]), out=out, config=cfg)
     assert worked and all(len(m) > 1 for m in worked), worked
     with Store(out / ".unspin") as st:

@@ -1466,8 +1466,7 @@ def pair_stage(
         # kept with the archived articles (load_articles with this run's tag): hashed
         # only for the articles new to the archive
         ak = [
-            _archived_key(memo, d.article) or article_key(d.article, config.embedder)
-            for d in docs
+            _archived_key(memo, d.article) or article_key(d.article, config.embedder) for d in docs
         ]
         akeys = [f"{ck}:{a}" for a in ak]
     mapper = None
