@@ -448,12 +448,13 @@ def _above_kth(
     after sees about ``k`` per row, not every similar row (a text of templated lines is
     similar to itself everywhere: n^2 values sorted).
 
-    The same cells as cutting every row at ``max(k-th largest, bar)``
-    (:func:`_above_kth_by_partition`), at a fraction of its cost: a row with at most
-    ``k`` cells at ``bar`` or above keeps exactly those (its k-th largest is below
-    ``bar``, or is the smallest of them), so only the rows with more are partitioned,
-    and the block is compared once and its hits found in the flat array (a 2-D
-    ``nonzero`` and a partition of every row cost as much as the product itself)."""
+    The same cells as cutting every row at ``max(k-th largest, bar)`` (the first
+    version, kept as the reference in tests/test_candidates.py), at a fraction of its
+    cost: a row with at most ``k`` cells at ``bar`` or above keeps exactly those (its
+    k-th largest is below ``bar``, or is the smallest of them), so only the rows with
+    more are partitioned, and the block is compared once and its hits found in the flat
+    array (a 2-D ``nonzero`` and a partition of every row cost as much as the product
+    itself)."""
     m = sim.shape[1]
     flat = np.flatnonzero(sim.ravel() >= bar)
     r, c = np.divmod(flat, m)
@@ -467,17 +468,6 @@ def _above_kth(
         keep = v >= cut[r]
         r, c, v = r[keep], c[keep], v[keep]
     return r, c, v
-
-
-def _above_kth_by_partition(
-    sim: np.ndarray, k: int, bar: np.floating
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`_above_kth` as it was first written (every row partitioned, a 2-D
-    ``nonzero``): the reference the fast path is tested against."""
-    m = sim.shape[1]
-    kth = np.partition(sim, m - k, axis=1)[:, m - k]
-    r, c = np.nonzero(sim >= np.maximum(kth, bar)[:, None])
-    return r, c, sim[r, c]
 
 
 def _search_block(ctx: tuple, lo: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
