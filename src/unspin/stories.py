@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from functools import cache, lru_cache
 
 import numpy as np
@@ -971,8 +972,10 @@ def component_features(
     keys = {i: story_keys(docs[i], form(i)) for i in members}
     totals = {i: keys[i].local_total(local) for i in members} if local else {}
     with_keys = getattr(feat_fn, "with_keys", False)
-    near = near_counts([docs[i] for i in members], crowd_days)
+    times = [parse_time(docs[i].article.published_at) for i in members]
+    near = near_counts_of(times, crowd_days)
     out = {}
+    sims: dict[tuple[int, int], float] = {}  # (x, y) -> doc_sim, for ``recur`` below
     for x in range(len(members)):
         i = members[x]
         ki = keys[i]
@@ -1003,17 +1006,12 @@ def component_features(
                 else 0.0
             )
             out[key] = f
+            sims[x, y] = f["doc_sim"]
     # how often the pair's topic recurs on other days (:func:`other_day_counts`)
-    sims = {(x, y): out[members[x], members[y]]["doc_sim"] for x, y in _pairs(len(members))}
-    days = pub_days([docs[i] for i in members])
+    days = [t.toordinal() if t is not None else None for t in times]
     for (x, y), r in other_day_counts(days, sims, link_sim).items():
         out[members[x], members[y]]["recur"] = r
     return out
-
-
-def _pairs(n: int) -> list[tuple[int, int]]:
-    """Every index pair ``(x, y)``, ``x < y``, of ``n`` items."""
-    return [(x, y) for x in range(n) for y in range(x + 1, n)]
 
 
 def pub_days(docs: Sequence[Doc]) -> list[int | None]:
@@ -1071,7 +1069,11 @@ def other_day_counts(
 def near_counts(docs: Sequence[Doc], days: float) -> list[int]:
     """For each article, how many of the others (``docs``: one component) are published
     within ``days`` of it (0 for an article without a publication time)."""
-    times = [parse_time(d.article.published_at) for d in docs]
+    return near_counts_of([parse_time(d.article.published_at) for d in docs], days)
+
+
+def near_counts_of(times: Sequence[datetime | None], days: float) -> list[int]:
+    """:func:`near_counts` from the articles' parsed publication times."""
     stamps = np.array([t.timestamp() / 86400 if t is not None else np.nan for t in times])
     known = np.sort(stamps[~np.isnan(stamps)])
     out = []
