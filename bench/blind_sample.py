@@ -28,19 +28,10 @@ import random
 import sys
 from pathlib import Path
 
+from common import read_verdicts
 from eval_duplicates import load
 
 READ_FILES = ("reuters_same_story_read.tsv", "reuters_spun_read.tsv")
-
-
-def read_pairs(paths: list[Path]) -> set[frozenset[str]]:
-    """Pairs already read by hand (rows with ``a`` and ``b`` columns; ``#`` lines skipped)."""
-    seen: set[frozenset[str]] = set()
-    for p in paths:
-        lines = [ln for ln in p.read_text(encoding="utf-8").splitlines() if not ln.startswith("#")]
-        for row in csv.DictReader(lines, delimiter="\t"):
-            seen.add(frozenset((row["a"], row["b"])))
-    return seen
 
 
 def relations(path: Path) -> dict[frozenset[str], str]:
@@ -67,7 +58,7 @@ def draw(args: argparse.Namespace) -> int:
         runs[tag] = relations(Path(path))
     here = Path(__file__).parent
     excl = [here / f for f in READ_FILES] + [Path(p) for p in args.exclude]
-    seen = read_pairs([p for p in excl if p.exists()])
+    seen = {frozenset(p) for f in excl if f.exists() for p in read_verdicts(f)}
     rng = random.Random(args.seed)
     drawn: dict[frozenset[str], list[str]] = {}
     for tag, rels in runs.items():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import gzip
 import json
 import os
@@ -11,6 +12,20 @@ from unspin.model import Article
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("UNSPIN_SHARED", REPO.parent / "shared"))
+
+
+def read_verdicts(path: str | Path, exclude: str = "") -> dict[tuple[str, str], bool]:
+    """Hand-read verdicts (``bench/reuters_*_read.tsv``: ``set``, ``a``, ``b``, ``verdict``;
+    ``#`` lines skipped) by pair (sorted ids): True right, False wrong; sets whose name
+    starts with ``exclude`` left out."""
+    out: dict[tuple[str, str], bool] = {}
+    with open(path, encoding="utf-8") as fh:
+        rows = csv.DictReader((line for line in fh if not line.startswith("#")), delimiter="\t")
+        for r in rows:
+            if exclude and r["set"].startswith(exclude):
+                continue
+            out[tuple(sorted((r["a"], r["b"])))] = r["verdict"] == "right"
+    return out
 
 
 def jsonl(path: Path) -> list[dict]:

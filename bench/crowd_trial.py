@@ -24,24 +24,15 @@ Tuning only; the figures are pairs already read, not a fresh sample.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import pickle
 import sys
 from collections import Counter
 from dataclasses import replace
 
+from common import read_verdicts
+
 import unspin.pipeline as P
-
-
-def labels(path: str) -> dict[tuple[str, str], bool]:
-    """Read verdicts by pair (sorted ids): True right, False wrong."""
-    out: dict[tuple[str, str], bool] = {}
-    with open(path, encoding="utf-8") as fh:
-        rows = csv.DictReader((line for line in fh if not line.startswith("#")), delimiter="\t")
-        for r in rows:
-            out[tuple(sorted((r["a"], r["b"])))] = r["verdict"] == "right"
-    return out
 
 
 def typed(stage: str, refs: list[float]) -> tuple[str, dict[float, dict], dict[float, Counter]]:
@@ -125,7 +116,7 @@ def main() -> int:
     if refs[0] != 0:
         refs = [0.0, *refs]
     bars = [float(x) for x in a.bars.split(",")]
-    lab = labels(a.labels)
+    lab = read_verdicts(a.labels)
     table: dict = {}
     variants = [("crowd", r, b) for r in refs for b in bars if r > 0 or b == 0]
     # the bar alone: crowded pairs (crowd > ref) need their undiscounted probability

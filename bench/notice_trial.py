@@ -24,12 +24,12 @@ at all). Tuning only: pairs already read, not a fresh sample.
 from __future__ import annotations
 
 import argparse
-import csv
 import pickle
 import sys
 from collections import Counter
 from dataclasses import replace
 
+from common import read_verdicts
 from recur_trial import fmt, tally, utility
 
 import unspin.pipeline as P
@@ -37,17 +37,6 @@ import unspin.pipeline as P
 HEAD = (1, 2, 3)
 CHARS = (0, 400, 600, 800, 1000, 1200, 1500, 2000)
 BASE_CHARS = (0, 300, 400, 600, 800, 1000, 1500, 2000)
-
-
-def labels(path: str, exclude: str) -> dict[tuple[str, str], bool]:
-    out = {}
-    with open(path, encoding="utf-8") as fh:
-        rows = csv.DictReader((x for x in fh if not x.startswith("#")), delimiter="\t")
-        for r in rows:
-            if exclude and r["set"].startswith(exclude):
-                continue
-            out[tuple(sorted((r["a"], r["b"])))] = r["verdict"] == "right"
-    return out
 
 
 def typed(docs, **kw):
@@ -94,7 +83,7 @@ def main() -> int:
     ap.add_argument("--exclude", default="s18_")
     ap.add_argument("--list", action="store_true")
     a = ap.parse_args()
-    lab = labels(a.labels, a.exclude)
+    lab = read_verdicts(a.labels, a.exclude)
     ship = P.Config().stories
     table: dict = {}
     grid = [(h, c) for h in HEAD for c in CHARS if c or h == 1]  # (1, 0): off

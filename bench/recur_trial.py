@@ -31,7 +31,7 @@ import sys
 from collections import Counter
 from dataclasses import replace
 
-from crowd_trial import labels
+from common import read_verdicts
 
 import unspin.pipeline as P
 
@@ -95,7 +95,7 @@ def main() -> int:
     ap.add_argument("--labels", default="bench/reuters_same_story_read.tsv")
     ap.add_argument("--list", action="store_true", help="each read claim's inputs")
     a = ap.parse_args()
-    lab = labels(a.labels)
+    lab = read_verdicts(a.labels)
     table: dict = {}
     for stage in a.stages:
         with open(stage, "rb") as fh:
