@@ -1008,15 +1008,15 @@ def component_features(
             out[key] = f
             sims[x, y] = f["doc_sim"]
     # how often the pair's topic recurs on other days (:func:`other_day_counts`)
-    days = [t.toordinal() if t is not None else None for t in times]
+    days = pub_days(times)
     for (x, y), r in other_day_counts(days, sims, link_sim).items():
         out[members[x], members[y]]["recur"] = r
     return out
 
 
-def pub_days(docs: Sequence[Doc]) -> list[int | None]:
-    """Each article's calendar day of publication (proleptic ordinal), None when unknown."""
-    times = [parse_time(d.article.published_at) for d in docs]
+def pub_days(times: Sequence[datetime | None]) -> list[int | None]:
+    """Each article's calendar day of publication (proleptic ordinal) from its parsed
+    publication time, None when unknown."""
     return [t.toordinal() if t is not None else None for t in times]
 
 
