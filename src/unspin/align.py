@@ -285,6 +285,24 @@ def _frame(text: str, casing: Casing | None = None) -> list[str]:
     return out
 
 
+def frame_kgrams(text: str, k: int = 3) -> frozenset[tuple[str, ...]]:
+    """The word k-grams of ``text``'s frame (:func:`_frame`: figures and names blanked),
+    computed once per article where many pairs compare it (the story stage's
+    ``StoryParams.items_frame``); empty when the frame has fewer than ``k`` words."""
+    fr = _frame(text)
+    return frozenset(tuple(fr[i : i + k]) for i in range(len(fr) - k + 1))
+
+
+def kgram_set_share(ga: frozenset, gb: frozenset) -> float:
+    """:func:`frame_agreement` from two texts' :func:`frame_kgrams`: the share of the
+    smaller set found in the other (0 when either is empty)."""
+    if not ga or not gb:
+        return 0.0
+    if len(ga) > len(gb):
+        ga, gb = gb, ga
+    return len(ga & gb) / len(ga)
+
+
 def frame_agreement(a: str, b: str, k: int = 3, casing: Casing | None = None) -> float:
     """Share of the shorter text's word k-grams, figures and names blanked, found in the
     other: a template filled in twice agrees almost everywhere once its slots are blanked;

@@ -1056,11 +1056,14 @@ def is_correction(doc: Doc, p: ClassifyParams) -> bool:
     its headline (the title, else the text's first line) says so, or a note in its last
     ``correction_tail_chars`` characters does. A corrected re-issue is the item again,
     with its figures changed on purpose, whatever the day."""
-    text = doc.article.text
-    head = doc.article.title or text.lstrip().split("\n", 1)[0]
-    return bool(CORRECTION_HEAD.search(head)) or bool(
-        CORRECTION_NOTE.search(text[-p.correction_tail_chars :])
-    )
+    return correction_text(doc.article.title, doc.article.text, p.correction_tail_chars)
+
+
+def correction_text(title: str | None, text: str, tail_chars: int) -> bool:
+    """:func:`is_correction` of an article's title and text (the last ``tail_chars``
+    characters read for a note): pure, for stages that keep the texts, not the doc."""
+    head = title or text.lstrip().split("\n", 1)[0]
+    return bool(CORRECTION_HEAD.search(head)) or bool(CORRECTION_NOTE.search(text[-tail_chars:]))
 
 
 def _opening_figures(doc: Doc, p: ClassifyParams) -> frozenset[str]:

@@ -22,6 +22,7 @@ from functools import cache, lru_cache
 import numpy as np
 import regex
 
+from unspin.align import kgram_set_share
 from unspin.model import Doc, Relation, Story, compared_text
 from unspin.normalise import STOPWORDS, days_apart, figures, parse_time, words, zipf
 
@@ -133,6 +134,24 @@ class StoryParams:
     #: ... how many of a headline's opening words may name its subject (a wire notice
     #: names it first: "HARTWELL FINANCE ISSUES ...")
     notice_head_words: int = 1
+    #: one form filled in for two items makes no ``same_story`` claim (:func:`other_items`):
+    #: two articles whose slots differ (:func:`items_apart`: each names what the other
+    #: text lacks anywhere, or, published on other calendar days, each gives a figure the
+    #: other lacks) and whose contents agree in frame (the share of the shorter one's
+    #: word 3-grams, figures and names blanked, found in the other,
+    #: :func:`unspin.align.frame_agreement`) at least this much. Two issuers' bonds, two
+    #: countries' crop estimates, two banks' downgrades of one day, and one series' two
+    #: weeks (rig counts, money supply, Treasury balances) are written on one frame with
+    #: other slots; independent reports of one event word their frames apart (frame
+    #: agreement: median 0.11, 90th percentile 0.21 over the read right claims), and a
+    #: re-issued item keeps its names and, on its own day, may change figures. On the 822
+    #: read Reuters pairs every value from 0.1 to 0.5 takes at least 4 wrong claims per
+    #: right one, so the value is the lowest that takes at most 1% of the right claims of
+    #: ECB+ dev and of PAC dev (each): 0.35 takes 9 of 2,091 and 0 of 64 (0.3 takes 1 of
+    #: PAC's 64), and 60 wrong and 5 right of the read Reuters pairs (docs/benchmarks.md,
+    #: session 20). The idea of ``AlignParams.template_frame`` (a whole text filled in
+    #: twice is no reuse) on the story claim: the groups do not move. 0 turns it off
+    items_frame: float = 0.35
     related: float = 0.15  # below same_story but at least this: "related"
     link_sim: float = 0.5  # candidate pairs at least this similar form a component
     max_component: int = 300
@@ -155,6 +174,8 @@ class StoryParams:
                 "StoryParams needs notice_max_chars >= 0 (0: no notice rule) and "
                 "notice_head_words >= 1"
             )
+        if not 0 <= self.items_frame <= 1:
+            raise ValueError("StoryParams needs 0 <= items_frame <= 1 (0: no items rule)")
         if self.crowd_ref < 0:
             raise ValueError("StoryParams needs crowd_ref >= 0 (0: no crowding correction)")
         if self.time_scale_days <= 0 or self.max_gap_days <= 0:
@@ -196,6 +217,9 @@ LEAD_FIGURE_CHARS = 300
 #: fewest figures in each opening for the figures rule (``StoryParams.figures_veto``):
 #: with one figure a side, one date or count more or less decides too much
 LEAD_FIGURES_MIN = 2
+#: word k-grams of the frame the items rule compares (:func:`unspin.align.frame_kgrams`;
+#: the k of :func:`unspin.align.frame_agreement`)
+ITEMS_FRAME_K = 3
 DAY_DEIXIS = regex.compile(r"(?i)\b(?:today|tonight|this (?:morning|afternoon|evening))\b")
 
 
@@ -475,6 +499,9 @@ class StoryKeys:
         "chars",
         "_texts",
         "_text_words",
+        "_sents",
+        "_compared",
+        "_item",
     )
 
     def __init__(
@@ -494,6 +521,7 @@ class StoryKeys:
             self.lead_figs, self.figs = whole.lead_figs, whole.figs
             self.head, self.chars, self._texts = whole.head, whole.chars, whole._texts
             self._text_words = whole._text_words
+            self._sents, self._compared, self._item = whole._sents, whole._compared, whole._item
         else:
             #: its headline (:func:`given_headline`) and length (the notice rule);
             #: the words of its title and text are read on first use (:meth:`text_words`)
@@ -503,6 +531,10 @@ class StoryKeys:
             self._text_words: frozenset[str] | None = None
             self.subject = article_subject(doc)
             text = compared_text(doc)  # the kept part of a cut article (FingerprintParams)
+            #: what the items rule reads on first use (:meth:`item_facts`): the doc's
+            #: sentences and compared text, kept by reference (no copy)
+            self._sents, self._compared = doc.sentences, text
+            self._item: tuple[bool, frozenset[str]] | None = None
             self.words = _word_set(text)
             self.day = day_bound(text)
             #: the figures of its opening and of its whole text (the figures rule)
@@ -548,6 +580,34 @@ class StoryKeys:
         if self._text_words is None:
             self._text_words = frozenset(words("\n".join(self._texts)))
         return self._text_words
+
+    def item_facts(self) -> tuple[bool, frozenset[str]]:
+        """Whether the article is a correction (:func:`unspin.classify.correction_text`:
+        its figures changed on purpose) and its cased name words (:func:`_name_words` of
+        the compared text's lines that casing can tell, :func:`_uncased` lines left out:
+        an all-caps headline hides which words are names; possessives stripped), on first
+        use: what :func:`items_apart` reads."""
+        if self._item is None:
+            from unspin.classify import ClassifyParams, correction_text
+
+            title, text = self._texts
+            corr = correction_text(title, text, ClassifyParams.correction_tail_chars)
+            cased = "\n".join(
+                line
+                for line in self._compared.splitlines()
+                if not (regex.search(r"\p{L}", line) and _uncased(line))
+            )
+            self._item = (corr, frozenset(w.removesuffix("'s") for w in _name_words(cased)))
+        return self._item
+
+    def frame_grams(self) -> frozenset[tuple[str, ...]]:
+        """The word 3-grams of the article's content frame (:func:`unspin.align.frame_kgrams`
+        of its non-boilerplate sentences, one a line): computed each call (only for the
+        few pairs whose slots differ, :func:`items_apart`), not kept."""
+        from unspin.align import frame_kgrams
+
+        lines = [x.text for x in self._sents if not x.boilerplate]
+        return frame_kgrams("\n".join(lines), ITEMS_FRAME_K)
 
     def local_total(self, local: dict[str, float]) -> float:
         """Sum of the key weights times the component-local weights."""
@@ -809,6 +869,41 @@ def notice_position(ka: StoryKeys, kb: StoryKeys, lang_a: str, lang_b: str, n: i
     return pos
 
 
+def items_apart(ka: StoryKeys, kb: StoryKeys, lang_a: str, lang_b: str, other_day: bool) -> int:
+    """What tells two articles apart as two items (the slots of one form filled in for
+    two, :func:`other_items`): 1 when each names someone or something the other text
+    lacks anywhere (a cased name word, :meth:`StoryKeys.item_facts`, missing from the
+    other's title and text: another issuer, country, bank), 2 when they are published
+    on other calendar days (``other_day``) and each gives a figure the other lacks
+    (another week's count, another day's balance), 3 both; 0 when neither holds, when
+    the two differ in language (names are written another way) or when either is a
+    correction (its figures and names changed on purpose). Reads each article's
+    :class:`StoryKeys` (computed once per article)."""
+    if lang_a != lang_b:
+        return 0
+    (ca, na), (cb, nb) = ka.item_facts(), kb.item_facts()
+    if ca or cb:
+        return 0
+    ta, tb = ka.text_words(), kb.text_words()
+
+    def lacks(names: frozenset[str], there: frozenset[str]) -> bool:
+        return any(w not in there and w + "'s" not in there for w in names)
+
+    kind = 1 if lacks(na, tb) and lacks(nb, ta) else 0
+    if other_day and ka.figs - kb.figs and kb.figs - ka.figs:
+        kind += 2
+    return kind
+
+
+def other_items(feats: dict[str, float], p: StoryParams) -> bool:
+    """Whether two articles are one form filled in for two items (the items rule,
+    ``items_frame`` above 0): their slots differ (:func:`items_apart`: each names what
+    the other lacks, or other days and other figures) and their frames agree
+    (``items_frame``, :func:`unspin.align.frame_agreement` of the two contents, at least
+    ``StoryParams.items_frame``)."""
+    return p.items_frame > 0 and feats.get("items_frame", 0.0) >= p.items_frame
+
+
 def other_notices(feats: dict[str, float], p: StoryParams) -> bool:
     """Whether two articles are notices of one template for two subjects (the notice
     rule, ``notice_max_chars`` above 0): both at most ``notice_max_chars`` characters
@@ -864,7 +959,9 @@ def pair_claim(
     (session 18); this acts on the claim only, not on the groups."""
     if not together:
         return "related", "grouped into different stories"
-    if not capped(feats, p) and not recurs(feats, p) and not other_notices(feats, p):
+    if not (
+        capped(feats, p) or recurs(feats, p) or other_notices(feats, p) or other_items(feats, p)
+    ):
         return "same_story", "no passage reuse beyond shared quotations"
     if other_subjects(feats, p):
         why = "about other actors (neither names the other's subject)"
@@ -876,6 +973,20 @@ def pair_claim(
         why = (
             "two short notices whose headlines name other subjects (each missing from the"
             " other text) and whose figures differ: one template, two items"
+        )
+    elif other_items(feats, p):
+        kind = int(feats.get("items_kind", 0.0))
+        slots = " and ".join(
+            w
+            for bit, w in (
+                (1, "each names what the other lacks"),
+                (2, "published on other days with other figures"),
+            )
+            if kind & bit
+        )
+        why = (
+            f"one form filled in for two items: {slots}, their frames agreeing"
+            f" {feats['items_frame']:.2f} (figures and names blanked)"
         )
     else:
         why = (
@@ -976,6 +1087,7 @@ def component_features(
     near = near_counts_of(times, crowd_days)
     out = {}
     sims: dict[tuple[int, int], float] = {}  # (x, y) -> doc_sim, for ``recur`` below
+    grams: dict[int, frozenset] = {}  # member -> frame k-grams, for the items rule
     for x in range(len(members)):
         i = members[x]
         ki = keys[i]
@@ -1005,6 +1117,18 @@ def component_features(
                 if f["notice_chars"] <= notice_max_chars
                 else 0.0
             )
+            # one form filled in for two items (:func:`other_items`): the frames'
+            # agreement when the slots differ, else 0
+            ti, tj = times[x], times[y]
+            other_day = ti is not None and tj is not None and ti.date() != tj.date()
+            kind = items_apart(ki, kj, docs[i].lang, docs[j].lang, other_day)
+            f["items_kind"] = float(kind)
+            f["items_frame"] = 0.0
+            if kind:
+                for z in (i, j):
+                    if z not in grams:
+                        grams[z] = keys[z].frame_grams()
+                f["items_frame"] = kgram_set_share(grams[i], grams[j])
             out[key] = f
             sims[x, y] = f["doc_sim"]
     # how often the pair's topic recurs on other days (:func:`other_day_counts`)
