@@ -59,6 +59,7 @@ from unspin.fingerprint import (
     prepare,
     sentence_key,
     set_vectors,
+    share_words,
 )
 from unspin.model import Article, Doc, InputError, Relation, Result, key_json
 from unspin.second import SecondParams, pair_config, second_pair, story_features, view
@@ -214,6 +215,28 @@ def _worker_init() -> None:
             _CACHE[name].set_threads(1)
 
 
+@lru_cache(maxsize=1)
+def _malloc_trim() -> Callable[[int], int] | None:
+    import ctypes
+
+    try:
+        return ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):  # not glibc: nothing to call
+        return None
+
+
+def release_heap() -> bool:
+    """Give the heap's free pages back to the system (glibc's ``malloc_trim``): what a
+    stage freed stays resident in this process otherwise, and a worker forked after
+    inherits it (counted in its resident memory too). Called before each fork; the data
+    is untouched. Whether anything was called (False without glibc)."""
+    trim = _malloc_trim()
+    if trim is None:
+        return False
+    trim(0)
+    return True
+
+
 class LocalEngine:
     """Maps work onto ``workers`` processes forked from this one (the context and the
     loaded model are inherited copy-on-write; only items' results travel back), in
@@ -269,6 +292,7 @@ class LocalEngine:
             size = max(1, min(256, n // (self.workers * 8)))
             bounds = [(k, min(n, k + size)) for k in range(0, n, size)]
             _TASK = (fn, context, items)
+            release_heap()  # the workers inherit this process's resident pages
             try:
                 with mp.get_context("fork").Pool(self.workers, initializer=_worker_init) as pool:
                     for part in pool.imap(_run_chunk, bounds):
@@ -443,6 +467,7 @@ def fingerprint(
             prepare_work, [articles[i] for i in todo], config.fingerprint, stage="prepare"
         )
         mark_coverage(fresh, embedder)
+        share_words(fresh)
         vecs = embed_sentences(fresh, config, engine, cache)
         for i, d in zip(todo, fresh):
             if d.cross_lingual is False:
