@@ -413,17 +413,24 @@ def embed_sentences(
     found = cache.get_sentence_vectors(list(keys), embedder.name) if cache is not None else {}
     todo = [k for k in keys if k not in found]
     if todo:
+        loaded = getattr(embedder, "loaded", lambda: True)()
         embedder.warm()
         workers = getattr(engine, "workers", 1)
         size = max(64, min(EMBED_CHUNK, len(todo) // (4 * workers) + 1))
         chunks = [todo[k : k + size] for k in range(0, len(todo), size)]
         texts = [[keys[k] for k in c] for c in chunks]
+        forks = getattr(engine, "forks", None)
+        # weights loaded here only for forked workers to share: let them go after (issue
+        # 14); a process that had them loaded before (a service) keeps them
+        release = not loaded and forks is not None and forks(len(texts), 2)
         try:
             parts = engine.map_articles(
                 embed_work, texts, config.embedder, stage="embed", min_parallel=2
             )
         except TypeError:  # an engine without the hint
             parts = engine.map_articles(embed_work, texts, config.embedder)
+        if release:
+            embedder.release()  # type: ignore[attr-defined]
         new = {k: v for c, m in zip(chunks, parts) for k, v in zip(c, m)}
         if cache is not None:
             cache.put_sentence_vectors(new, embedder.name)
