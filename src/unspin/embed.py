@@ -93,6 +93,17 @@ class USEEmbedder:
         """Load the weights now (before a fork, so worker processes share them)."""
         self._model.encode(["warm"])
 
+    def loaded(self) -> bool:
+        """Whether the weights are in memory now."""
+        return self._model._backend is not None
+
+    def release(self) -> None:
+        """Let the weights go (~116 MB resident); they are read again on the next
+        :meth:`encode`. A scan whose workers did the encoding releases the copy its main
+        process loaded for them, which every later stage's workers would inherit."""
+        self._model._backend = None
+        self._model._sp = None
+
     def encode(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)

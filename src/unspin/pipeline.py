@@ -26,6 +26,7 @@ import hashlib
 import json
 import multiprocessing as mp
 import os
+import struct
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -58,10 +59,12 @@ from unspin.fingerprint import (
     prepare,
     sentence_key,
     set_vectors,
+    share_words,
 )
 from unspin.model import Article, Doc, InputError, Relation, Result, key_json
 from unspin.second import SecondParams, pair_config, second_pair, story_features, view
 from unspin.stories import (
+    PAIR_FEATURE_NAMES,
     StoryKeys,
     StoryParams,
     cluster_component,
@@ -212,6 +215,28 @@ def _worker_init() -> None:
             _CACHE[name].set_threads(1)
 
 
+@lru_cache(maxsize=1)
+def _malloc_trim() -> Callable[[int], int] | None:
+    import ctypes
+
+    try:
+        return ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):  # not glibc: nothing to call
+        return None
+
+
+def release_heap() -> bool:
+    """Give the heap's free pages back to the system (glibc's ``malloc_trim``): what a
+    stage freed stays resident in this process otherwise, and a worker forked after
+    inherits it (counted in its resident memory too). Called before each fork; the data
+    is untouched. Whether anything was called (False without glibc)."""
+    trim = _malloc_trim()
+    if trim is None:
+        return False
+    trim(0)
+    return True
+
+
 class LocalEngine:
     """Maps work onto ``workers`` processes forked from this one (the context and the
     loaded model are inherited copy-on-write; only items' results travel back), in
@@ -267,6 +292,7 @@ class LocalEngine:
             size = max(1, min(256, n // (self.workers * 8)))
             bounds = [(k, min(n, k + size)) for k in range(0, n, size)]
             _TASK = (fn, context, items)
+            release_heap()  # the workers inherit this process's resident pages
             try:
                 with mp.get_context("fork").Pool(self.workers, initializer=_worker_init) as pool:
                     for part in pool.imap(_run_chunk, bounds):
@@ -387,17 +413,24 @@ def embed_sentences(
     found = cache.get_sentence_vectors(list(keys), embedder.name) if cache is not None else {}
     todo = [k for k in keys if k not in found]
     if todo:
+        loaded = getattr(embedder, "loaded", lambda: True)()
         embedder.warm()
         workers = getattr(engine, "workers", 1)
         size = max(64, min(EMBED_CHUNK, len(todo) // (4 * workers) + 1))
         chunks = [todo[k : k + size] for k in range(0, len(todo), size)]
         texts = [[keys[k] for k in c] for c in chunks]
+        forks = getattr(engine, "forks", None)
+        # weights loaded here only for forked workers to share: let them go after (issue
+        # 14); a process that had them loaded before (a service) keeps them
+        release = not loaded and forks is not None and forks(len(texts), 2)
         try:
             parts = engine.map_articles(
                 embed_work, texts, config.embedder, stage="embed", min_parallel=2
             )
         except TypeError:  # an engine without the hint
             parts = engine.map_articles(embed_work, texts, config.embedder)
+        if release:
+            embedder.release()  # type: ignore[attr-defined]
         new = {k: v for c, m in zip(chunks, parts) for k, v in zip(c, m)}
         if cache is not None:
             cache.put_sentence_vectors(new, embedder.name)
@@ -441,6 +474,7 @@ def fingerprint(
             prepare_work, [articles[i] for i in todo], config.fingerprint, stage="prepare"
         )
         mark_coverage(fresh, embedder)
+        share_words(fresh)
         vecs = embed_sentences(fresh, config, engine, cache)
         for i, d in zip(todo, fresh):
             if d.cross_lingual is False:
@@ -923,6 +957,9 @@ class PairContext:
     #: ``load(indexes)``: reads those docs' shares into ``locals`` (None where they are
     #: not read yet; see :func:`corpus_context`), when only some were read
     load: Callable[[Iterable[int]], list[SupportLocal]] | None = None
+    #: whether :func:`pair_work` gives the story features back packed
+    #: (:func:`pack_features`, for a :class:`FeatureTable`) rather than as a dict
+    pack: bool = False
 
 
 def pair_work(ctx: PairContext, pair: tuple[int, int]) -> tuple[Relation | None, dict, list[tuple]]:
@@ -939,7 +976,7 @@ def pair_work(ctx: PairContext, pair: tuple[int, int]) -> tuple[Relation | None,
     rel = pair_result(ctx.docs[i], ctx.docs[j], support, ctx.config, forms)
     shared = len(ctx.qkeys[i] & ctx.qkeys[j])
     feats = pair_features(ctx.docs[i], ctx.docs[j], shared, ctx.config.stories, forms)
-    return rel, feats, support.log
+    return rel, pack_features(feats) if ctx.pack else feats, support.log
 
 
 @dataclass
@@ -1022,11 +1059,15 @@ class PairStage:
         mine = np.array(own, dtype=bool)
         keep = mine[ei] & mine[ej]
         ei, ej = ei[keep], ej[keep]
+        feats = self.features
         return dataclasses.replace(
             self,
             pairs=list(zip(ei.tolist(), ej.tolist())),
             reuse={p: r for p, r in self.reuse.items() if own[p[0]] and own[p[1]]},
-            features={p: f for p, f in self.features.items() if own[p[0]] and own[p[1]]},
+            # the table's pairs are in the order of the link arrays (pair_stage)
+            features=feats.take(keep)
+            if isinstance(feats, FeatureTable)
+            else {p: f for p, f in feats.items() if own[p[0]] and own[p[1]]},
             links=None,
             pair_arrays=(ei, ej, strength[keep]),
         )
@@ -1071,6 +1112,130 @@ def link_strength(reuse: bool, features: dict[str, float]) -> float:
     """A candidate pair's link in the story graph: infinite for reuse and shared
     quotations (always one component), else the document similarity."""
     return np.inf if (reuse or features["quotes"] > 0) else features["doc_sim"]
+
+
+def pack_features(features: dict[str, float]) -> bytes | dict[str, float]:
+    """A pair's story features as they travel from a worker to a scan's
+    :class:`FeatureTable`: the floats of :data:`~unspin.stories.PAIR_FEATURE_NAMES`
+    packed as doubles (120 bytes, against ~1 KB for the dict), or the dict as it is when
+    its keys or the types of its values are others (kept as they are)."""
+    if tuple(features) != PAIR_FEATURE_NAMES:
+        return features
+    values = tuple(features.values())
+    if not all(type(v) is float for v in values):
+        return features
+    return _PACK.pack(*values)
+
+
+_PACK = struct.Struct(f"={len(PAIR_FEATURE_NAMES)}d")
+
+
+class FeatureTable(Mapping):
+    """Every candidate pair's story features (``pair -> dict``, read-only), held as one
+    float64 row per pair instead of a dict per pair: a scan of all of Reuters has
+    hundreds of thousands of candidate pairs, whose dicts held ~1 KB each in the main
+    process and in every worker forked after (issue 14). Each read gives a new dict,
+    equal to the one computed (every value the same Python float, the keys in the same
+    order); features with other keys or other types are kept as their dicts. Pairs
+    iterate in the order given."""
+
+    def __init__(
+        self,
+        pairs: Sequence[tuple[int, int]],
+        n: int,
+        packed: Sequence[bytes | dict[str, float]],
+    ) -> None:
+        self.n = max(int(n), 1)
+        m = len(pairs)
+        arr = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+        self.ei, self.ej = arr[:, 0].copy(), arr[:, 1].copy()
+        codes = self.ei * self.n + self.ej
+        self.order: np.ndarray | None = None
+        if m > 1 and not bool(np.all(codes[1:] > codes[:-1])):
+            self.order = np.argsort(codes, kind="stable")
+            codes = codes[self.order]
+            if bool(np.any(codes[1:] == codes[:-1])):
+                raise ValueError("FeatureTable: a pair is given twice")
+        self.codes = codes
+        #: per pair, its row in ``values`` (-1: its dict is in ``extra``)
+        self.rows = np.full(m, -1, dtype=np.int64)
+        self.extra: dict[tuple[int, int], dict[str, float]] = {}
+        blobs = []
+        for k, f in enumerate(packed):
+            if isinstance(f, bytes):
+                self.rows[k] = len(blobs)
+                blobs.append(f)
+            else:
+                self.extra[(int(self.ei[k]), int(self.ej[k]))] = f
+        width = len(PAIR_FEATURE_NAMES)
+        self.values = np.frombuffer(b"".join(blobs), dtype=np.float64).reshape(-1, width)
+
+    @classmethod
+    def _of(cls, ei, ej, n, order, codes, rows, extra, values) -> FeatureTable:
+        t = cls.__new__(cls)
+        t.ei, t.ej, t.n, t.order, t.codes = ei, ej, n, order, codes
+        t.rows, t.extra, t.values = rows, extra, values
+        return t
+
+    def _at(self, pair: object) -> int:
+        """The pair's position in the order given, or -1."""
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            return -1
+        i, j = pair
+        if not (0 <= i < self.n and 0 <= j < self.n):
+            return -1
+        code = i * self.n + j
+        at = int(np.searchsorted(self.codes, code))
+        if at >= len(self.codes) or int(self.codes[at]) != code:
+            return -1
+        return at if self.order is None else int(self.order[at])
+
+    def __getitem__(self, pair: tuple[int, int]) -> dict[str, float]:
+        k = self._at(pair)
+        if k < 0:
+            raise KeyError(pair)
+        r = int(self.rows[k])
+        if r < 0:
+            return self.extra[pair]
+        return dict(zip(PAIR_FEATURE_NAMES, self.values[r].tolist()))
+
+    def __contains__(self, pair: object) -> bool:
+        return self._at(pair) >= 0
+
+    def __len__(self) -> int:
+        return len(self.ei)
+
+    def __iter__(self):
+        return iter(zip(self.ei.tolist(), self.ej.tolist()))
+
+    def links(self, reuse: Mapping[tuple[int, int], Any]) -> np.ndarray:
+        """Every pair's :func:`link_strength`, in the order given (``reuse``: the pairs
+        with a reuse relation)."""
+        out = np.empty(len(self.ei), dtype=np.float64)
+        packed = self.rows >= 0
+        if packed.any():
+            cols = {name: c for c, name in enumerate(PAIR_FEATURE_NAMES)}
+            v = self.values[self.rows[packed]]
+            out[packed] = np.where(v[:, cols["quotes"]] > 0, np.inf, v[:, cols["doc_sim"]])
+        for k in np.flatnonzero(~packed).tolist():
+            pair = (int(self.ei[k]), int(self.ej[k]))
+            out[k] = link_strength(False, self.extra[pair])
+        for pair in reuse:
+            k = self._at(pair)
+            if k >= 0:
+                out[k] = np.inf
+        return out
+
+    def take(self, keep: np.ndarray) -> FeatureTable:
+        """The table of the pairs where ``keep`` (a mask in the order given) is true."""
+        ei, ej, rows = self.ei[keep], self.ej[keep], self.rows[keep]
+        codes = ei * self.n + ej
+        order = None
+        if self.order is not None and len(codes) > 1:
+            order = np.argsort(codes, kind="stable")
+            codes = codes[order]
+        extra = {p: f for p, f in self.extra.items() if keep[self._at(p)]}
+        return FeatureTable._of(ei, ej, self.n, order, codes, rows, extra, self.values)
 
 
 @dataclass
@@ -1506,6 +1671,8 @@ def pair_stage(
     ctx = context or corpus_context(
         docs, config, engine, memo, ak or None, need if memo is not None else None, qkeys
     )
+    if memo is None:  # every pair's features kept as a FeatureTable row (below)
+        ctx = dataclasses.replace(ctx, pack=True)
     if memo is not None:
         slot = f"last:{ck}"
         last = memo.memo_get("pairs", [slot]).get(slot)
@@ -1595,20 +1762,32 @@ def pair_stage(
             codes=ei * len(ak) + ej,
         )
         memo.memo_put("pairs", {slot: state})
+    reuse = {pairs[k]: results[k][0] for k in ask if results[k][0] is not None}
+    lines = {
+        pairs[k]: results[k][3]
+        for k in ask
+        if results[k][0] is not None and len(results[k]) > 3 and results[k][3]
+    }
+    by_pair: Mapping[tuple[int, int], str] = (
+        PairKeys(pair_arrays[0], pair_arrays[1], len(ak), keys)
+        if pair_arrays is not None
+        else dict(zip(pairs, keys))
+    )
+    features: Mapping[tuple[int, int], dict[str, float]]
+    if memo is None:  # every pair computed here, in the order of ``pairs`` (ask: all)
+        features = FeatureTable(pairs, len(docs), [r[1] for r in results])
+        results = []  # the packed rows are in the table: let them go before the stories
+        pair_arrays = (features.ei, features.ej, features.links(reuse))
+    else:
+        features = {pairs[k]: results[k][1] for k in ask}
     return PairStage(
         pairs=pairs,
-        reuse={pairs[k]: results[k][0] for k in ask if results[k][0] is not None},
-        features={pairs[k]: results[k][1] for k in ask},
-        lines={
-            pairs[k]: results[k][3]
-            for k in ask
-            if results[k][0] is not None and len(results[k]) > 3 and results[k][3]
-        },
+        reuse=reuse,
+        features=features,  # type: ignore[arg-type]
+        lines=lines,
         feature_fn=_FeatureFn(docs, ctx.qkeys, config.stories, ctx.forms),
         article_keys=ak,
-        pair_keys=PairKeys(pair_arrays[0], pair_arrays[1], len(ak), keys)
-        if pair_arrays is not None
-        else dict(zip(pairs, keys)),
+        pair_keys=by_pair,
         rep=rep,
         second=second,
         stored=stored,

@@ -721,6 +721,27 @@ def _top_mean(v: np.ndarray, k: int) -> float:
     return _f32(s / len(top))
 
 
+#: the keys of :func:`pair_features`' dict, in its order: a scan keeps every candidate
+#: pair's features as one row of floats in this order (``unspin.pipeline.FeatureTable``;
+#: a dict with other keys is kept as it is)
+PAIR_FEATURE_NAMES = (
+    "doc_sim",
+    "top_sent",
+    "keys",
+    "details",
+    "keys_local",
+    "quotes",
+    "dated",
+    "time_near",
+    "days",
+    "subjects",
+    "subject_cross",
+    "other_day",
+    "lead_figures",
+    "lead_figures_n",
+)
+
+
 def pair_features(
     a: Doc,
     b: Doc,
