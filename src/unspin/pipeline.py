@@ -642,6 +642,22 @@ def pair_keys(
     return KeyArray(out)
 
 
+def pair_position(pair: object, n: int, codes: np.ndarray, order: np.ndarray | None) -> int:
+    """Where pair ``(i, j)`` of docs ``0..n-1`` sits among pairs coded ``i * n + j``
+    (``codes`` sorted; ``order``: each sorted code's position in the order the pairs were
+    given, None when given sorted), or -1 when it is not there (or is no pair)."""
+    if not (isinstance(pair, tuple) and len(pair) == 2):
+        return -1
+    i, j = pair
+    if not (0 <= i < n and 0 <= j < n):
+        return -1
+    code = i * n + j
+    at = int(np.searchsorted(codes, code))
+    if at >= len(codes) or int(codes[at]) != code:
+        return -1
+    return at if order is None else int(order[at])
+
+
 class PairKeys(Mapping):
     """Each candidate pair's stored-result key by pair (``PairStage.pair_keys``), read
     from the pairs' index arrays and a key array: no dict of every pair of the pile."""
@@ -656,16 +672,7 @@ class PairKeys(Mapping):
         self.codes, self.array = codes, key_array(keys)
 
     def _at(self, pair: object) -> int:
-        if not (isinstance(pair, tuple) and len(pair) == 2):
-            return -1
-        i, j = pair
-        if not (0 <= i < self.n and 0 <= j < self.n):
-            return -1
-        code = i * self.n + j
-        x = int(np.searchsorted(self.codes, code))
-        if x >= len(self.codes) or self.codes[x] != code:
-            return -1
-        return int(self.order[x]) if self.order is not None else x
+        return pair_position(pair, self.n, self.codes, self.order)
 
     def __getitem__(self, pair: tuple[int, int]) -> str:
         x = self._at(pair)
@@ -1179,16 +1186,7 @@ class FeatureTable(Mapping):
 
     def _at(self, pair: object) -> int:
         """The pair's position in the order given, or -1."""
-        if not isinstance(pair, tuple) or len(pair) != 2:
-            return -1
-        i, j = pair
-        if not (0 <= i < self.n and 0 <= j < self.n):
-            return -1
-        code = i * self.n + j
-        at = int(np.searchsorted(self.codes, code))
-        if at >= len(self.codes) or int(self.codes[at]) != code:
-            return -1
-        return at if self.order is None else int(self.order[at])
+        return pair_position(pair, self.n, self.codes, self.order)
 
     def __getitem__(self, pair: tuple[int, int]) -> dict[str, float]:
         k = self._at(pair)
