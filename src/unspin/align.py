@@ -243,9 +243,13 @@ def _kgram_share(wa: list[str], wb: list[str], k: int) -> float:
     is shorter than k)."""
     if len(wa) < k or len(wb) < k:
         return float(wa == wb)
-    ga = {tuple(wa[i : i + k]) for i in range(len(wa) - k + 1)}
-    gb = {tuple(wb[i : i + k]) for i in range(len(wb) - k + 1)}
+    ga, gb = _kgram_set(wa, k), _kgram_set(wb, k)
     return len(ga & gb) / min(len(ga), len(gb))
+
+
+def _kgram_set(ws: list[str], k: int) -> frozenset[tuple[str, ...]]:
+    """The k-grams of a token list (empty when it is shorter than k)."""
+    return frozenset(tuple(ws[i : i + k]) for i in range(len(ws) - k + 1))
 
 
 def verbatim(a: str, b: str, k: int = 3) -> float:
@@ -289,8 +293,7 @@ def frame_kgrams(text: str, k: int = 3) -> frozenset[tuple[str, ...]]:
     """The word k-grams of ``text``'s frame (:func:`_frame`: figures and names blanked),
     computed once per article where many pairs compare it (the story stage's
     ``StoryParams.items_frame``); empty when the frame has fewer than ``k`` words."""
-    fr = _frame(text)
-    return frozenset(tuple(fr[i : i + k]) for i in range(len(fr) - k + 1))
+    return _kgram_set(_frame(text), k)
 
 
 def kgram_set_share(ga: frozenset, gb: frozenset) -> float:

@@ -922,8 +922,9 @@ def items_apart(ka: StoryKeys, kb: StoryKeys, lang_a: str, lang_b: str, other_da
 
 def other_items(feats: dict[str, float], p: StoryParams) -> bool:
     """Whether two articles are one form filled in for two items (the items rule,
-    ``items_frame`` above 0): their slots differ (:func:`items_apart`: each names what
-    the other lacks, or other days and other figures) and their frames agree
+    ``items_frame`` above 0): their slots differ (:func:`items_apart`: each gives a
+    figure the other lacks, and each names what the other lacks or they are of other
+    days) and their frames agree
     (``items_frame``, :func:`unspin.align.frame_agreement` of the two contents, at least
     ``StoryParams.items_frame``)."""
     return p.items_frame > 0 and feats.get("items_frame", 0.0) >= p.items_frame
@@ -1002,12 +1003,15 @@ def pair_claim(
     elif other_items(feats, p):
         kind = int(feats.get("items_kind", 0.0))
         slots = " and ".join(
-            w
-            for bit, w in (
-                (1, "each names what the other lacks"),
-                (2, "published on other days with other figures"),
-            )
-            if kind & bit
+            ["each gives a figure the other lacks"]
+            + [
+                w
+                for bit, w in (
+                    (1, "each names what the other lacks"),
+                    (2, "published on other days with other figures"),
+                )
+                if kind & bit
+            ]
         )
         why = (
             f"one form filled in for two items: {slots}, their frames agreeing"
@@ -1113,6 +1117,7 @@ def component_features(
     out = {}
     sims: dict[tuple[int, int], float] = {}  # (x, y) -> doc_sim, for ``recur`` below
     grams: dict[int, frozenset] = {}  # member -> frame k-grams, for the items rule
+    days = pub_days(times)  # calendar days: the items rule and ``recur``
     for x in range(len(members)):
         i = members[x]
         ki = keys[i]
@@ -1144,8 +1149,7 @@ def component_features(
             )
             # one form filled in for two items (:func:`other_items`): the frames'
             # agreement when the slots differ, else 0
-            ti, tj = times[x], times[y]
-            other_day = ti is not None and tj is not None and ti.date() != tj.date()
+            other_day = None not in (days[x], days[y]) and days[x] != days[y]
             kind = items_apart(ki, kj, docs[i].lang, docs[j].lang, other_day)
             f["items_kind"] = float(kind)
             f["items_frame"] = 0.0
@@ -1157,7 +1161,6 @@ def component_features(
             out[key] = f
             sims[x, y] = f["doc_sim"]
     # how often the pair's topic recurs on other days (:func:`other_day_counts`)
-    days = pub_days(times)
     for (x, y), r in other_day_counts(days, sims, link_sim).items():
         out[members[x], members[y]]["recur"] = r
     return out
