@@ -36,6 +36,7 @@ from unspin.evidence import (
     doc_facts,
     kept_share,
     logistic,
+    rewrite_score,
     whole_score,
 )
 from unspin.model import Alignment, Doc, Relation, compared_text
@@ -71,6 +72,17 @@ WHOLE_FEATURES = (
     "order",
     "own_lo",
     "peak_hi",
+)
+#: features of the rewrite-of-one-text model, in the order of ``rewrite_weights``
+REWRITE_FEATURES = (
+    "short_keys_in",
+    "short_fig_in",
+    "short_quote_in",
+    "short_peak",
+    "long_own",
+    "doc_sim",
+    "lenratio",
+    "cov_hi",
 )
 #: direction evidence, in the order of ``direction_weights``
 DIRECTION_EVIDENCE_NAMES = (
@@ -125,6 +137,23 @@ class ClassifyParams:
     )  # fmt: skip
     whole_bias: float = -14.287
     whole_cut: float = 0.5  # probability from which the pair is one text and its derivative
+    # a rewrite of one text that the whole-text model leaves out (condensed, every
+    # sentence reworded: few passages align): a second logistic model over the shorter
+    # text's features (:func:`unspin.evidence.rewrite_score`), read only for same-language
+    # pairs the whole-text model did not call whole; fitted by ``bench/fit_rewrite.py``
+    # on condensed rewrites of the tune split against same-event independent coverage
+    # (ECB+ and PAC dev training halves) and every other candidate pair of the tuning
+    # folders. ``rewrite_model`` False: the whole-text model alone
+    rewrite_model: bool = True
+    rewrite_features: tuple[str, ...] = REWRITE_FEATURES
+    rewrite_weights: tuple[float, ...] = (
+        13.565, 11.464, 13.129, 5.757, -2.359, 22.406, -5.376, -6.861,
+    )  # fmt: skip
+    rewrite_bias: float = -37.772
+    # probability from which the pair is a rewrite: the lowest of a grid whose claims
+    # take at most 1% of the training halves' same-event pairs of ECB+ and of PAC, out
+    # of fold (docs/benchmarks.md)
+    rewrite_cut: float = 0.8
     # ... and only with at least this many pieces of the text itself carried over (aligned
     # sentence pairs + shared figures + shared quotations, :func:`carried_evidence`; fewer
     # when the shorter text has fewer content sentences), in every language alike: the
@@ -331,6 +360,7 @@ class ClassifyParams:
                 raise ValueError(f"ClassifyParams.{name} must be in [0, 1], got {v}")
         for name in (
             "whole_cut",
+            "rewrite_cut",
             "soft_match",
             "copy_kept",
             "kept_edit",
@@ -350,11 +380,15 @@ class ClassifyParams:
             )
         if len(self.whole_weights) != len(self.whole_features):
             raise ValueError("ClassifyParams.whole_weights needs one weight per whole_feature")
+        if len(self.rewrite_weights) != len(self.rewrite_features):
+            raise ValueError("ClassifyParams.rewrite_weights needs one weight per rewrite_feature")
         if len(self.direction_weights) != len(self.direction_evidence):
             raise ValueError(
                 "ClassifyParams.direction_weights needs one weight per direction_evidence"
             )
-        unknown = [n for n in self.whole_features if n not in TYPING_FEATURES]
+        unknown = [
+            n for n in (*self.whole_features, *self.rewrite_features) if n not in TYPING_FEATURES
+        ]
         unknown += [n for n in self.direction_evidence if n not in DIRECTION_EVIDENCE]
         if unknown:
             raise ValueError(
@@ -1157,7 +1191,9 @@ def notice_subjects(a: Doc, b: Doc, p: ClassifyParams) -> str | None:
 
 
 def _top(contrib: list[Contribution], k: int = 3) -> str:
-    shown = sorted((x for x in contrib if x.name != "bias"), key=lambda x: -abs(x.weight))[:k]
+    shown = sorted(
+        (x for x in contrib if not x.name.endswith("bias")), key=lambda x: -abs(x.weight)
+    )[:k]
     return ", ".join(f"{x.name} {x.value:.2f} ({x.weight:+.2f})" for x in shown)
 
 
@@ -1221,6 +1257,19 @@ def reuse_type(
         reasons.append(
             f"whole-text derivative: probability {prob:.2f} (strongest evidence: {_top(contrib)})"
         )
+        if not whole and p.rewrite_model:
+            rz, rcontrib = rewrite_score(c)
+            rprob = logistic(rz)
+            if rprob >= p.rewrite_cut:
+                # a rewrite that rewords every sentence and drops much of its source
+                whole, prob = True, rprob
+                contrib += rcontrib
+                short = (a, b)[c.short_side].id
+                reasons.append(
+                    f"a rewrite of one text: {short} follows the other's names, figures "
+                    f"and quotations and adds few of its own: probability {rprob:.2f} "
+                    f"(strongest evidence: {_top(rcontrib)})"
+                )
     if whole:
         got, need = carried_evidence(c)
         if got < need:

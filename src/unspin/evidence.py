@@ -99,6 +99,8 @@ class DocFacts:
     signatures: frozenset[str] = frozenset()
     #: the text :attr:`style` is read from; None: not English (no style read)
     style_text: str | None = field(default=None, repr=False, compare=False)
+    #: its salient keys (names, numbers, months, weekdays: :attr:`unspin.model.Doc.keys`)
+    keys: frozenset[str] = frozenset()
 
     @cached_property
     def style(self) -> float | None:
@@ -137,6 +139,7 @@ def doc_facts(doc: Doc) -> DocFacts:
         spaced=spaced_style(text),
         signatures=frozenset(figure_signatures(text)),
         style_text=text if doc.lang == "en" else None,
+        keys=frozenset(doc.keys),
     )
     doc._facts = facts  # type: ignore[attr-defined]
     return facts
@@ -369,6 +372,12 @@ class PairCtx:
             _soft_cover(self.b, self.fb, self.a, self.fa, p.soft_match, p.peak_margin,
                         p.peak_min_sentences, self.rows[1]),
         )  # fmt: skip
+
+    @cached_property
+    def short_side(self) -> int:
+        """0 when ``a`` is the shorter text (in characters; ``a`` on a tie), else 1: the
+        side a condensed rewrite would be on."""
+        return 0 if len(self.a.article.text) <= len(self.b.article.text) else 1
 
     @cached_property
     def lowered(self) -> tuple[str, str]:
@@ -614,6 +623,56 @@ def _own_lo(c: PairCtx) -> float:
     return math.log1p(min(_own_checkable(c.fa, c.fb), _own_checkable(c.fb, c.fa)))
 
 
+# Features of the shorter text against the longer (:attr:`PairCtx.short_side`): what
+# the rewrite-of-one-text model reads (``ClassifyParams.rewrite_features``). A rewrite,
+# condensed or not, follows its source's names, figures and quotations and adds few of
+# its own; its source keeps many the rewrite dropped. An independent report of the same
+# event, a short brief beside a long one among them, carries names, figures and
+# quotations of its own.
+
+
+def _short_long(c: PairCtx) -> tuple[DocFacts, DocFacts]:
+    return (c.fa, c.fb) if c.short_side == 0 else (c.fb, c.fa)
+
+
+@typing_feature("short_keys_in")
+def _short_keys_in(c: PairCtx) -> float:
+    """Share of the shorter text's salient keys (names, numbers, months, weekdays) that
+    the longer has, smoothed towards 1/2."""
+    s, lg = _short_long(c)
+    return _share(s.keys, lg.keys)
+
+
+@typing_feature("short_fig_in")
+def _short_fig_in(c: PairCtx) -> float:
+    """Share of the shorter text's figures that the longer has, smoothed towards 1/2."""
+    s, lg = _short_long(c)
+    return _share(s.figures, lg.figures)
+
+
+@typing_feature("short_quote_in")
+def _short_quote_in(c: PairCtx) -> float:
+    """Share of the shorter text's quotations found word for word in the longer,
+    smoothed towards 1/2."""
+    s, lg = _short_long(c)
+    return _quote_share(s.quotes, lg.joined)
+
+
+@typing_feature("short_peak")
+def _short_peak(c: PairCtx) -> float:
+    """Share of the shorter text's sentences with one counterpart that stands out (as
+    ``peak_hi``): a rewrite's sentence points at one source sentence."""
+    return c.soft[c.short_side][3]
+
+
+@typing_feature("long_own")
+def _long_own(c: PairCtx) -> float:
+    """log(1 + figures and names only the longer text has): what a condensed rewrite
+    dropped, or what the longer of two reports found on its own."""
+    s, lg = _short_long(c)
+    return math.log1p(_own_checkable(lg, s))
+
+
 @typing_feature("verbatim")
 def _verbatim(c: PairCtx) -> float:
     """Word 3-grams shared inside the aligned reuse passages."""
@@ -648,6 +707,22 @@ def whole_score(c: PairCtx) -> tuple[float, list[Contribution]]:
         v = float(TYPING_FEATURES[name](c))
         z += w * v
         out.append(Contribution("type", name, v, w * v))
+    return z, out
+
+
+def rewrite_score(c: PairCtx) -> tuple[float, list[Contribution]]:
+    """The logistic score (log-odds) that the shorter text of a same-language pair is a
+    rewrite of the longer (``ClassifyParams.rewrite_*``), and each feature's
+    contribution. Read only where :func:`whole_score` did not call the pair whole: a
+    rewrite that rewords every sentence and drops half of its source aligns few
+    passages, and the whole-text model weighs the source's own text against it."""
+    p = c.params
+    out = [Contribution("type", "rewrite.bias", 1.0, p.rewrite_bias, "fitted intercept")]
+    z = p.rewrite_bias
+    for name, w in zip(p.rewrite_features, p.rewrite_weights):
+        v = float(TYPING_FEATURES[name](c))
+        z += w * v
+        out.append(Contribution("type", "rewrite." + name, v, w * v))
     return z, out
 
 

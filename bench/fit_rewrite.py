@@ -1,0 +1,223 @@
+"""Fit the rewrite-of-one-text model (``ClassifyParams.rewrite_*``); print what to ship.
+
+Usage: PYTHONPATH=src:bench .venv/bin/python bench/fit_rewrite.py --routes FOLDER
+           [--routes FOLDER ...] [--routes-cache DIR] [--cache DIR] [--rows FILE]
+           [--neg-weight 3] [--C 1] [--max-claims 0.01]
+
+Tuning data only:
+
+* ``--routes``: ``unspin eval make-routes ... --split tune --routes rewrite_condensed``
+  folders made from model-written condensed rewrites of the tune split; every labelled
+  (source, rewrite) pair is a positive, every other same-language candidate pair of the
+  folder a negative (kind ``bbc_other``);
+* independent coverage: same-event pairs of the ECB+ dev training topics (fold A: odd
+  topics) and of the PAC dev training events (fold A), as ``bench/fit_story_model.py``
+  splits them (kinds ``ecb_same`` / ``pac_same``; pairs of two events ``*_other``).
+
+Every candidate pair the pipeline classifies is recorded (all typing features, and the
+whole-text model's log-odds) with the rewrite model off. The model is a logistic
+regression over ``ClassifyParams.rewrite_features`` on standardised features (weights
+printed in raw units), each kind of pair weighing the same in all and the negatives
+``--neg-weight`` times more. Out of fold (5 group folds: a source and its rewrite, an
+ECB+ topic, a PAC event stay together) it prints, per cut, the share of each kind a
+claim would take (pairs the whole-text model already calls whole counted as taken); the
+cut shipped is the lowest of the grid whose new claims take at most ``--max-claims`` of
+the training halves' same-event pairs of ECB+ and of PAC. The held halves (fold B) are
+printed with the model fitted on all of fold A, for the record only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GroupKFold
+
+import unspin.classify as classify_mod
+from unspin.classify import ClassifyParams
+from unspin.evidence import TYPING_FEATURES, PairCtx, whole_score
+from unspin.model import Article
+from unspin.normalise import cross_language
+from unspin.pipeline import Config, analyse, fingerprint
+from unspin.store import Store
+
+CUTS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
+KINDS = ("rewrite", "ecb_same", "pac_same", "ecb_other", "pac_other", "bbc_other")
+
+
+def _recorder(out_dir: str):
+    """A ``reuse_type`` that records every same-language pair's typing features."""
+    inner = classify_mod.reuse_type
+
+    def rec(a, b, al, p, align_params=None, support=None, ctx=None):
+        c = ctx or PairCtx(a, b, al, p, support, align_params)
+        res = inner(a, b, al, p, align_params, support, c)
+        if a.norm_hash != b.norm_hash and not cross_language(a, b):
+            row = {n: float(f(c)) for n, f in TYPING_FEATURES.items()}
+            row.update(a=a.id, b=b.id, z=whole_score(c)[0], rel=res[0])
+            with open(Path(out_dir) / f"{os.getpid()}.jsonl", "a") as fh:
+                fh.write(json.dumps(row) + "\n")
+        return res
+
+    return rec
+
+
+def record(arts: list[Article], store: str) -> list[dict]:
+    """Rows of every same-language candidate pair of ``arts`` (rewrite model off)."""
+    cfg = Config()
+    cfg = replace(cfg, classify=replace(cfg.classify, rewrite_model=False))
+    st = Store(store)
+    docs = fingerprint(arts, cfg, cache=st)
+    st.commit()
+    with tempfile.TemporaryDirectory() as tmp:
+        inner, classify_mod.reuse_type = classify_mod.reuse_type, _recorder(tmp)
+        try:
+            analyse(docs, cfg, cache=st)
+        finally:
+            classify_mod.reuse_type = inner
+            st.close()
+        rows: dict[tuple[str, str], dict] = {}
+        for f in Path(tmp).glob("*.jsonl"):
+            for line in f.open():
+                r = json.loads(line)
+                rows[(r["a"], r["b"])] = r
+    return list(rows.values())
+
+
+def collect(args) -> list[dict]:
+    from common import ecbplus
+    from fit_story_model import pac
+
+    out = []
+    arts, sub, top = ecbplus()
+    for r in record(arts, f"{args.cache}/ecb"):
+        same = sub[r["a"]] == sub[r["b"]]
+        fold = "AB"[int(top[r["a"]]) % 2 == 0]
+        out.append(
+            dict(r, kind="ecb_same" if same else "ecb_other", fold=fold, group="e" + top[r["a"]])
+        )
+    arts, event = pac()
+    num = {e: int(e.rsplit("_", 1)[1]) // 2 for e in set(event.values())}
+    for r in record(arts, f"{args.cache}/pac"):
+        same = event[r["a"]] == event[r["b"]]
+        fold = "AB"[num[event[r["a"]]] % 2 == 0]
+        out.append(
+            dict(r, kind="pac_same" if same else "pac_other", fold=fold, group="p" + event[r["a"]])
+        )
+    for folder in args.routes:
+        labels = [json.loads(x) for x in open(Path(folder) / "labels.jsonl")]
+        pos = {frozenset((x["a"], x["b"])): x["source"] for x in labels}
+        arts = [
+            Article(**{k: v for k, v in json.loads(x).items() if k in ("id", "title", "text")})
+            for x in open(Path(folder) / "articles.jsonl")
+        ]
+        for r in record(arts, args.routes_cache):
+            src = pos.get(frozenset((r["a"], r["b"])))
+            kind = "rewrite" if src else "bbc_other"
+            out.append(dict(r, kind=kind, fold="A", group="b" + (src or r["a"])))
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--routes", action="append", default=[])
+    ap.add_argument("--routes-cache", default="/work/deriv6/cache-t6")
+    ap.add_argument("--cache", default="/work/cache", help="stores DIR/ecb and DIR/pac")
+    ap.add_argument("--rows", default="", help="read rows here if it exists, else write them")
+    ap.add_argument("--neg-weight", type=float, default=3.0)
+    ap.add_argument("--C", type=float, default=1.0)
+    ap.add_argument("--max-claims", type=float, default=0.01)
+    args = ap.parse_args()
+    if args.rows and Path(args.rows).exists():
+        rows = [json.loads(x) for x in open(args.rows)]
+    else:
+        if not args.routes:
+            ap.error("--routes: at least one tune routes folder with rewrites")
+        rows = collect(args)
+        if args.rows:
+            with open(args.rows, "w") as fh:
+                fh.writelines(json.dumps(r) + "\n" for r in rows)
+    names = ClassifyParams().rewrite_features
+    X = np.array([[r[n] for n in names] for r in rows])
+    kinds = np.array([r["kind"] for r in rows])
+    y = (kinds == "rewrite").astype(int)
+    fold = np.array([r["fold"] for r in rows])
+    groups = np.array([r["group"] for r in rows])
+    whole = np.array([r["z"] >= 0 for r in rows])
+    print("pairs:", dict(Counter(kinds.tolist())), file=sys.stderr)
+    print(
+        "the whole-text model alone on the rewrites:",
+        dict(Counter(r["rel"] for r in rows if r["kind"] == "rewrite")),
+    )
+    tr = np.where(fold == "A")[0]
+    mu, sd = X[tr].mean(0), X[tr].std(0) + 1e-9
+    Z = (X - mu) / sd
+
+    def weights(idx: np.ndarray) -> np.ndarray:
+        w = np.zeros(len(idx))
+        for k in set(kinds[idx]):
+            m = kinds[idx] == k
+            w[m] = (1.0 if k == "rewrite" else args.neg_weight) / m.sum()
+        return w * len(idx)
+
+    def fit(idx: np.ndarray) -> LogisticRegression:
+        return LogisticRegression(C=args.C, max_iter=5000).fit(
+            Z[idx], y[idx], sample_weight=weights(idx)
+        )
+
+    oof = np.zeros(len(rows))
+    for i, j in GroupKFold(5).split(tr, y[tr], groups[tr]):
+        oof[tr[j]] = fit(tr[i]).predict_proba(Z[tr[j]])[:, 1]
+    model = fit(tr)
+    full = model.predict_proba(Z)[:, 1]
+    print(
+        "\nout of fold (training halves; taken = whole-text model or the rewrite model; "
+        "new: by the rewrite model)"
+    )
+    print("| cut | " + " | ".join(KINDS) + " |")
+    print("|---|" + "---|" * len(KINDS))
+    chosen = None
+    for cut in CUTS:
+        cells, ok = [], True
+        for k in KINDS:
+            m = (kinds == k) & (fold == "A")
+            new = (oof[m] >= cut) & ~whole[m]
+            cells.append(f"{np.mean(new | whole[m]):.3f} (+{int(new.sum())} of {int(m.sum())})")
+            if k in ("ecb_same", "pac_same") and new.sum() > args.max_claims * m.sum():
+                ok = False
+        if ok and chosen is None:
+            chosen = cut
+        print(f"| {cut} | " + " | ".join(cells) + " |")
+    print(
+        f"\ncut: {chosen} (lowest whose new claims take <= {args.max_claims:.0%} of ECB+ "
+        "and of PAC same-event pairs)"
+    )
+    cut = chosen if chosen is not None else CUTS[-1]
+    for k in ("ecb_same", "pac_same", "ecb_other", "pac_other"):
+        m = (kinds == k) & (fold == "B")
+        new = (full[m] >= cut) & ~whole[m]
+        print(f"held half (fold B) {k}: {int(new.sum())} new claims of {int(m.sum())} pairs")
+    w = model.coef_[0] / sd
+    b = model.intercept_[0] - float(np.sum(model.coef_[0] * mu / sd))
+    print("\nrewrite_features =", names)
+    print("rewrite_weights = (" + ", ".join(f"{x:.3f}" for x in w) + ")")
+    print(f"rewrite_bias = {b:.3f}")
+    print(f"rewrite_cut = {cut}")
+    print(
+        "standardised weights:", ", ".join(f"{n} {x:+.2f}" for n, x in zip(names, model.coef_[0]))
+    )
+    assert math.isfinite(b)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
