@@ -18,6 +18,7 @@ from unspin.api import compare
 from unspin.classify import ClassifyParams, reuse_type
 from unspin.fingerprint import prepare
 from unspin.model import Alignment, Article, Doc
+from unspin.pipeline import Config
 
 SOURCE = (
     "The Harbour Board of Velmora approved a 12 million euro plan to dredge the port on "
@@ -312,3 +313,56 @@ def test_a_short_copy_needs_no_more_pieces_than_it_has_sentences() -> None:
     )
     edited = short.replace("Passengers were told", "Travellers were told")
     assert compare(Article(id="a", text=short), Article(id="b", text=edited)).relation == "copy"
+
+
+# ---------------------------------------------------------------- rewrite of one text
+
+# a rewrite condensed to about a half, every sentence reworded, facts reordered
+REWORDED = (
+    "Velmora is finally going ahead with deepening its harbour. "
+    "After a two-year row over shipping lanes, the port's governing board signed off on "
+    "Tuesday on dredging worth 12 million euros, with diggers due in March for an "
+    "18-month job. "
+    '"We cannot let the largest ships sail past us to Tolvik," said Anika Strand, who '
+    "chairs the board. "
+    "Not everyone is pleased: Piet Maas, speaking for local fishermen, fears for the 400 "
+    "small craft working the inner basin, although 2 million euros has been promised to "
+    "cover lost catches. "
+    "Cargo through the port slipped to 3.1 million tonnes last year, from 4 million in 2019."
+)
+
+
+def _alone(text: str, **classify: object) -> object:
+    """The scan's relation with the whole-text model silenced: the rewrite model decides."""
+    cfg = Config()
+    p = dataclasses.replace(cfg.classify, whole_bias=-100.0, **classify)
+    a = Article(id="src", text=SOURCE, title="Velmora port dredging approved")
+    return compare(
+        a, Article(id="other", text=text, title="Velmora"), dataclasses.replace(cfg, classify=p)
+    )
+
+
+@pytest.mark.parametrize("text", [REWORDED, CONDENSED], ids=["reworded", "condensed"])
+def test_the_rewrite_model_alone_calls_a_condensed_rewrite_spun(text: str) -> None:
+    rel = _alone(text)
+    assert rel.relation == "spun"
+    assert (rel.source, rel.derivative) == ("src", "other")
+    assert any(r.startswith("a rewrite of one text: other keeps") for r in rel.reasons)
+    names = {e.name for e in rel.evidence if e.stage == "type"}
+    assert {"rewrite." + n for n in ClassifyParams().rewrite_features} <= names
+    # and without it the same pair is no whole derivative
+    assert _alone(text, rewrite_model=False).relation not in ("spun", "copy")
+
+
+@pytest.mark.parametrize("text", [INDEPENDENT, PARTIAL], ids=["independent", "partial"])
+def test_the_rewrite_model_alone_keeps_other_coverage_apart(text: str) -> None:
+    assert _alone(text).relation not in ("spun", "copy")
+
+
+def test_rewrite_params_are_validated() -> None:
+    with pytest.raises(ValueError, match="rewrite_weights needs one weight"):
+        ClassifyParams(rewrite_weights=(1.0,))
+    with pytest.raises(ValueError, match="unknown evidence 'nope'"):
+        ClassifyParams(rewrite_features=("nope",), rewrite_weights=(1.0,))
+    with pytest.raises(ValueError, match="rewrite_cut must be in"):
+        ClassifyParams(rewrite_cut=1.5)

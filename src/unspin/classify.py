@@ -1264,11 +1264,11 @@ def reuse_type(
                 # a rewrite that rewords every sentence and drops much of its source
                 whole, prob = True, rprob
                 contrib += rcontrib
-                short = (a, b)[c.short_side].id
+                short, long = (a.id, b.id) if c.short_side == 0 else (b.id, a.id)
                 reasons.append(
-                    f"a rewrite of one text: {short} follows the other's names, figures "
-                    f"and quotations and adds few of its own: probability {rprob:.2f} "
-                    f"(strongest evidence: {_top(rcontrib)})"
+                    f"a rewrite of one text: {short} keeps the names, figures and quotations "
+                    f"of {long} and adds few of its own (probability {rprob:.2f}; strongest "
+                    f"evidence: {_top(rcontrib)})"
                 )
     if whole:
         got, need = carried_evidence(c)
