@@ -366,3 +366,21 @@ def test_rewrite_params_are_validated() -> None:
         ClassifyParams(rewrite_features=("nope",), rewrite_weights=(1.0,))
     with pytest.raises(ValueError, match="rewrite_cut must be in"):
         ClassifyParams(rewrite_cut=1.5)
+
+
+@pytest.mark.parametrize(
+    ("later", "expected"),
+    [("2024-03-05T16:00:00", "spun"), ("2024-03-07T09:00:00", None)],
+    ids=["same day", "two days later"],
+)
+def test_a_rewrite_on_shared_facts_alone_is_no_claim_across_days(later: str, expected) -> None:
+    cfg = Config()
+    p = dataclasses.replace(cfg.classify, whole_bias=-100.0)
+    a = Article(id="src", text=SOURCE, title="Velmora port", published_at="2024-03-05T09:00:00")
+    b = Article(id="other", text=REWORDED, title="Velmora", published_at=later)
+    rel = compare(a, b, dataclasses.replace(cfg, classify=p))
+    if expected:
+        assert rel.relation == expected
+    else:
+        # one story's two steps (the stories stage's claim), not a rewrite
+        assert rel.relation == "same_story"

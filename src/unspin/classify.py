@@ -1126,15 +1126,9 @@ def dated_series(a: Doc, b: Doc, p: ClassifyParams) -> str | None:
 
     if not p.dated_series or a.lang != b.lang:
         return None
-    ta, tb = _parse_time(a.article.published_at), _parse_time(b.article.published_at)
-    if ta is None or tb is None or (ta.tzinfo is None) != (tb.tzinfo is None):
+    when = other_days(a, b, p)
+    if when is None:
         return None
-    hours = abs((tb - ta).total_seconds()) / 3600
-    if ta.date() == tb.date() or hours < p.series_min_hours:
-        return None
-    if is_correction(a, p) or is_correction(b, p):
-        return None
-    when = f"published on other days ({hours / 24:.1f} days apart)"
     la, lb = _opening_figures(a, p), _opening_figures(b, p)
     fa, fb = doc_facts(a).figures, doc_facts(b).figures  # per article, computed once
     own = sorted(la - fb) + sorted(lb - fa)
@@ -1143,6 +1137,22 @@ def dated_series(a: Doc, b: Doc, p: ClassifyParams) -> str | None:
     if day_bound(compared_text(a)) and day_bound(compared_text(b)):
         return f"{when}, both reporting their own day"
     return None
+
+
+def other_days(a: Doc, b: Doc, p: ClassifyParams) -> str | None:
+    """ "published on other days (... apart)" when both texts give a publication time on
+    other calendar days at least ``series_min_hours`` apart and neither is a correction
+    (:func:`is_correction`); else None (a date missing: undated pairs are left as they
+    were). Pure."""
+    ta, tb = _parse_time(a.article.published_at), _parse_time(b.article.published_at)
+    if ta is None or tb is None or (ta.tzinfo is None) != (tb.tzinfo is None):
+        return None
+    hours = abs((tb - ta).total_seconds()) / 3600
+    if ta.date() == tb.date() or hours < p.series_min_hours:
+        return None
+    if is_correction(a, p) or is_correction(b, p):
+        return None
+    return f"published on other days ({hours / 24:.1f} days apart)"
 
 
 def notice_subjects(a: Doc, b: Doc, p: ClassifyParams) -> str | None:
@@ -1240,6 +1250,7 @@ def reuse_type(
             "figures (one template filled in twice); not counted"
         )
     contrib: list[Contribution] = []
+    rewrite = False  # a whole derivative on the rewrite model's word alone
     if cross:
         whole = hi >= p.full_cov and lo >= p.full_cov_other
         own = max(f.get("own_run_a", 0.0), f.get("own_run_b", 0.0))
@@ -1260,7 +1271,18 @@ def reuse_type(
         if not whole and p.rewrite_model:
             rz, rcontrib = rewrite_score(c)
             rprob = logistic(rz)
-            if rprob >= p.rewrite_cut:
+            apart = other_days(a, b, p) if rprob >= p.rewrite_cut else None
+            if apart is not None:
+                # on shared facts alone, without text carried over, a later step of one
+                # story (a board's approval of a sale announced the day before, a
+                # clarification) reads as a rewrite of the first report
+                reasons.append(
+                    f"not a rewrite on shared facts alone (probability {rprob:.2f}): {apart}, "
+                    "as a later step of one story is"
+                )
+                contrib += rcontrib
+            elif rprob >= p.rewrite_cut:
+                rewrite = True
                 # a rewrite that rewords every sentence and drops much of its source
                 whole, prob = True, rprob
                 contrib += rcontrib
@@ -1311,7 +1333,10 @@ def reuse_type(
             reasons.append(f"languages differ ({a.lang} / {b.lang})")
             return "translation", prob, reasons, contrib
         kept = kept_share(c)
-        kind = "copy" if kept >= p.copy_kept else "spun"
+        # a copy keeps most of the text: a few kept sentences of a rewrite that aligns
+        # little are not a copy of it
+        copied = kept >= p.copy_kept and (not rewrite or hi >= p.full_cov)
+        kind = "copy" if copied else "spun"
         if kind == "spun" and (series_why := dated_series(a, b, p)) is not None:
             # written again on another day with another opening figure, or both of their
             # own day: another day's item of one recurring notice, or a later step of one
