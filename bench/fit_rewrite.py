@@ -153,6 +153,10 @@ def main() -> int:
     fold = np.array([r["fold"] for r in rows])
     groups = np.array([r["group"] for r in rows])
     whole = np.array([r["z"] >= 0 for r in rows])
+    # the rewrite model speaks only where the whole-text model did not call the pair whole
+    # and the aligned passages, if any, are reworded (``ClassifyParams.copy_verbatim``)
+    bar = ClassifyParams().copy_verbatim
+    eligible = np.array([r["z"] < 0 and r["verbatim"] < bar for r in rows])
     print("pairs:", dict(Counter(kinds.tolist())), file=sys.stderr)
     print(
         "the whole-text model alone on the rewrites:",
@@ -190,7 +194,7 @@ def main() -> int:
         cells, ok = [], True
         for k in KINDS:
             m = (kinds == k) & (fold == "A")
-            new = (oof[m] >= cut) & ~whole[m]
+            new = (oof[m] >= cut) & eligible[m]
             cells.append(f"{np.mean(new | whole[m]):.3f} (+{int(new.sum())} of {int(m.sum())})")
             if k in ("ecb_same", "pac_same") and new.sum() > args.max_claims * m.sum():
                 ok = False
@@ -204,7 +208,7 @@ def main() -> int:
     cut = chosen if chosen is not None else CUTS[-1]
     for k in ("ecb_same", "pac_same", "ecb_other", "pac_other"):
         m = (kinds == k) & (fold == "B")
-        new = (full[m] >= cut) & ~whole[m]
+        new = (full[m] >= cut) & eligible[m]
         print(f"held half (fold B) {k}: {int(new.sum())} new claims of {int(m.sum())} pairs")
     w = model.coef_[0] / sd
     b = model.intercept_[0] - float(np.sum(model.coef_[0] * mu / sd))
