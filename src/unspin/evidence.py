@@ -697,17 +697,25 @@ def _soft_order(c: PairCtx) -> float:
     return c.soft[side][2]
 
 
+def _typing_score(
+    c: PairCtx, names: Sequence[str], weights: Sequence[float], bias: float, prefix: str
+) -> tuple[float, list[Contribution]]:
+    """Log-odds of a logistic model over typing features, and each one's contribution
+    (named ``prefix`` + feature; the intercept ``prefix`` + "bias")."""
+    out = [Contribution("type", prefix + "bias", 1.0, bias, "fitted intercept")]
+    z = bias
+    for name, w in zip(names, weights):
+        v = float(TYPING_FEATURES[name](c))
+        z += w * v
+        out.append(Contribution("type", prefix + name, v, w * v))
+    return z, out
+
+
 def whole_score(c: PairCtx) -> tuple[float, list[Contribution]]:
     """The logistic score (log-odds) that one text is a whole derivative of the other,
     and each typing feature's contribution."""
     p = c.params
-    out = [Contribution("type", "bias", 1.0, p.whole_bias, "fitted intercept")]
-    z = p.whole_bias
-    for name, w in zip(p.whole_features, p.whole_weights):
-        v = float(TYPING_FEATURES[name](c))
-        z += w * v
-        out.append(Contribution("type", name, v, w * v))
-    return z, out
+    return _typing_score(c, p.whole_features, p.whole_weights, p.whole_bias, "")
 
 
 def rewrite_score(c: PairCtx) -> tuple[float, list[Contribution]]:
@@ -717,13 +725,7 @@ def rewrite_score(c: PairCtx) -> tuple[float, list[Contribution]]:
     rewrite that rewords every sentence and drops half of its source aligns few
     passages, and the whole-text model weighs the source's own text against it."""
     p = c.params
-    out = [Contribution("type", "rewrite.bias", 1.0, p.rewrite_bias, "fitted intercept")]
-    z = p.rewrite_bias
-    for name, w in zip(p.rewrite_features, p.rewrite_weights):
-        v = float(TYPING_FEATURES[name](c))
-        z += w * v
-        out.append(Contribution("type", "rewrite." + name, v, w * v))
-    return z, out
+    return _typing_score(c, p.rewrite_features, p.rewrite_weights, p.rewrite_bias, "rewrite.")
 
 
 def carried_evidence(c: PairCtx) -> tuple[int, int]:
