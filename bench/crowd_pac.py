@@ -28,16 +28,10 @@ from dataclasses import replace
 from itertools import combinations
 
 from common import ecbplus
-from fit_story_model import pac
+from fit_story_model import ecb_fold, pac, pac_fold
 from sklearn.metrics import adjusted_rand_score
 
 from unspin.pipeline import Config, analyse, fingerprint
-
-
-def _half(event: str) -> str:
-    """Fold A's training half, as ``fit_story_model.load_sets`` cuts PAC (events numbered
-    in steps of two: by (number / 2) parity)."""
-    return "AB"[(int(event.rsplit("_", 1)[1]) // 2) % 2 == 0]
 
 
 def main() -> int:
@@ -49,10 +43,10 @@ def main() -> int:
     a = ap.parse_args()
     if a.set == "pac":
         arts, gold = pac()
-        half_of = {x.id: _half(gold[x.id]) for x in arts}
+        half_of = {x.id: pac_fold(gold[x.id]) for x in arts}
     else:
         arts, gold, topic = ecbplus()
-        half_of = {x.id: "AB"[int(topic[x.id]) % 2 == 0] for x in arts}
+        half_of = {x.id: ecb_fold(topic[x.id]) for x in arts}
     docs = fingerprint(arts, Config())
     for ref in (float(x) for x in a.refs.split(",")):
         cfg = Config()

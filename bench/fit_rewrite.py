@@ -51,7 +51,7 @@ from sklearn.model_selection import GroupKFold
 
 import unspin.classify as classify_mod
 from unspin.classify import ClassifyParams, other_days
-from unspin.evidence import TYPING_FEATURES, PairCtx, whole_score
+from unspin.evidence import TYPING_FEATURES, PairCtx
 from unspin.model import Article
 from unspin.normalise import cross_language
 from unspin.pipeline import Config, analyse, fingerprint
@@ -72,10 +72,12 @@ def _recorder(out_dir: str):
         res = inner(a, b, al, p, align_params, support, c)
         if a.norm_hash != b.norm_hash and not cross_language(a, b):
             row = {n: float(f(c)) for n, f in TYPING_FEATURES.items()}
+            # the whole-text model's log-odds from the values just read (whole_score's sum)
+            z = p.whole_bias + sum(w * row[n] for n, w in zip(p.whole_features, p.whole_weights))
             row.update(
                 a=a.id,
                 b=b.id,
-                z=whole_score(c)[0],
+                z=z,
                 rel=res[0],
                 apart=other_days(a, b, p) is not None,
             )
@@ -112,21 +114,20 @@ def record(arts: list[Article], store: str | None) -> list[dict]:
 
 def collect(args) -> list[dict]:
     from common import ecbplus
-    from fit_story_model import pac
+    from fit_story_model import ecb_fold, pac, pac_fold
 
     out = []
     arts, sub, top = ecbplus()
     for r in record(arts, f"{args.cache}/ecb"):
         same = sub[r["a"]] == sub[r["b"]]
-        fold = "AB"[int(top[r["a"]]) % 2 == 0]
+        fold = ecb_fold(top[r["a"]])
         out.append(
             dict(r, kind="ecb_same" if same else "ecb_other", fold=fold, group="e" + top[r["a"]])
         )
     arts, event = pac()
-    num = {e: int(e.rsplit("_", 1)[1]) // 2 for e in set(event.values())}
     for r in record(arts, f"{args.cache}/pac"):
         same = event[r["a"]] == event[r["b"]]
-        fold = "AB"[num[event[r["a"]]] % 2 == 0]
+        fold = pac_fold(event[r["a"]])
         out.append(
             dict(r, kind="pac_same" if same else "pac_other", fold=fold, group="p" + event[r["a"]])
         )

@@ -96,6 +96,17 @@ def pac() -> tuple[list[Article], dict[str, str]]:
     return arts, {r["id"]: r["event"] for r in rows}
 
 
+def ecb_fold(topic: str) -> str:
+    """The half an ECB+ topic is in: "A" (fold A trains on it) for odd-numbered topics."""
+    return "AB"[int(topic) % 2 == 0]
+
+
+def pac_fold(event: str) -> str:
+    """The half a PAC event is in: PAC numbers its events in steps of two, so halves
+    alternate by (number / 2) parity; "A" (fold A trains on it) when that is odd."""
+    return "AB"[(int(event.rsplit("_", 1)[1]) // 2) % 2 == 0]
+
+
 def load_sets(cache: str) -> list[Set]:
     cfg = Config()
     store = Store(cache) if cache else None
@@ -103,12 +114,10 @@ def load_sets(cache: str) -> list[Set]:
     arts, sub, top = ecbplus()
     docs = fingerprint(arts, cfg, cache=store)
     # fold A trains on the odd-numbered topics
-    out.append(Set("ECB+", docs, sub, {d.id: "AB"[int(top[d.id]) % 2 == 0] for d in docs}, top))
+    out.append(Set("ECB+", docs, sub, {d.id: ecb_fold(top[d.id]) for d in docs}, top))
     arts, event = pac()
     docs = fingerprint(arts, cfg, cache=store)
-    # PAC numbers its events in steps of two: alternate halves by (number / 2) parity
-    num = {e: int(e.rsplit("_", 1)[1]) // 2 for e in set(event.values())}
-    out.append(Set("PAC", docs, event, {d.id: "AB"[num[event[d.id]] % 2 == 0] for d in docs}))
+    out.append(Set("PAC", docs, event, {d.id: pac_fold(event[d.id]) for d in docs}))
     if store is not None:
         store.close()
     return out
