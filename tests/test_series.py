@@ -11,10 +11,17 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from helpers import aligned_docs
+from helpers import aligned_docs, doc_of
 
 from unspin.align import AlignParams, align, is_series, series_lines
-from unspin.classify import ClassifyParams, dated_series, reuse_type
+from unspin.classify import (
+    ClassifyParams,
+    adds_nothing,
+    carried_names,
+    dated_series,
+    later_facts,
+    reuse_type,
+)
 from unspin.model import Doc
 
 MONDAY = [
@@ -280,3 +287,119 @@ def test_a_dated_copy_of_another_day_stays_a_copy() -> None:
     al = align(a, b)
     assert dated_series(a, b, ClassifyParams()) is not None  # the dates and figures say so
     assert reuse_type(a, b, al, ClassifyParams())[0] == "copy"
+
+
+# ---------------------------------------------------------------- the earlier text written again
+
+# a report that says enough to be repeated: names, figures, its day
+REPORT = [
+    "Governor Ellen Marsh of the Harbour Board said the bank would lend 310 mln stg to "
+    "Northgate Discount.",
+    "Finance Minister Tom Idris backed the loan, which the board had put at 650 mln stg.",
+    "Dealers at Kestrel Securities said the rate of 9-7/8 pct was unchanged today.",
+    "The opposition leader, Ruth Ames, called the move rushed.",
+]
+# REPORT reworded a day later: it drops the 650 of the opening and adds no figure, name
+# or day of its own (a content farm's next-day rewrite; it keeps "today")
+REWRITE_NEXT_DAY = [
+    "The Harbour Board will lend 310 mln stg to Northgate Discount, its governor Ellen Marsh said.",
+    "The loan has the support of Finance Minister Tom Idris.",
+    "Kestrel Securities dealers said the 9-7/8 pct rate was left where it was today.",
+    "Ruth Ames, who leads the opposition, said the decision was rushed.",
+]
+# a later step of one story: the board's next move, with figures, names and a day
+LATER_STEP = [
+    "The Harbour Board lent a further 145 mln stg to Northgate Discount on Wednesday, "
+    "Governor Ellen Marsh said.",
+    "Finance Minister Tom Idris said Parliament would vote on the loans next month.",
+    "Dealers at Kestrel Securities said the rate of 9-7/8 pct was unchanged.",
+    "Ruth Ames of the opposition said Clive Ware should resign.",
+]
+DAY1, DAY2 = "1987-03-17T09:00:00", "1987-03-18T09:00:00"
+
+
+def test_a_dated_rewrite_that_adds_nothing_is_not_another_item() -> None:
+    a, b = _dated(REPORT, REWRITE_NEXT_DAY, DAY1, DAY2)
+    assert later_facts(b, a) == ([], [])
+    assert carried_names(b) >= ClassifyParams().later_min_names
+    assert "gives no figure and no name" in (adds_nothing(a, b, ClassifyParams()) or "")
+    # the opening's 650 is REPORT's, dropped by the rewrite, and "today" is kept from
+    # it: no other item
+    assert dated_series(a, b, ClassifyParams()) is None
+    al = align(a, b)
+    rel, _, reasons, _ = reuse_type(a, b, al, ClassifyParams())
+    assert rel == "spun"
+    assert any("the earlier text written again" in r for r in reasons)
+    # with the dates alone deciding (the setting off) it is withdrawn as before
+    off = ClassifyParams(later_new_names=None)
+    assert adds_nothing(a, b, off) is None
+    assert "lacks (650)" in (dated_series(a, b, off) or "")
+    assert reuse_type(a, b, al, off)[0] is None
+    # undated or one date: no later text to read, and nothing to withdraw
+    for ta, tb in ((None, DAY2), (None, None)):
+        a.article.published_at, b.article.published_at = ta, tb
+        assert adds_nothing(a, b, ClassifyParams()) is None
+        assert reuse_type(a, b, al, ClassifyParams())[0] == "spun"
+
+
+def test_a_later_step_with_facts_of_its_own_stays_two_items() -> None:
+    a, b = _dated(REPORT, LATER_STEP, DAY1, DAY2)
+    figs, nams = later_facts(b, a)
+    assert figs == ["145"]
+    assert {"wednesday", "parliament", "clive", "ware"} <= set(nams)
+    assert adds_nothing(a, b, ClassifyParams()) is None
+    assert adds_nothing(b, a, ClassifyParams()) is None  # argument order does not matter
+    assert dated_series(a, b, ClassifyParams()) is not None
+    # the earlier text is read against the later, not the other way round
+    c, d = _dated(REWRITE_NEXT_DAY, REPORT, DAY2, DAY1)
+    assert adds_nothing(c, d, ClassifyParams()) is not None
+
+
+def test_a_new_day_is_a_later_texts_fact_and_names_beyond_the_setting_make_it_news() -> None:
+    moved = [REWRITE_NEXT_DAY[0].replace("said.", "said on Thursday."), *REWRITE_NEXT_DAY[1:]]
+    a, b = _dated(REPORT, moved, DAY1, DAY2)
+    assert later_facts(b, a) == ([], ["thursday"])
+    assert adds_nothing(a, b, ClassifyParams(later_new_names=1)) is not None
+    assert adds_nothing(a, b, ClassifyParams(later_new_names=0)) is None
+    tomorrow = [*REWRITE_NEXT_DAY[:2], REWRITE_NEXT_DAY[2].replace("today", "tomorrow"), REPORT[3]]
+    assert later_facts(doc_of("t", tomorrow), a)[1] == ["tomorrow"]
+
+
+def test_a_short_notice_that_says_little_is_left_to_the_dates() -> None:
+    # MONDAY's notice with its figures and "today", two days later: too few names for
+    # "nothing new" to tell the notice written again from another day's (two days'
+    # forecasts can agree); the dates decide as before
+    a, b = _dated(MONDAY, SAME_FIGURES_TODAY, "1987-03-17T09:00:00", "1987-03-19T09:00:00")
+    assert later_facts(b, a) == ([], [])
+    assert carried_names(b) < ClassifyParams().later_min_names
+    assert adds_nothing(a, b, ClassifyParams()) is None
+    assert adds_nothing(a, b, ClassifyParams(later_min_names=0)) is not None
+    assert dated_series(a, b, ClassifyParams(later_min_names=0)) is None
+
+
+def test_credits_bylines_datelines_and_spelled_figures_are_not_a_later_texts_facts() -> None:
+    earlier = [
+        "The Treasury said that the tax plan would not pay for itself.",
+        "Officials had promised growth would cover the lost revenue, the report found.",
+    ]
+    later = [
+        "WASHINGTON (Channel 8 News) — The Treasury's review found the tax plan would "
+        "not pay for itself, according to The Meridian Policy Brief.",
+        "It is one of the sharpest rebukes yet: officials had promised growth would "
+        "cover the lost revenue.",
+        "Stay with Channel 8 News for continuing coverage.",
+    ]
+    a = doc_of("a", earlier)
+    assert later_facts(doc_of("b", later), a) == ([], [])
+    # the same facts told as news are the later text's
+    news = [later[0].replace("Channel 8 News", "AP"), "Senator Ruth Ames said 12 states objected."]
+    figs, nams = later_facts(doc_of("d", news), a)
+    assert figs == ["12"] and {"ruth", "ames"} <= set(nams)
+
+
+def test_later_new_names_and_later_min_names_are_validated() -> None:
+    for bad in ({"later_new_names": -1}, {"later_min_names": -1}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            ClassifyParams(**bad)
+    ClassifyParams(later_new_names=0, later_min_names=0)
+    ClassifyParams(later_new_names=None)
