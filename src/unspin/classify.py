@@ -1184,10 +1184,39 @@ def later_facts(later: Doc, earlier: Doc) -> tuple[list[str], list[str]]:
     against every figure of the earlier text, words included ("two" is 2); names
     (:func:`unspin.normalise.names`, possessives folded) and days (months, weekdays,
     :data:`DAY_WORDS`) against its words. Pure: reads the two docs."""
-    text = compared_text(later)
+    mine, not_facts = _fact_text(later)
+    theirs = f"{earlier.article.title or ''}\n{compared_text(earlier)}"
+    their_figures = figures(theirs)
+    their_words = {_fold(w) for w in words(theirs)}
+    # figures in digits: a figure only written as a word ("one of the ...") is left out
+    spelled = {NUMBER_WORDS[w] for w in words(mine) if w in NUMBER_WORDS} - numbers(mine)
+    new_figures = sorted(figures(mine) - spelled - their_figures)
+    # days are facts too: talks "rescheduled for Monday" (not Thursday), a tender "for
+    # tomorrow" (not March 17), a "late May/early June" shipment
+    days = {w for w in words(mine) if w in DATE_WORDS or w in DAY_WORDS}
+    new_names = ({_fold(n) for n in text_names(mine)} | days) - their_words - not_facts
+    return new_figures, sorted(new_names)
+
+
+def carried_names(doc: Doc) -> int:
+    """How many names (:func:`unspin.normalise.names`, possessives folded, months and
+    weekdays left out) the text :func:`later_facts` reads of ``doc`` gives, outlets
+    left out: what a text says that another can be found to repeat
+    (:func:`adds_nothing`)."""
+    mine, not_facts = _fact_text(doc)
+    return len({_fold(n) for n in text_names(mine)} - not_facts - DATE_WORDS)
+
+
+def _fact_text(doc: Doc) -> tuple[str, set[str]]:
+    """The part of ``doc`` whose figures and names are its facts, and the words that name
+    its outlets (:func:`later_facts`): its sentences the pile does not repeat as
+    boilerplate, without headline lines and a leading dateline, the dateline's bracketed
+    agency cut wherever it recurs; the outlets it credits or signs and its ``outlet``
+    field's words."""
+    text = compared_text(doc)
     parts: list[str] = []
     agency = None
-    for s in later.sentences:
+    for s in doc.sentences:
         if s.boilerplate or s.end > len(text) or _headline_case(s.text):
             continue
         if not parts:  # the first sentence of the body may open with a dateline
@@ -1205,31 +1234,8 @@ def later_facts(later: Doc, earlier: Doc) -> tuple[list[str], list[str]]:
     # X") and the article's own outlet field: who published it, not what happened
     outlets = outlet_names(text)
     not_facts = {_fold(w) for o in outlets.credits | outlets.bylines for w in o.split()}
-    not_facts |= {_fold(w) for w in words(later.article.outlet or "")}
-    theirs = f"{earlier.article.title or ''}\n{compared_text(earlier)}"
-    their_figures = figures(theirs)
-    their_words = {_fold(w) for w in words(theirs)}
-    # figures in digits: a figure only written as a word ("one of the ...") is left out
-    spelled = {NUMBER_WORDS[w] for w in words(mine) if w in NUMBER_WORDS} - numbers(mine)
-    new_figures = sorted(figures(mine) - spelled - their_figures)
-    # days are facts too: talks "rescheduled for Monday" (not Thursday), a tender "for
-    # tomorrow" (not March 17), a "late May/early June" shipment
-    days = {w for w in words(mine) if w in DATE_WORDS or w in DAY_WORDS}
-    new_names = ({_fold(n) for n in text_names(mine)} | days) - their_words - not_facts
-    return new_figures, sorted(new_names)
-
-
-def carried_names(doc: Doc) -> int:
-    """How many names (:func:`unspin.normalise.names`, possessives folded, months and
-    weekdays left out) the sentences :func:`later_facts` reads of ``doc`` give: what a
-    text says that another can be found to repeat (:func:`adds_nothing`)."""
-    text = compared_text(doc)
-    mine = "\n".join(
-        s.text
-        for s in doc.sentences
-        if not s.boilerplate and s.end <= len(text) and not _headline_case(s.text)
-    )
-    return len({_fold(n) for n in text_names(mine)} - DATE_WORDS)
+    not_facts |= {_fold(w) for w in words(doc.article.outlet or "")}
+    return mine, not_facts
 
 
 def _later_first(a: Doc, b: Doc) -> tuple[Doc, Doc] | None:
