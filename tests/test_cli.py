@@ -294,3 +294,41 @@ def test_summary_lineage_from_plain_data():
     text = console.export_text()
     assert "duplicate ? (0.99)" in text and "direction undecided" in text
     assert "independent" in text and "relations: 1 duplicate, 1 copy, 2 partial" in text
+
+
+def test_summary_reads_each_relation_once_not_once_per_story(monkeypatch):
+    # the summary of a large pile indexes the reuse relations by article: ranking them by
+    # strength once, not once per story (19,043 Reuters articles in 15,623 stories took
+    # ~10 min to summarise when every story sorted every relation)
+    import unspin.summary as summary_mod
+    from unspin.model import Relation, Result, Story
+
+    calls = {"n": 0}
+    real = summary_mod._strength_any
+
+    def counting(r):
+        calls["n"] += 1
+        return real(r)
+
+    monkeypatch.setattr(summary_mod, "_strength_any", counting)
+    rels, stories = [], []
+    for k in range(60):
+        a, b, c = f"a{k}", f"b{k}", f"c{k}"
+        rels.append(Relation(a, b, "copy", 0.9, source=a, derivative=b))
+        rels.append(Relation(b, c, "spun", 0.8, source=b, derivative=c))
+        rels.append(Relation(a, c, "same_story", 0.7))
+        if k:  # a reuse link to the story before: an "also" line
+            rels.append(Relation(c, f"a{k - 1}", "partial", 0.5))
+        stories.append(Story(f"s{k:04d}", f"story {k}", [a, b, c], [a]))
+    summary = summarise(Result(docs=[], relations=rels, stories=stories, errors=[]))
+    reuse = sum(r.relation != "same_story" for r in rels)
+    assert calls["n"] <= reuse
+    # and each story still gets its own tree and its links to other stories
+    first = next(s for s in summary.stories if s.id == "s0001")
+    (root,) = [n for n in first.roots if n.id == "a1"]
+    assert [c.id for c in root.children] == ["b1"]
+    assert [c.id for c in root.children[0].children] == ["c1"]
+    c1 = root.children[0].children[0]
+    assert [(x.other, x.other_story) for x in c1.also] == [("a0", "s0000")]
+    a1_also = [(x.other, x.other_story) for x in root.also]
+    assert a1_also == [("c2", "s0002")]

@@ -162,14 +162,24 @@ def summarise(result: Result) -> Summary:
             changed.setdefault(c.derivative, Counter())[c.kind] += 1
     story_of = {a: s.id for s in result.stories for a in s.articles}
     stories = sorted(result.stories, key=lambda s: (-len(s.articles), s.id))
+    # the reuse relations indexed once by article, with their places in the result's
+    # order and in order of strength (stable), so each story reads only the relations
+    # of its own articles: one pass over the pile, not one per story (19,043 Reuters
+    # articles in 15,623 stories took ~10 min to summarise)
+    reuse = [r for r in result.relations if r.relation in REUSE_RELATIONS]
+    place = {id(r): k for k, r in enumerate(reuse)}
+    strength = {id(r): k for k, r in enumerate(sorted(reuse, key=_strength_any))}
+    touching: dict[str, list[Relation]] = {}
+    for r in reuse:
+        for end in {r.a, r.b}:
+            touching.setdefault(end, []).append(r)
     out = []
     for s in stories:
         members = set(s.articles)
-        inside = [
-            r
-            for r in result.relations
-            if r.relation in REUSE_RELATIONS and r.a in members and r.b in members
-        ]
+        near = list({id(r): r for a in s.articles for r in touching.get(a, ())}.values())
+        inside = sorted(
+            (r for r in near if r.a in members and r.b in members), key=lambda r: place[id(r)]
+        )
         parent = _lineage(s.articles, [a for a in s.sources if a in members], inside)
         nodes = {}
         for a in s.articles:
@@ -186,8 +196,8 @@ def summarise(result: Result) -> Summary:
             nodes[up].children.append(nodes[child])
             in_tree.add((r.a, r.b))
         linked = {x for r in inside for x in (r.a, r.b)}
-        for r in sorted(result.relations, key=_strength_any):
-            if r.relation not in REUSE_RELATIONS or (r.a, r.b) in in_tree:
+        for r in sorted(near, key=lambda r: strength[id(r)]):
+            if (r.a, r.b) in in_tree:
                 continue
             for me, other in ((r.a, r.b), (r.b, r.a)):
                 if me in members:
