@@ -1290,23 +1290,32 @@ def dated_series(a: Doc, b: Doc, p: ClassifyParams) -> str | None:
     notice issued again on another day) tell two items. Pure: reads the two texts and
     their dates."""
 
+    return dated_reading(a, b, p)[0]
+
+
+def dated_reading(a: Doc, b: Doc, p: ClassifyParams) -> tuple[str | None, str | None]:
+    """``(two_items, again)``: :func:`dated_series`'s reason, and, when the later text
+    brings nothing of its own (:func:`adds_nothing`) so that the dates withdraw nothing,
+    why the pair stays the earlier text written again; (None, None) when the dates say
+    nothing (undated, one day, the setting off). One reading of the dates for the
+    typing stage, which needs both answers. Pure."""
     if not p.dated_series or a.lang != b.lang:
-        return None
+        return None, None
     when = other_days(a, b, p)
     if when is None:
-        return None
+        return None, None
+    if (again := adds_nothing(a, b, p)) is not None:
+        # the later text gives no figure and few names the earlier lacks: the earlier
+        # written again (its dropped figures are no other item; its "today" is kept)
+        return None, f"{when}, but {again}"
     la, lb = _opening_figures(a, p), _opening_figures(b, p)
     fa, fb = doc_facts(a).figures, doc_facts(b).figures  # per article, computed once
     own = sorted(la - fb) + sorted(lb - fa)
-    if adds_nothing(a, b, p) is not None:
-        # the later text gives no figure and few names the earlier lacks: the earlier
-        # written again (its dropped figures are no other item; its "today" is kept)
-        return None
     if own:
-        return f"{when}, an opening gives figures the other lacks ({', '.join(own[:4])})"
+        return f"{when}, an opening gives figures the other lacks ({', '.join(own[:4])})", None
     if day_bound(compared_text(a)) and day_bound(compared_text(b)):
-        return f"{when}, both reporting their own day"
-    return None
+        return f"{when}, both reporting their own day", None
+    return None, None
 
 
 def other_days(a: Doc, b: Doc, p: ClassifyParams) -> str | None:
@@ -1514,7 +1523,8 @@ def reuse_type(
         # little are not a copy of it
         copied = kept >= p.copy_kept and (not rewrite or hi >= p.full_cov)
         kind = "copy" if copied else "spun"
-        if kind == "spun" and (series_why := dated_series(a, b, p)) is not None:
+        series_why, again = dated_reading(a, b, p) if kind == "spun" else (None, None)
+        if series_why is not None:
             # written again on another day with another opening figure, or both of their
             # own day: another day's item of one recurring notice, or a later step of one
             # story, not the item written again; its shared lines are the series' own
@@ -1522,11 +1532,8 @@ def reuse_type(
             # kept) of another day is the item re-issued, re-headlined at most
             reasons.append(f"not reuse: two items of one series or story, {series_why}")
             return None, 0.0, reasons, contrib
-        if kind == "spun" and not rewrite and p.dated_series and a.lang == b.lang:
-            apart = other_days(a, b, p)
-            again = adds_nothing(a, b, p) if apart is not None else None
-            if again is not None:
-                reasons.append(f"{apart}, but {again}: the earlier text written again")
+        if again is not None and not rewrite:  # (the rewrite path said so already)
+            reasons.append(f"{again}: the earlier text written again")
         if kind == "spun" and (notice_why := notice_subjects(a, b, p)) is not None:
             # two short notices of one template for two subjects (two markets' hog
             # prices): the shared wording is the template's, not reuse
