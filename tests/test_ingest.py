@@ -114,6 +114,28 @@ def test_jsonl_line_numbers_count_blank_lines(tmp_path: Path) -> None:
     assert [(a.id, a.location) for a in arts] == [("a", "line 1"), ("feed:3", "line 3")]
 
 
+WRAPPED = (
+    "Texas Commerce Bancshares Inc said its\n"
+    "Houston bank filed an application with the\n"
+    "Comptroller of the Currency to create the largest\n"
+    "banking network in the county, the chairman said.\n"
+    "    The bank said the network would link 31 banks\n"
+    "having 13.5 billion dlrs in assets.\n"
+)
+
+
+def test_a_hard_wrapped_text_is_kept_with_a_warning_naming_it(tmp_path: Path) -> None:
+    """Fixed-width lines are read line by line (each break ends a sentence): the reader
+    is told which record, and the text is kept as it is."""
+    text = jsonl({"id": "w", "text": WRAPPED}, {"id": "p", "text": STORY})
+    arts, errs = read_paths([write(tmp_path / "wire.jsonl", text)])
+    assert [a.id for a in arts] == ["w", "p"] and arts[0].text == WRAPPED
+    assert only(errs) == []
+    (warn,) = only(errs, "warning")
+    assert warn.location == "line 1" and warn.input.endswith("wire.jsonl")
+    assert "hard-wrapped" in warn.reason and "join its lines" in warn.reason
+
+
 def test_csv_rows_count_physical_lines(tmp_path: Path) -> None:
     text = 'id,text,outlet\n,"Para one.\nPara two.",Gazette\nb2,Short one.,Herald\n'
     arts, errs = read_paths([write(tmp_path / "t.csv", text)])

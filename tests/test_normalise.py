@@ -132,3 +132,35 @@ def test_numbers_read_indian_digit_grouping() -> None:
 
     assert numbers("3,60,000 people and 12,34,567 votes") == {"360000", "1234567"}
     assert numbers("360,000 people and 1,234,567 votes") == {"360000", "1234567"}
+
+
+def test_hard_wrapped_tells_a_fixed_width_wrap_from_lines_that_are_paragraphs() -> None:
+    from unspin.normalise import hard_wrapped
+
+    wrapped = (
+        "Texas Commerce Bancshares Inc said its\n"
+        "Houston bank filed an application with the\n"
+        "Comptroller of the Currency to create the largest\n"
+        "banking network in the county, the chairman said.\n"
+        "    The bank said the network would link 31 banks\n"
+        "having 13.5 billion dlrs in assets.\n"
+    )
+    assert hard_wrapped(wrapped)
+    one_per_line = (
+        "The minister resigned on Tuesday after a week of pressure from his own party.\n"
+        "His deputy will take over until a successor is chosen by the cabinet next month.\n"
+        "Opposition leaders called for an early election, saying the government had failed.\n"
+        "Markets barely moved on the news, and the currency held steady against the dollar.\n"
+        "A spokesman said the prime minister would make a statement to parliament tomorrow.\n"
+    )
+    header = (
+        "http://www.example.com/news/2010/09/story\nShooting at plant\n"
+        "on September 10th, 2010\nAccording to reports, a woman shot two co-workers.\n"
+    )
+    short_list = "Wheat 2.55\nCorn 1.40\nOats 1.10\nSorghum 2.20\nBarley 1.90\n"
+    blank_lines = wrapped.replace("\n", "\n\n")
+    for text in (one_per_line, header, short_list, blank_lines, STORY_LINES):
+        assert not hard_wrapped(text), text
+
+
+STORY_LINES = "Bridge reopens\n\nThe old bridge will reopen in June.\nIt closed last year.\n"
