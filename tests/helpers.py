@@ -71,3 +71,15 @@ def record_calls(monkeypatch, owner, name: str, what) -> list:
 
     monkeypatch.setattr(owner, name, recording)
     return seen
+
+
+#: a wire item as Reuters-21578 distributes it: fixed-width lines that stop mid-sentence,
+#: an indented line opening a paragraph (:func:`unspin.normalise.hard_wrapped`)
+WRAPPED = (
+    "Texas Commerce Bancshares Inc said its\n"
+    "Houston bank filed an application with the\n"
+    "Comptroller of the Currency to create the largest\n"
+    "banking network in the county, the chairman said.\n"
+    "    The bank said the network would link 31 banks\n"
+    "having 13.5 billion dlrs in assets.\n"
+)

@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from helpers import WRAPPED
 
 from unspin.ingest import IngestOptions, iter_files, read_file, read_paths
 from unspin.model import InputError
@@ -112,16 +113,6 @@ def test_jsonl_line_numbers_count_blank_lines(tmp_path: Path) -> None:
     arts, errs = read_paths([write(tmp_path / "feed.ndjson", text)])
     assert errs == []
     assert [(a.id, a.location) for a in arts] == [("a", "line 1"), ("feed:3", "line 3")]
-
-
-WRAPPED = (
-    "Texas Commerce Bancshares Inc said its\n"
-    "Houston bank filed an application with the\n"
-    "Comptroller of the Currency to create the largest\n"
-    "banking network in the county, the chairman said.\n"
-    "    The bank said the network would link 31 banks\n"
-    "having 13.5 billion dlrs in assets.\n"
-)
 
 
 def test_a_hard_wrapped_text_is_kept_with_a_warning_naming_it(tmp_path: Path) -> None:

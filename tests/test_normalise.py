@@ -135,16 +135,10 @@ def test_numbers_read_indian_digit_grouping() -> None:
 
 
 def test_hard_wrapped_tells_a_fixed_width_wrap_from_lines_that_are_paragraphs() -> None:
+    from helpers import WRAPPED as wrapped
+
     from unspin.normalise import hard_wrapped
 
-    wrapped = (
-        "Texas Commerce Bancshares Inc said its\n"
-        "Houston bank filed an application with the\n"
-        "Comptroller of the Currency to create the largest\n"
-        "banking network in the county, the chairman said.\n"
-        "    The bank said the network would link 31 banks\n"
-        "having 13.5 billion dlrs in assets.\n"
-    )
     assert hard_wrapped(wrapped)
     one_per_line = (
         "The minister resigned on Tuesday after a week of pressure from his own party.\n"
