@@ -493,13 +493,11 @@ HARD_WRAP_LOWER_SHARE = 0.15
 _LINE_END_CLOSED = re.compile(r"[.!?:;\u061f\u06d4\u0964\u0965\u3002\uff01\uff1f][\"'”’»)\]]*$")
 
 
-def hard_wrapped(text: str, lines: Sequence[tuple[int, int]] | None = None) -> bool:
+def hard_wrapped(text: str) -> bool:
     """Whether ``text``'s line breaks are a fixed-width wrap rather than the ends of
     paragraphs: most lines that run on into the next are short and stop mid-sentence
-    (Reuters-21578 bodies as distributed, e-mail). ``lines``: its non-empty lines'
-    spans, when the caller has them."""
-    if lines is None:
-        lines = [m.span() for m in re.finditer(r"[^\n]+", text)]
+    (Reuters-21578 bodies as distributed, e-mail)."""
+    lines = [m.span() for m in re.finditer(r"[^\n]+", text)]
     runs = [
         (text[s:e].rstrip(), text[s2:e2].lstrip()[:1])
         for (s, e), (s2, e2) in zip(lines, lines[1:])
