@@ -21,11 +21,13 @@ from unspin.pipeline import (
     Config,
     FeatureTable,
     LocalEngine,
+    PackedFeatures,
     analyse,
     fingerprint,
     link_strength,
     pack_features,
     pair_stage,
+    unpack_features,
 )
 from unspin.stories import PAIR_FEATURE_NAMES
 
@@ -82,6 +84,48 @@ def test_feature_table_finds_pairs_given_out_of_order() -> None:
     assert list(sub) == [(2, 3), (1, 3)] and sub[(1, 3)] == table[(1, 3)]
     with pytest.raises(ValueError, match="twice"):
         FeatureTable([(0, 1), (0, 1)], 2, [b"", b""])
+
+
+def test_packed_features_read_back_every_dict_as_put_in_and_grow() -> None:
+    feats = {(0, k): _features(k) for k in range(1, 6)}
+    odd = {"doc_sim": 0.25, "quotes": 0.0}  # other keys: kept as its dict
+    feats[(0, 3)] = odd
+    got = PackedFeatures(feats.items())
+    assert list(got) == list(feats) and len(got) == 5
+    assert isinstance(got._packed[(0, 1)], bytes) and got._packed[(0, 3)] is odd
+    for p, f in feats.items():
+        back = got[p]
+        assert list(back) == list(f)
+        assert [repr(x) for x in back.values()] == [repr(x) for x in f.values()]  # -0.0, nan
+    got[(1, 2)] = pack_features(_features(7))  # a stored result's packed row, as read
+    assert unpack_features(pack_features(_features(8))).keys() == _features(8).keys()
+    assert got[(1, 2)] == _features(7) and (1, 2) in got and (2, 1) not in got
+    sub = got.keeping(lambda p: p[0] == 0 and p[1] != 2)
+    assert list(sub) == [(0, 1), (0, 3), (0, 4), (0, 5)] and sub[(0, 5)] == got[(0, 5)]
+    del got[(0, 1)]
+    assert (0, 1) not in got and (0, 1) in sub
+    with pytest.raises(KeyError):
+        got[(0, 1)]  # noqa: B018
+
+
+def test_a_scan_with_a_store_keeps_features_packed_with_the_same_tables(tmp_path) -> None:
+    """With a memo, the features travel packed, are stored packed and kept packed; the
+    examples' tables are those of the dicts kept as they are."""
+    docs, cfg = _example_docs()
+    from unspin.store import Store
+
+    st = Store(tmp_path / "a")
+    ps = pair_stage(docs, cfg, LocalEngine(1), memo=st)
+    assert isinstance(ps.features, PackedFeatures) and len(ps.features) == len(ps.pairs) > 5
+    assert all(isinstance(f, bytes) for f in ps.features._packed.values())
+    packed = records(analyse(docs, cfg, engine=LocalEngine(1), memo=st))
+    st.close()
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(pipeline, "pack_features", lambda f: f)
+        st2 = Store(tmp_path / "b")
+        kept = records(analyse(docs, cfg, engine=LocalEngine(1), memo=st2))
+        st2.close()
+    assert packed == kept == records(analyse(docs, cfg, engine=LocalEngine(1)))
 
 
 def _example_docs(embedder: str = "hashing"):

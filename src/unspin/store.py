@@ -933,15 +933,18 @@ class Store:
         return out
 
     def put_sentence_vectors(self, vectors: dict[str, np.ndarray], embedder: str) -> None:
-        """Cache sentence vectors by sentence key, so no sentence is embedded twice."""
+        """Cache sentence vectors by sentence key, so no sentence is embedded twice.
+
+        The rows are made one at a time as SQLite takes them: a scan of all of Reuters
+        puts ~300,000 vectors, whose bytes made as one list held ~600 MB (issue 14)."""
         self._sentence_table()
         with self.con:
             self.con.executemany(
                 "INSERT OR REPLACE INTO sentence_vectors VALUES (?, ?, ?)",
-                [
+                (
                     (f"{embedder}:{k}", embedder, np.ascontiguousarray(v, np.float32).tobytes())
                     for k, v in vectors.items()
-                ],
+                ),
             )
         self._pending = 0
 
