@@ -132,3 +132,58 @@ def test_numbers_read_indian_digit_grouping() -> None:
 
     assert numbers("3,60,000 people and 12,34,567 votes") == {"360000", "1234567"}
     assert numbers("360,000 people and 1,234,567 votes") == {"360000", "1234567"}
+
+
+WRAPPED = (
+    "Texas Commerce Bancshares Inc said its\n"
+    "Houston bank filed an application with the\n"
+    "Comptroller of the Currency to create the largest\n"
+    "banking network in the county, the chairman said.\n"
+    "    The bank said the network would link 31 banks\n"
+    'having 13.5 billion dlrs in assets. "We expect\n'
+    'approval within the year," a spokesman told\n'
+    "reporters on Monday.\n"
+)
+
+
+def test_a_hard_wrapped_text_is_read_in_whole_sentences_and_quotations() -> None:
+    from unspin.normalise import find_quotes, hard_wrapped, paragraphs
+
+    assert hard_wrapped(WRAPPED)
+    # the indented line opens a paragraph; every other line break is a soft wrap
+    assert [WRAPPED[s:e].split()[:2] for s, e in paragraphs(WRAPPED)] == [
+        ["Texas", "Commerce"],
+        ["The", "bank"],
+    ]
+    sents = [" ".join(WRAPPED[s:e].split()) for s, e in split_sentences(WRAPPED)]
+    assert sents == [
+        "Texas Commerce Bancshares Inc said its Houston bank filed an application with the "
+        "Comptroller of the Currency to create the largest banking network in the county, "
+        "the chairman said.",
+        "The bank said the network would link 31 banks having 13.5 billion dlrs in assets.",
+        '"We expect approval within the year," a spokesman told reporters on Monday.',
+    ]
+    assert [" ".join(q.text.split()) for q in find_quotes(WRAPPED)] == [
+        "We expect approval within the year,"
+    ]
+
+
+def test_lines_that_are_paragraphs_headings_or_lists_stay_lines() -> None:
+    from unspin.normalise import hard_wrapped, paragraphs
+
+    one_per_line = (
+        "The minister resigned on Tuesday after a week of pressure from his own party.\n"
+        "His deputy will take over until a successor is chosen by the cabinet next month.\n"
+        "Opposition leaders called for an early election, saying the government had failed.\n"
+        "Markets barely moved on the news, and the currency held steady against the dollar.\n"
+        "A spokesman said the prime minister would make a statement to parliament tomorrow.\n"
+    )
+    header = (
+        "http://www.example.com/news/2010/09/story\nShooting at plant\n"
+        "on September 10th, 2010\nAccording to reports, a woman shot two co-workers.\n"
+    )
+    short_list = "Wheat 2.55\nCorn 1.40\nOats 1.10\nSorghum 2.20\nBarley 1.90\n"
+    for text in (one_per_line, header, short_list):
+        assert not hard_wrapped(text)
+        lines = [m.span() for m in __import__("re").finditer(r"[^\n]+", text)]
+        assert paragraphs(text) == lines

@@ -997,16 +997,21 @@ class Store:
         import pickle
 
         self._memo_table()
-        rows, files = [], []
-        for k, v in items.items():
-            data = pickle.dumps(v, protocol=pickle.HIGHEST_PROTOCOL)
-            if len(data) > MEMO_FILE_MIN:
-                name = self._memo_file_write(kind, k, data)
-                files.append((kind, k, name))
-                data = _MEMO_FILE_MARK + f"{name}:{len(data)}".encode()
-            rows.append((kind, k, data))
+        files: list[tuple[str, str, str]] = []
+
+        def rows() -> Iterator[tuple[str, str, bytes]]:
+            # made one at a time as SQLite takes them: a scan's pair results pickled as
+            # one list held hundreds of MB at once (issue 14)
+            for k, v in items.items():
+                data = pickle.dumps(v, protocol=pickle.HIGHEST_PROTOCOL)
+                if len(data) > MEMO_FILE_MIN:
+                    name = self._memo_file_write(kind, k, data)
+                    files.append((kind, k, name))
+                    data = _MEMO_FILE_MARK + f"{name}:{len(data)}".encode()
+                yield (kind, k, data)
+
         with self.con:
-            self.con.executemany("INSERT OR REPLACE INTO memo VALUES (?, ?, ?)", rows)
+            self.con.executemany("INSERT OR REPLACE INTO memo VALUES (?, ?, ?)", rows())
         self._pending = 0
         for kind, k, name in files:  # the values these files held are no longer named
             self._memo_file_prune(kind, k, keep=name)
