@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from unspin.normalise import (
     detect_language,
     find_quotes,
@@ -134,10 +136,44 @@ def test_numbers_read_indian_digit_grouping() -> None:
     assert numbers("360,000 people and 1,234,567 votes") == {"360000", "1234567"}
 
 
+WRAPPED_QUOTE = (
+    "Texas Commerce Bancshares Inc said its\n"
+    "Houston bank filed an application with the\n"
+    "Comptroller of the Currency to create the largest\n"
+    "banking network in the county, the chairman said.\n"
+    "    The bank said the network would link 31 banks\n"
+    'having 13.5 billion dlrs in assets. "We expect\n'
+    'approval within the year," a spokesman told\n'
+    "reporters on Monday.\n"
+)
+
+
+def test_a_hard_wrapped_text_is_read_in_whole_sentences_and_quotations() -> None:
+    from unspin.normalise import find_quotes, hard_wrapped, paragraphs
+
+    assert hard_wrapped(WRAPPED_QUOTE)
+    # the indented line opens a paragraph; every other line break is a soft wrap
+    assert [WRAPPED_QUOTE[s:e].split()[:2] for s, e in paragraphs(WRAPPED_QUOTE)] == [
+        ["Texas", "Commerce"],
+        ["The", "bank"],
+    ]
+    sents = [" ".join(WRAPPED_QUOTE[s:e].split()) for s, e in split_sentences(WRAPPED_QUOTE)]
+    assert sents == [
+        "Texas Commerce Bancshares Inc said its Houston bank filed an application with the "
+        "Comptroller of the Currency to create the largest banking network in the county, "
+        "the chairman said.",
+        "The bank said the network would link 31 banks having 13.5 billion dlrs in assets.",
+        '"We expect approval within the year," a spokesman told reporters on Monday.',
+    ]
+    assert [" ".join(q.text.split()) for q in find_quotes(WRAPPED_QUOTE)] == [
+        "We expect approval within the year,"
+    ]
+
+
 def test_hard_wrapped_tells_a_fixed_width_wrap_from_lines_that_are_paragraphs() -> None:
     from helpers import WRAPPED as wrapped
 
-    from unspin.normalise import hard_wrapped
+    from unspin.normalise import hard_wrapped, paragraphs
 
     assert hard_wrapped(wrapped)
     one_per_line = (
@@ -155,6 +191,8 @@ def test_hard_wrapped_tells_a_fixed_width_wrap_from_lines_that_are_paragraphs() 
     blank_lines = wrapped.replace("\n", "\n\n")
     for text in (one_per_line, header, short_list, blank_lines, STORY_LINES):
         assert not hard_wrapped(text), text
+        lines = [m.span() for m in re.finditer(r"[^\n]+", text)]
+        assert paragraphs(text) == lines
 
 
 STORY_LINES = "Bridge reopens\n\nThe old bridge will reopen in June.\nIt closed last year.\n"

@@ -1210,14 +1210,13 @@ def test_find_quotes_equals_the_character_by_character_reader() -> None:
     """find_quotes jumps to the next character that can open a quotation: the same
     quotations as the reader that stepped one character at a time."""
     import random
-    import re
 
-    from unspin.normalise import _OPEN_CLOSE, _STRAIGHT, Quote, find_quotes, words
+    from unspin.normalise import _OPEN_CLOSE, _STRAIGHT, Quote, find_quotes, paragraphs, words
 
     def reference(text: str, min_words: int = 3) -> list:
         quotes = []
-        for para in re.finditer(r"[^\n]+", text):
-            base, chunk = para.start(), para.group(0)
+        for base, end in paragraphs(text):  # its lines, or a wrapped text's paragraphs
+            chunk = text[base:end]
             i = 0
             while i < len(chunk):
                 ch = chunk[i]

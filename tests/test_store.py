@@ -450,3 +450,26 @@ def test_cache_key_is_the_json_of_its_parts():
         [FINGERPRINT_VERSION, "hashing", a.text, a.title, a.lang], ensure_ascii=False
     ).encode("utf-8", "surrogatepass")
     assert cache_key(a, "hashing") == hashlib.sha1(raw).hexdigest()
+
+
+def test_a_hard_wrapped_texts_cache_key_is_marked_and_no_other_key_moves() -> None:
+    """Docs cached before hard-wrapped texts were read in paragraphs are not reused for
+    such a text; every other text keeps the key (and cached doc) it had."""
+    import hashlib
+
+    from unspin.fingerprint import FINGERPRINT_VERSION
+    from unspin.model import key_json
+    from unspin.store import cache_key
+
+    def old(a: Article) -> str:
+        parts = [FINGERPRINT_VERSION, "use", a.text, a.title, a.lang]
+        return hashlib.sha1(key_json(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+    plain = Article(id="p", text="One line of a paragraph.\n\nAnother paragraph here.")
+    wrapped = Article(
+        id="w",
+        text="The bank said it filed an\napplication with the comptroller\n"
+        "to create the largest network in\nthe county, the chairman said on\nMonday.\n",
+    )
+    assert cache_key(plain, "use") == old(plain)
+    assert cache_key(wrapped, "use") != old(wrapped)

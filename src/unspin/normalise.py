@@ -490,14 +490,20 @@ HARD_WRAP_OPEN_SHARE = 0.5
 #: script). With these settings 16,291 of the 19,043 Reuters-21578 bodies as
 #: distributed read as wrapped, and no text of BBC, ECB+, PAC, NTREX or MEANTIME does
 HARD_WRAP_LOWER_SHARE = 0.15
+#: in a hard-wrapped text, a line that ends a sentence and is shorter than this share
+#: of the text's wrap width (its longest run-on line) ends its paragraph
+HARD_WRAP_SHORT_LAST = 0.6
+
 _LINE_END_CLOSED = re.compile(r"[.!?:;\u061f\u06d4\u0964\u0965\u3002\uff01\uff1f][\"'”’»)\]]*$")
 
 
-def hard_wrapped(text: str) -> bool:
+def hard_wrapped(text: str, lines: Sequence[tuple[int, int]] | None = None) -> bool:
     """Whether ``text``'s line breaks are a fixed-width wrap rather than the ends of
     paragraphs: most lines that run on into the next are short and stop mid-sentence
-    (Reuters-21578 bodies as distributed, e-mail)."""
-    lines = [m.span() for m in re.finditer(r"[^\n]+", text)]
+    (Reuters-21578 bodies as distributed, e-mail). ``lines``: its non-empty lines'
+    spans, when the caller has them."""
+    if lines is None:
+        lines = [m.span() for m in re.finditer(r"[^\n]+", text)]
     runs = [
         (text[s:e].rstrip(), text[s2:e2].lstrip()[:1])
         for (s, e), (s2, e2) in zip(lines, lines[1:])
@@ -513,12 +519,41 @@ def hard_wrapped(text: str) -> bool:
     return open_ >= HARD_WRAP_OPEN_SHARE * len(runs) and lower >= HARD_WRAP_LOWER_SHARE * len(runs)
 
 
+def paragraphs(text: str) -> list[tuple[int, int]]:
+    """Paragraph spans ``(start, end)`` into ``text``: its lines, except that in a
+    hard-wrapped text (:func:`hard_wrapped`) a line break is a soft wrap inside a
+    paragraph unless a blank line or an indented line follows, or the line ends a
+    sentence well short of the wrap width. Sentences and quotations are found within
+    a paragraph, so a wrapped sentence or quotation is read whole."""
+    lines = [m.span() for m in re.finditer(r"[^\n]+", text)]
+    if not hard_wrapped(text, lines):
+        return lines
+    width = max(
+        (e - s for (s, e), (s2, _) in zip(lines, lines[1:]) if text[e:s2] == "\n"), default=0
+    )
+    out: list[list[int]] = []
+    for s, e in lines:
+        if out:
+            ps, pe = out[-1]
+            prev = text[text.rfind("\n", 0, pe) + 1 : pe].rstrip()
+            soft = (
+                text[pe:s] == "\n"
+                and not text[s].isspace()
+                and not (_LINE_END_CLOSED.search(prev) and len(prev) < HARD_WRAP_SHORT_LAST * width)
+            )
+            if soft:
+                out[-1][1] = e
+                continue
+        out.append([s, e])
+    return [(s, e) for s, e in out]
+
+
 def split_sentences(text: str) -> list[tuple[int, int]]:
-    """Sentence spans ``(start, end)`` into ``text``; line breaks always end a sentence."""
+    """Sentence spans ``(start, end)`` into ``text``; the end of a paragraph
+    (:func:`paragraphs`: a line break, except a soft wrap) always ends a sentence."""
     spans: list[tuple[int, int]] = []
-    for para in re.finditer(r"[^\n]+", text):
-        p_start = para.start()
-        chunk = para.group(0)
+    for p_start, p_end in paragraphs(text):
+        chunk = text[p_start:p_end]
         start = 0
         for m in _BOUNDARY.finditer(chunk):
             end = m.end(2) if m.group(1) else m.end(5)
@@ -561,8 +596,8 @@ def find_quotes(text: str, min_words: int = 3) -> list[Quote]:
     are not mistaken for quotations.
     """
     quotes: list[Quote] = []
-    for para in re.finditer(r"[^\n]+", text):
-        base, chunk = para.start(), para.group(0)
+    for base, p_end in paragraphs(text):
+        chunk = text[base:p_end]
         i = 0
         while i < len(chunk):
             # straight to the next character that can open a quotation (linear, as the

@@ -31,6 +31,7 @@ import numpy as np
 from unspin.durable import write_synced
 from unspin.fingerprint import FINGERPRINT_VERSION
 from unspin.model import Article, Doc, Quote, Sentence, key_json
+from unspin.normalise import hard_wrapped
 
 #: bump when the tables change; a store written by a newer schema is refused
 STORE_SCHEMA_VERSION = 1
@@ -88,8 +89,14 @@ def private_dir(path: Path) -> Path:
 
 
 def cache_key(article: Article, embedder: str) -> str:
-    """sha1 over everything that decides a Doc: fingerprint version, embedder, inputs."""
-    parts = [FINGERPRINT_VERSION, embedder, article.text, article.title, article.lang]
+    """sha1 over everything that decides a Doc: fingerprint version, embedder, inputs.
+
+    A hard-wrapped text (:func:`unspin.normalise.hard_wrapped`) is read in paragraphs
+    since fingerprint version fp-9's code, which read it line by line: its key carries
+    a mark of that, so its docs cached before are not reused (every other text's docs
+    are the same as they were, and keep their keys)."""
+    version = FINGERPRINT_VERSION + ("+wrap" if hard_wrapped(article.text) else "")
+    parts = [version, embedder, article.text, article.title, article.lang]
     # surrogatepass: a text that is not valid Unicode still has a key (ingest replaces
     # lone surrogates, but articles handed to the API directly are not read by ingest)
     raw = key_json(parts).encode("utf-8", "surrogatepass")
