@@ -106,3 +106,36 @@ def test_notice_params_are_validated() -> None:
     for bad in ({"notice_max_chars": 0}, {"notice_head_words": 0}, {"notice_min_word_chars": 0}):
         with pytest.raises(ValueError):
             ClassifyParams(**bad)
+
+
+# two made-up banks' notices of one rate rise: the figures alike, the subjects' names in
+# the body as well as in the headline
+BANK_A = ["Harlow Federal Corp said its Harlow Savings Bank raised its prime rate to 8-1/4 pct."]
+BANK_B = [
+    "The Ostend Trust Bank unit of Ostend Bancorp said it is raising its prime rate to 8-1/4 pct."
+]
+
+
+def test_two_subjects_notices_with_the_same_figures_differ_in_their_names() -> None:
+    a, b = _pair(BANK_A, BANK_B, "HARLOW FEDERAL RAISES PRIME", "OSTEND BANCORP RAISES PRIME")
+    why = notice_subjects(a, b, WHOLE) or ""
+    assert "(harlow federal corp / ostend bancorp, each missing" in why, why
+    assert reuse_type(a, b, align(a, b), WHOLE)[0] is None
+    # the figures-only rule of before leaves them spun
+    names_off = dataclasses.replace(WHOLE, notice_min_names=None)
+    assert notice_subjects(a, b, names_off) is None
+    assert reuse_type(a, b, align(a, b), names_off)[0] == "spun"
+
+
+def test_a_spin_of_one_notice_keeps_its_subjects_name() -> None:
+    # the headline reworded so that its opening word is missing from the other text, but
+    # the bank's name kept in the body: one notice written again
+    spin = ["Harlow Federal Corp said that its Harlow Savings Bank lifted its prime to 8-1/4 pct."]
+    a, b = _pair(BANK_A, spin, "HARLOW FEDERAL RAISES PRIME", "LENDER HARLOW LIFTS PRIME")
+    assert notice_subjects(a, b, WHOLE) is None
+    assert reuse_type(a, b, align(a, b), WHOLE)[0] == "spun"
+
+
+def test_notice_min_names_is_validated() -> None:
+    with pytest.raises(ValueError, match="notice_min_names"):
+        ClassifyParams(notice_min_names=0)

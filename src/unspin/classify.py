@@ -24,6 +24,7 @@ from unspin.align import (
     figure_slots,
     frame_agreement,
     is_template,
+    lost_names,
     slot_mismatch,
 )
 from unspin.corpus import bigram_hashes, body_sentences, mid_capitals
@@ -330,6 +331,15 @@ class ClassifyParams:
     notice_head_words: int = 3
     # ... initials ("J.P." / "JP") are one name spelt two ways, not two subjects
     notice_min_word_chars: int = 2
+    # ... figures alike, the two notices are still two subjects' when each text also
+    # holds at least this many names (phrases, :func:`unspin.align.lost_names`) the other
+    # lacks: five banks' prime-rate rises to one rate, two companies' listings on one
+    # market, read in whole sentences (a hard-wrapped notice read line by line had its
+    # template lines caught by the form-line rules). A spin, a translation round trip or
+    # a rewrite of one notice keeps its subject's name ("Train de Aragua" keeps
+    # "Aragua"). None: figures must differ. Set on Reuters 9,501-13,000's wrong
+    # ``spun`` claims read in paragraphs (docs/benchmarks.md, session 24)
+    notice_min_names: int | None = 1
     # ``unknown_credit``: a text is signed (says who published it) by a byline or imprint
     # line among its first or last this many non-empty lines (the headline, a byline
     # under it; a byline, an imprint at the foot): :func:`unspin.evidence.signed`
@@ -446,6 +456,10 @@ class ClassifyParams:
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"ClassifyParams.{name} must be >= 1, got {getattr(self, name)}")
+        if self.notice_min_names is not None and self.notice_min_names < 1:
+            raise ValueError(
+                f"ClassifyParams.notice_min_names must be >= 1 or None, got {self.notice_min_names}"
+            )
         if self.merge_unit <= 0:
             raise ValueError(f"ClassifyParams.merge_unit must be > 0, got {self.merge_unit}")
         if self.decider_bar < 0:
@@ -1369,13 +1383,20 @@ def notice_subjects(a: Doc, b: Doc, p: ClassifyParams) -> str | None:
     sa, sb = subject(a, texts[1]), subject(b, texts[0])
     if not sa or not sb:
         return None
-    fa, fb = figures(content_lines(a)), figures(content_lines(b))
-    if fa == fb:
+    ta, tb = content_lines(a), content_lines(b)
+    heads = f"headlines name other subjects ({' '.join(sa)} / {' '.join(sb)}, each missing "
+    fa, fb = figures(ta), figures(tb)
+    if fa != fb:
+        own = sorted(fa - fb)[:2] + sorted(fb - fa)[:2]
+        return f"{heads}from the other text) and figures differ ({', '.join(own)})"
+    if p.notice_min_names is None:
         return None
-    own = sorted(fa - fb)[:2] + sorted(fb - fa)[:2]
+    la, lb = lost_names(ta, tb)
+    if min(len(la), len(lb)) < p.notice_min_names:
+        return None
     return (
-        f"headlines name other subjects ({' '.join(sa)} / {' '.join(sb)}, each missing "
-        f"from the other text) and figures differ ({', '.join(own)})"
+        f"{heads}from the other text) and so do the texts ({la[0]} / {lb[0]}, each "
+        "missing from the other)"
     )
 
 
