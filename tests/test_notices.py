@@ -119,7 +119,7 @@ BANK_B = [
 def test_two_subjects_notices_with_the_same_figures_differ_in_their_names() -> None:
     a, b = _pair(BANK_A, BANK_B, "HARLOW FEDERAL RAISES PRIME", "OSTEND BANCORP RAISES PRIME")
     why = notice_subjects(a, b, WHOLE) or ""
-    assert "(harlow federal corp / ostend bancorp, each missing" in why, why
+    assert "(Harlow Federal Corp / Ostend Trust Bank, each missing" in why, why
     assert reuse_type(a, b, align(a, b), WHOLE)[0] is None
     # the figures-only rule of before leaves them spun
     names_off = dataclasses.replace(WHOLE, notice_min_names=None)
@@ -139,3 +139,11 @@ def test_a_spin_of_one_notice_keeps_its_subjects_name() -> None:
 def test_notice_min_names_is_validated() -> None:
     with pytest.raises(ValueError, match="notice_min_names"):
         ClassifyParams(notice_min_names=0)
+
+
+def test_a_subjects_name_rendered_another_way_is_one_subject() -> None:
+    # a round trip renders the company's name word another way in headline and body
+    # ("Harlow" / "Harlows"): one notice, whatever the names' test says
+    spin = ["Harlows Federal Corp said its Harlows Savings Bank raised its prime to 8-1/4 pct."]
+    a, b = _pair(BANK_A, spin, "HARLOW FEDERAL RAISES PRIME", "HARLOWS FEDERAL RAISES PRIME")
+    assert notice_subjects(a, b, WHOLE) is None

@@ -361,16 +361,6 @@ def _lost(name: str, other: set[str]) -> bool:
     return 2 * sum(w not in other for w in ws) > len(ws)
 
 
-def lost_names(ta: str, tb: str, casing: Casing | None = None) -> tuple[list[str], list[str]]:
-    """The names (phrases, as :func:`slot_mismatch` counts them) of each text that the
-    other lacks, sorted: the evidence behind its ``name_a`` and ``name_b``."""
-    ma = _name_runs(ta, {w.removesuffix("'s") for w in _names(ta, casing)})
-    mb = _name_runs(tb, {w.removesuffix("'s") for w in _names(tb, casing)})
-    wa = {w.removesuffix("'s") for w in words(ta)}
-    wb = {w.removesuffix("'s") for w in words(tb)}
-    return sorted(m for m in ma if _lost(m, wb)), sorted(m for m in mb if _lost(m, wa))
-
-
 def slot_mismatch(ta: str, tb: str, casing: Casing | None = None) -> Slots:
     """Figures and names of two aligned texts that the other side lacks.
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from difflib import SequenceMatcher
@@ -24,7 +24,6 @@ from unspin.align import (
     figure_slots,
     frame_agreement,
     is_template,
-    lost_names,
     slot_mismatch,
 )
 from unspin.corpus import bigram_hashes, body_sentences, mid_capitals
@@ -53,6 +52,7 @@ from unspin.normalise import (
     figures,
     numbers,
     rare_word,
+    token_spans,
     word_spans,
     words,
     zipf,
@@ -332,7 +332,7 @@ class ClassifyParams:
     # ... initials ("J.P." / "JP") are one name spelt two ways, not two subjects
     notice_min_word_chars: int = 2
     # ... figures alike, the two notices are still two subjects' when each text also
-    # holds at least this many names (phrases, :func:`unspin.align.lost_names`) the other
+    # holds at least this many names (phrases, :func:`subject_names`) the other
     # lacks: five banks' prime-rate rises to one rate, two companies' listings on one
     # market, read in whole sentences (a hard-wrapped notice read line by line had its
     # template lines caught by the form-line rules). A spin, a translation round trip or
@@ -1348,6 +1348,20 @@ def other_days(a: Doc, b: Doc, p: ClassifyParams) -> str | None:
     return f"published on other days ({hours / 24:.1f} days apart)"
 
 
+def body_lines(d: Doc) -> str:
+    """:func:`unspin.align.content_lines` without the headline (:func:`wire_headline`: the
+    first line when the article has no title): in an all-caps headline each word counts as
+    a name of its own, and machine translation renders a headline's common words another
+    way ("ELECTRONICS" / "ELECTRONIC"), where the body's names keep most of their words."""
+    if d.article.title:
+        return content_lines(d)
+    text = d.article.text
+    lead = len(text) - len(text.lstrip())
+    end = text.find("\n", lead)
+    end = len(text) if end < 0 else end
+    return "\n".join(x.text for x in d.sentences if not x.boilerplate and x.start >= end)
+
+
 def notice_subjects(a: Doc, b: Doc, p: ClassifyParams) -> str | None:
     """Why two short notices are two items of one template for two subjects, not one
     item written again (``ClassifyParams.notice_subjects``); None when they may be one.
@@ -1389,15 +1403,52 @@ def notice_subjects(a: Doc, b: Doc, p: ClassifyParams) -> str | None:
     if fa != fb:
         own = sorted(fa - fb)[:2] + sorted(fb - fa)[:2]
         return f"{heads}from the other text) and figures differ ({', '.join(own)})"
-    if p.notice_min_names is None:
+    if p.notice_min_names is None or any(_look_alike(u, v) for u in sa for v in sb):
+        # one subject's name rendered two ways ("JACOBS" / "JACOB", "WEIS" / "WEI"): a
+        # translation round trip of one notice, not two subjects
         return None
-    la, lb = lost_names(ta, tb)
+    la = subject_names(body_lines(a), sa, texts[1])
+    lb = subject_names(body_lines(b), sb, texts[0])
     if min(len(la), len(lb)) < p.notice_min_names:
         return None
     return (
         f"{heads}from the other text) and so do the texts ({la[0]} / {lb[0]}, each "
         "missing from the other)"
     )
+
+
+def subject_names(body: str, subject: Sequence[str], other: str) -> list[str]:
+    """The names in ``body`` that hold a headline's ``subject`` word and that ``other``
+    lacks (most of the name's words missing, as :func:`unspin.align.slot_mismatch` reads it), as
+    written: a run of capitalised words around the subject word ("First Chicago Corp",
+    "NMR Centers Inc"), a sentence's opening word included, stopwords ("The") left out.
+    A company's, a market's, a place's name in the body confirms the headline's subject;
+    a translation round trip that renders one word of a name another way keeps the rest
+    of the name ("Weis Markets Inc" / "Weis Slices Inc": kept). Pure."""
+    want = set(subject)
+    there = set(words(other))
+    spans = token_spans(body)
+    toks = [body[s:e] for s, e in spans]
+    out: list[str] = []
+
+    def joins(i: int) -> bool:  # token i continues token i - 1's name (same line)
+        return toks[i][:1].isupper() and "\n" not in body[spans[i - 1][1] : spans[i][0]]
+
+    for k, t in enumerate(toks):
+        if t.lower() not in want or not t[:1].isupper():
+            continue
+        lo, hi = k, k + 1
+        while lo > 0 and joins(lo):
+            lo -= 1
+        while hi < len(toks) and joins(hi):
+            hi += 1
+        while lo < k and toks[lo].lower() in STOPWORDS:  # "The First Chicago Corp"
+            lo += 1
+        run = [w.lower() for w in toks[lo:hi] if w.lower() not in STOPWORDS]
+        name = " ".join(toks[lo:hi])
+        if run and 2 * sum(w not in there for w in run) > len(run) and name not in out:
+            out.append(name)
+    return out
 
 
 def _top(contrib: list[Contribution], k: int = 3) -> str:
