@@ -259,3 +259,17 @@ def test_use_weights_released_are_read_again_on_the_next_encode() -> None:
     assert not emb.loaded()
     again = emb.encode(["The ferry strike went on for a second day."])
     assert emb.loaded() and np.array_equal(first, again)
+
+
+def test_link_strength_reads_packed_rows_as_their_dicts() -> None:
+    # _features: quotes > 0 for k divisible by 3 (one component), else the doc similarity
+    feats = {(0, k): _features(k) for k in range(1, 8)}
+    feats[(0, 5)] = {"doc_sim": 0.25, "quotes": 0.0}  # other keys: kept as its dict
+    packed = PackedFeatures(feats.items())
+    rows = dict(packed.packed())
+    assert list(rows) == list(feats) and isinstance(rows[(0, 1)], bytes)
+    for pair, f in feats.items():
+        for reuse in (False, True):
+            want = link_strength(reuse, f)
+            assert link_strength(reuse, rows[pair]) == want
+            assert want == (np.inf if reuse or f["quotes"] > 0 else f["doc_sim"])

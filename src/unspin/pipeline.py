@@ -1026,9 +1026,9 @@ class PairStage:
             if self.pair_arrays is not None:
                 self.links = dict(zip(self.pairs, self.pair_arrays[2].tolist()))
             else:
-                self.links = {
-                    pair: link_strength(pair in self.reuse, f) for pair, f in self.features.items()
-                }
+                feats = self.features
+                rows = feats.packed() if isinstance(feats, PackedFeatures) else feats.items()
+                self.links = {pair: link_strength(pair in self.reuse, f) for pair, f in rows}
         return self.links
 
     def link_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -1117,10 +1117,18 @@ class QuietPairs:
         return len(self) > 0
 
 
-def link_strength(reuse: bool, features: dict[str, float]) -> float:
+def link_strength(reuse: bool, features: bytes | dict[str, float]) -> float:
     """A candidate pair's link in the story graph: infinite for reuse and shared
-    quotations (always one component), else the document similarity."""
-    return np.inf if (reuse or features["quotes"] > 0) else features["doc_sim"]
+    quotations (always one component), else the document similarity. ``features`` as a
+    dict or packed (:func:`pack_features`: the two values read without a dict)."""
+    if reuse:
+        return np.inf
+    if isinstance(features, bytes):
+        values = _PACK.unpack(features)
+        quotes, doc_sim = values[_QUOTES_AT], values[_DOC_SIM_AT]
+    else:
+        quotes, doc_sim = features["quotes"], features["doc_sim"]
+    return np.inf if quotes > 0 else doc_sim
 
 
 def pack_features(features: dict[str, float]) -> bytes | dict[str, float]:
@@ -1137,6 +1145,8 @@ def pack_features(features: dict[str, float]) -> bytes | dict[str, float]:
 
 
 _PACK = struct.Struct(f"={len(PAIR_FEATURE_NAMES)}d")
+_QUOTES_AT = PAIR_FEATURE_NAMES.index("quotes")
+_DOC_SIM_AT = PAIR_FEATURE_NAMES.index("doc_sim")
 
 
 def unpack_features(features: bytes | dict[str, float]) -> dict[str, float]:
@@ -1178,6 +1188,11 @@ class PackedFeatures(MutableMapping):
 
     def __len__(self) -> int:
         return len(self._packed)
+
+    def packed(self) -> Iterator[tuple[tuple[int, int], bytes | dict[str, float]]]:
+        """``(pair, features)`` as held (packed bytes, or a dict kept as it is), without
+        a dict made per pair: for readers of a value or two (:func:`link_strength`)."""
+        return iter(self._packed.items())
 
     def keeping(self, keep: Callable[[tuple[int, int]], bool]) -> PackedFeatures:
         """The mapping of the pairs ``keep`` is true for (their packed rows shared)."""
@@ -1795,7 +1810,7 @@ def pair_stage(
             link[quiet] = last.links[quiet_at]  # type: ignore[union-attr]
         for k in ask:
             r = results[k]
-            link[k] = link_strength(r[0] is not None, unpack_features(r[1]))
+            link[k] = link_strength(r[0] is not None, r[1])
             reuse[k] = r[0] is not None
             asks[k] = bool(r[2])
         pair_arrays = (ei, ej, link)
