@@ -115,16 +115,17 @@ def test_jsonl_line_numbers_count_blank_lines(tmp_path: Path) -> None:
     assert [(a.id, a.location) for a in arts] == [("a", "line 1"), ("feed:3", "line 3")]
 
 
-def test_a_hard_wrapped_text_is_kept_with_a_warning_naming_it(tmp_path: Path) -> None:
-    """Fixed-width lines are read line by line (each break ends a sentence): the reader
-    is told which record, and the text is kept as it is."""
+def test_a_hard_wrapped_text_is_kept_as_it_is_and_read_in_whole_sentences(tmp_path: Path) -> None:
+    """Fixed-width lines are read in paragraphs (:func:`unspin.normalise.paragraphs`), so
+    nothing is lost and nothing warns: the text is kept as given."""
+    from unspin.fingerprint import prepare
+
     text = jsonl({"id": "w", "text": WRAPPED}, {"id": "p", "text": STORY})
     arts, errs = read_paths([write(tmp_path / "wire.jsonl", text)])
     assert [a.id for a in arts] == ["w", "p"] and arts[0].text == WRAPPED
-    assert only(errs) == []
-    (warn,) = only(errs, "warning")
-    assert warn.location == "line 1" and warn.input.endswith("wire.jsonl")
-    assert "hard-wrapped" in warn.reason and "join its lines" in warn.reason
+    assert errs == []
+    first = prepare(arts[0]).sentences[0].text
+    assert " ".join(first.split()).startswith("Texas Commerce Bancshares Inc said its Houston")
 
 
 def test_csv_rows_count_physical_lines(tmp_path: Path) -> None:

@@ -37,7 +37,6 @@ import charset_normalizer
 import trafilatura
 
 from unspin.model import Article, InputError
-from unspin.normalise import hard_wrapped
 
 #: Article fields a record can supply (``IngestOptions.fields`` maps these to input names).
 FIELDS = ("id", "text", "title", "url", "outlet", "published_at", "lang")
@@ -578,14 +577,6 @@ class _FileReader:
                 "warning",
             )
             text = _CONTROL_CHARS.sub("\ufffd", text)
-        if hard_wrapped(text):
-            self.error(
-                "the text reads as hard-wrapped (short fixed-width lines that stop "
-                "mid-sentence): each line break ends a sentence, and a quotation across one "
-                "is not read; join its lines into paragraphs for whole sentences",
-                location,
-                "warning",
-            )
         values = {k: (fields or {}).get(k) for k in FIELDS if k != "text"}
         when = values["published_at"]
         if when is not None and not _is_iso(when):
