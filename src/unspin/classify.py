@@ -1421,7 +1421,8 @@ def subject_names(body: str, subject: Sequence[str], other: str) -> list[str]:
     """The names in ``body`` that hold a headline's ``subject`` word and that ``other``
     lacks (most of the name's words missing, as :func:`unspin.align.slot_mismatch` reads it), as
     written: a run of capitalised words around the subject word ("First Chicago Corp",
-    "NMR Centers Inc"), a sentence's opening word included, stopwords ("The") left out.
+    "NMR Centers Inc"), a sentence's opening word included, stopwords ("The") left out; a
+    lone capitalised word that opens a sentence is no name ("Cattle slaughter ...").
     A company's, a market's, a place's name in the body confirms the headline's subject;
     a translation round trip that renders one word of a name another way keeps the rest
     of the name ("Weis Markets Inc" / "Weis Slices Inc": kept). Pure."""
@@ -1446,6 +1447,9 @@ def subject_names(body: str, subject: Sequence[str], other: str) -> list[str]:
             lo += 1
         run = [w.lower() for w in toks[lo:hi] if w.lower() not in STOPWORDS]
         name = " ".join(toks[lo:hi])
+        opens = spans[lo][0] == 0 or "\n" in body[spans[lo - 1][1] : spans[lo][0]]
+        if len(run) == 1 and opens:
+            continue  # one capitalised word opening a sentence need not be a name ("Cattle")
         if run and 2 * sum(w not in there for w in run) > len(run) and name not in out:
             out.append(name)
     return out
