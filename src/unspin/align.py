@@ -354,7 +354,7 @@ def _name_runs(text: str, name_words: set[str]) -> set[str]:
     return runs
 
 
-def _lost(name: str, other: set[str]) -> bool:
+def name_lost(name: str, other: set[str]) -> bool:
     """A name is lost when most of its words are missing from the other side (machine
     translation may render "Mr Kennedy" as "Gentleman Kennedy": the name is kept)."""
     ws = name.split()
@@ -386,8 +386,8 @@ def slot_mismatch(ta: str, tb: str, casing: Casing | None = None) -> Slots:
     ma = _name_runs(ta, bare(_names(ta, casing)))
     mb = _name_runs(tb, bare(_names(tb, casing)))
     wa, wb = bare(words(ta)), bare(words(tb))
-    lost_a = sum(_lost(m, wb) for m in ma)
-    lost_b = sum(_lost(m, wa) for m in mb)
+    lost_a = sum(name_lost(m, wb) for m in ma)
+    lost_b = sum(name_lost(m, wa) for m in mb)
     return Slots(len(na - nb), len(nb - na), len(na) + len(nb), lost_a, lost_b, len(ma) + len(mb))
 
 

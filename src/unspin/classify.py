@@ -24,6 +24,7 @@ from unspin.align import (
     figure_slots,
     frame_agreement,
     is_template,
+    name_lost,
     slot_mismatch,
 )
 from unspin.corpus import bigram_hashes, body_sentences, mid_capitals
@@ -1419,7 +1420,7 @@ def notice_subjects(a: Doc, b: Doc, p: ClassifyParams) -> str | None:
 
 def subject_names(body: str, subject: Sequence[str], other: str) -> list[str]:
     """The names in ``body`` that hold a headline's ``subject`` word and that ``other``
-    lacks (most of the name's words missing, as :func:`unspin.align.slot_mismatch` reads it), as
+    lacks (:func:`unspin.align.name_lost`: most of the name's words missing), as
     written: a run of capitalised words around the subject word ("First Chicago Corp",
     "NMR Centers Inc"), a sentence's opening word included, stopwords ("The") left out; a
     lone capitalised word that opens a sentence is no name ("Cattle slaughter ...").
@@ -1450,7 +1451,7 @@ def subject_names(body: str, subject: Sequence[str], other: str) -> list[str]:
         opens = spans[lo][0] == 0 or "\n" in body[spans[lo - 1][1] : spans[lo][0]]
         if len(run) == 1 and opens:
             continue  # one capitalised word opening a sentence need not be a name ("Cattle")
-        if run and 2 * sum(w not in there for w in run) > len(run) and name not in out:
+        if run and name_lost(" ".join(run), there) and name not in out:
             out.append(name)
     return out
 
