@@ -2,7 +2,7 @@
 
 Usage: PYTHONPATH=src:bench .venv/bin/python bench/fit_rewrite.py --routes FOLDER
            [--routes FOLDER ...] [--routes-cache DIR] [--cache DIR] [--rows FILE]
-           [--neg-weight 3] [--C 1] [--max-claims 0.01]
+           [--neg-weight 3] [--C 1] [--max-claims 0.01] [--features F1,F2,...]
 
 Tuning data only:
 
@@ -31,6 +31,13 @@ claim would take (pairs the whole-text model already calls whole counted as take
 cut shipped is the lowest of the grid whose new claims take at most ``--max-claims`` of
 the training halves' same-event pairs of ECB+ and of PAC. The held halves (fold B) are
 printed with the model fitted on all of fold A, for the record only.
+
+``--features``: fit over these typing features instead of the shipped
+``ClassifyParams.rewrite_features`` (every registered typing feature is recorded in the
+rows, so ``--rows`` written once serves every feature set). Each row also records
+``carried``: the pieces the pair carries over and how many a whole claim needs
+(:func:`unspin.evidence.carried_evidence`, the gate a rewrite claim must pass after the
+model), so a row the model would take and the gate would drop can be told apart.
 """
 
 from __future__ import annotations
@@ -51,7 +58,7 @@ from sklearn.model_selection import GroupKFold
 
 import unspin.classify as classify_mod
 from unspin.classify import ClassifyParams, other_days
-from unspin.evidence import TYPING_FEATURES, PairCtx
+from unspin.evidence import TYPING_FEATURES, PairCtx, carried_evidence
 from unspin.model import Article
 from unspin.normalise import cross_language
 from unspin.pipeline import Config, analyse, fingerprint
@@ -80,6 +87,8 @@ def _recorder(out_dir: str):
                 z=z,
                 rel=res[0],
                 apart=other_days(a, b, p) is not None,
+                # pieces carried over and how many a whole claim needs (classify's gate)
+                carried=list(carried_evidence(c)),
             )
             with open(Path(out_dir) / f"{os.getpid()}.jsonl", "a") as fh:
                 fh.write(json.dumps(row) + "\n")
@@ -171,6 +180,9 @@ def main() -> int:
     ap.add_argument("--neg-weight", type=float, default=3.0)
     ap.add_argument("--C", type=float, default=1.0)
     ap.add_argument("--max-claims", type=float, default=0.01)
+    ap.add_argument(
+        "--features", default="", help="comma-separated typing features (default: shipped)"
+    )
     args = ap.parse_args()
     if args.rows and Path(args.rows).exists():
         rows = [json.loads(x) for x in open(args.rows)]
@@ -181,7 +193,7 @@ def main() -> int:
         if args.rows:
             with open(args.rows, "w") as fh:
                 fh.writelines(json.dumps(r) + "\n" for r in rows)
-    names = ClassifyParams().rewrite_features
+    names = tuple(args.features.split(",")) if args.features else ClassifyParams().rewrite_features
     X = np.array([[r[n] for n in names] for r in rows])
     kinds = np.array([r["kind"] for r in rows])
     y = (kinds == "rewrite").astype(int)

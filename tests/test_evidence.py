@@ -1150,3 +1150,43 @@ def test_the_shipped_style_model_loads() -> None:
 
     m = load_style_model(STYLE_MODEL_FILE)
     assert m.terms and m.coef.shape == (len(m.terms) + len(m.shapes),)
+
+
+# ---------------------------------------------------------------- the shorter text's side
+
+
+LONG = (
+    "The Harbour Board of Velmora approved a 12 million euro plan on Tuesday. "
+    "Board chair Anika Strand said work would start in March and take 18 months. "
+    "Fishermen's leader Piet Maas warned that dredging could harm 400 small boats. "
+    "The port handled 3.1 million tonnes of cargo last year."
+)
+
+
+def test_the_shorter_texts_own_facts_are_counted_not_smoothed() -> None:
+    """``short_own`` counts the names and figures only the shorter text has (what a
+    rewrite adds: nothing; what a second reporter found: their own); ``short_names_in``
+    is the smoothed share of its names the longer uses."""
+    rewrite = _doc("b", "Velmora's board backed the 12 million euro plan. Anika Strand chairs it.")
+    other = _doc(
+        "b", "Velmora's board backed the plan, said mayor Lena Hoff. Costs reach 14 million."
+    )
+    long = _doc("a", LONG)
+    own = TYPING_FEATURES["short_own"]
+    assert own(ctx(long, rewrite)) == pytest.approx(0.0)
+    # "Lena", "Hoff" and the figure 14 are its own
+    assert own(ctx(long, other)) == pytest.approx(np.log1p(3))
+    names_in = TYPING_FEATURES["short_names_in"]
+    assert names_in(ctx(long, rewrite)) > names_in(ctx(long, other))
+
+
+def test_the_shorter_texts_counterparts_are_read_on_its_side() -> None:
+    # b (two sentences) is the shorter: its first sentence faces a's first closely
+    a, b = doc_of("a", S4), doc_of("b", T4[:2])
+    embed(a, b, {(0, 0): 0.9})
+    c = ctx(a, b)
+    assert c.short_side == 1
+    assert TYPING_FEATURES["short_soft"](c) == pytest.approx(c.soft[1][0])
+    assert 0.0 < TYPING_FEATURES["short_soft"](c) < 1.0
+    assert TYPING_FEATURES["short_mean"](c) == pytest.approx(c.soft[1][1])
+    assert TYPING_FEATURES["short_order"](c) == pytest.approx(c.soft[1][2])

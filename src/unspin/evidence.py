@@ -673,6 +673,47 @@ def _long_own(c: PairCtx) -> float:
     return math.log1p(_own_checkable(lg, s))
 
 
+# Candidates for the rewrite model that the shipped one does not read
+# (``bench/fit_rewrite.py --features``; docs/benchmarks.md, session 25: on 48 new condensed
+# tune rewrites they took no more rewrites than the shipped features at the 1% guard).
+
+
+@typing_feature("short_own")
+def _short_own(c: PairCtx) -> float:
+    """log(1 + figures and names only the shorter text has): what a rewrite adds to its
+    source (next to nothing: it follows one text) against what the shorter of two
+    independent reports found on its own. A count, not a share: a short text's few keys
+    make a smoothed share say little."""
+    s, lg = _short_long(c)
+    return math.log1p(_own_checkable(s, lg))
+
+
+@typing_feature("short_names_in")
+def _short_names_in(c: PairCtx) -> float:
+    """Share of the shorter text's names that the longer uses as words, smoothed."""
+    s, lg = _short_long(c)
+    return _share(s.names, lg.words)
+
+
+@typing_feature("short_soft")
+def _short_soft(c: PairCtx) -> float:
+    """Share of the shorter text's content with a close counterpart in the longer."""
+    return c.soft[c.short_side][0]
+
+
+@typing_feature("short_mean")
+def _short_mean(c: PairCtx) -> float:
+    """Mean best sentence cosine of the shorter text's sentences (length-weighted)."""
+    return c.soft[c.short_side][1]
+
+
+@typing_feature("short_order")
+def _short_order(c: PairCtx) -> float:
+    """Share of the shorter text's close counterparts that keep their order: a rewrite
+    follows its source's order, condensed or not."""
+    return c.soft[c.short_side][2]
+
+
 @typing_feature("verbatim")
 def _verbatim(c: PairCtx) -> float:
     """Word 3-grams shared inside the aligned reuse passages."""
