@@ -180,6 +180,7 @@ def main() -> int:
     ap.add_argument("--neg-weight", type=float, default=3.0)
     ap.add_argument("--C", type=float, default=1.0)
     ap.add_argument("--max-claims", type=float, default=0.01)
+    ap.add_argument("--dump", default="", help="write each row's ids, kind, fold, probabilities")
     ap.add_argument(
         "--features", default="", help="comma-separated typing features (default: shipped)"
     )
@@ -260,6 +261,17 @@ def main() -> int:
         m = (kinds == k) & (fold == "B")
         new = (full[m] >= cut) & eligible[m]
         print(f"held half (fold B) {k}: {int(new.sum())} new claims of {int(m.sum())} pairs")
+    if args.dump:  # out of fold for the training halves, the model of fold A elsewhere
+        with open(args.dump, "w") as fh:
+            for k, r in enumerate(rows):
+                prob = oof[k] if fold[k] == "A" else full[k]
+                fh.write(
+                    json.dumps(
+                        dict(a=r["a"], b=r["b"], kind=r["kind"], fold=r["fold"], z=r["z"],
+                             carried=r.get("carried"), prob=float(prob),
+                             eligible=bool(eligible[k]))
+                    ) + "\n"
+                )  # fmt: skip
     w = model.coef_[0] / sd
     b = model.intercept_[0] - float(np.sum(model.coef_[0] * mu / sd))
     print("\nrewrite_features =", names)
