@@ -265,13 +265,9 @@ def main() -> int:
         with open(args.dump, "w") as fh:
             for k, r in enumerate(rows):
                 prob = oof[k] if fold[k] == "A" else full[k]
-                fh.write(
-                    json.dumps(
-                        dict(a=r["a"], b=r["b"], kind=r["kind"], fold=r["fold"], z=r["z"],
-                             carried=r.get("carried"), prob=float(prob),
-                             eligible=bool(eligible[k]))
-                    ) + "\n"
-                )  # fmt: skip
+                keep = {n: r.get(n) for n in ("a", "b", "kind", "fold", "z", "carried")}
+                out = dict(keep, prob=float(prob), eligible=bool(eligible[k]))
+                fh.write(json.dumps(out) + "\n")
     w = model.coef_[0] / sd
     b = model.intercept_[0] - float(np.sum(model.coef_[0] * mu / sd))
     print("\nrewrite_features =", names)
