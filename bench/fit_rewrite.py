@@ -185,6 +185,9 @@ def main() -> int:
         "--features", default="", help="comma-separated typing features (default: shipped)"
     )
     args = ap.parse_args()
+    names = tuple(args.features.split(",")) if args.features else ClassifyParams().rewrite_features
+    if unknown := [n for n in names if n not in TYPING_FEATURES]:
+        ap.error(f"--features: not registered typing features: {', '.join(unknown)}")
     if args.rows and Path(args.rows).exists():
         rows = [json.loads(x) for x in open(args.rows)]
     else:
@@ -194,7 +197,6 @@ def main() -> int:
         if args.rows:
             with open(args.rows, "w") as fh:
                 fh.writelines(json.dumps(r) + "\n" for r in rows)
-    names = tuple(args.features.split(",")) if args.features else ClassifyParams().rewrite_features
     X = np.array([[r[n] for n in names] for r in rows])
     kinds = np.array([r["kind"] for r in rows])
     y = (kinds == "rewrite").astype(int)
