@@ -32,6 +32,12 @@ cut shipped is the lowest of the grid whose new claims take at most ``--max-clai
 the training halves' same-event pairs of ECB+ and of PAC. The held halves (fold B) are
 printed with the model fitted on all of fold A, for the record only.
 
+``--read TSV`` (repeatable; ``bench/ecb_claims_read.tsv``, ``bench/ecb_rewrite_region_read.tsv``):
+ECB+ pairs read blind; the new claims on same-event pairs are also printed split by
+verdict (derived / independent / never read), per cut, for both halves: a guard counted
+on read pairs instead of on every same-event pair (session 26 read the model's reach:
+mostly independent, so the plain guard stands).
+
 ``--features``: fit over these typing features instead of the shipped
 ``ClassifyParams.rewrite_features`` (every registered typing feature is recorded in the
 rows, so ``--rows`` written once serves every feature set). Each row also records
@@ -170,6 +176,42 @@ def collect(args) -> list[dict]:
     return out
 
 
+def _verdicts(paths: list[str]) -> dict[frozenset, str]:
+    """Blind-read verdicts by pair (``set a b ... verdict ...`` TSV, ``#`` lines skipped)."""
+    import csv
+
+    out: dict[frozenset, str] = {}
+    for path in paths:
+        with open(path, encoding="utf-8") as fh:
+            for r in csv.DictReader((x for x in fh if not x.startswith("#")), delimiter="\t"):
+                out.setdefault(frozenset((r["a"], r["b"])), r["verdict"])
+    return out
+
+
+def _print_read(paths, rows, kinds, fold, eligible, oof, full, shipped) -> None:
+    """New claims on ECB+ same-event pairs by blind-read verdict, per cut and half."""
+    verdict = _verdicts(paths)
+    gate = np.array([r["carried"][0] >= r["carried"][1] for r in rows])
+    print(
+        "\nnew claims on ECB+ same-event pairs that pass the carried-evidence gate, by "
+        "blind-read verdict (derived / independent / not read); fold A out of fold, "
+        "fold B by the model of fold A"
+    )
+    print("| cut | fold A | fold B |")
+    print("|---|---|---|")
+    for c in sorted({*CUTS, 0.02, 0.05, 0.1, 0.2, 0.3}):
+        cells = []
+        for half, prob in (("A", oof), ("B", full)):
+            m = (kinds == "ecb_same") & (fold == half) & eligible & gate & (prob >= c)
+            n = Counter(
+                verdict.get(frozenset((rows[i]["a"], rows[i]["b"])), "unread")
+                for i in np.where(m)[0]
+            )
+            cells.append(f"{n['derived']} / {n['independent']} / {n['unread']}")
+        mark = " (cut)" if c == shipped else ""
+        print(f"| {c}{mark} | " + " | ".join(cells) + " |")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--routes", action="append", default=[])
@@ -181,6 +223,7 @@ def main() -> int:
     ap.add_argument("--C", type=float, default=1.0)
     ap.add_argument("--max-claims", type=float, default=0.01)
     ap.add_argument("--dump", default="", help="write each row's ids, kind, fold, probabilities")
+    ap.add_argument("--read", action="append", default=[], help="TSV of ECB+ pairs read blind")
     ap.add_argument(
         "--features", default="", help="comma-separated typing features (default: shipped)"
     )
@@ -263,6 +306,8 @@ def main() -> int:
         m = (kinds == k) & (fold == "B")
         new = (full[m] >= cut) & eligible[m]
         print(f"held half (fold B) {k}: {int(new.sum())} new claims of {int(m.sum())} pairs")
+    if args.read:
+        _print_read(args.read, rows, kinds, fold, eligible, oof, full, cut)
     if args.dump:  # out of fold for the training halves, the model of fold A elsewhere
         with open(args.dump, "w") as fh:
             for k, r in enumerate(rows):
