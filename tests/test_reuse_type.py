@@ -368,6 +368,59 @@ def test_rewrite_params_are_validated() -> None:
         ClassifyParams(rewrite_cut=1.5)
 
 
+# ---------------------------------------------------------------- details of the body
+
+# a condensed rewrite that carries the source's body details (the fishermen, their
+# compensation, the cargo figures, the rival port) and little of its lead
+BODY = (
+    "Fishermen in Velmora fear for their 400 small boats now that the port is to be "
+    "dredged. "
+    "Their spokesman Piet Maas says the inner basin is at risk, although 2 million euros "
+    "will go to compensation. "
+    "Cargo slipped to 3.1 million tonnes last year from 4 million in 2019, and big ships "
+    "may turn to Tolvik instead."
+)
+
+
+def _secondary(text: str) -> float:
+    from unspin.align import align
+    from unspin.evidence import PairCtx, secondary_share
+
+    src, other = _docs(SOURCE, text)
+    return secondary_share(PairCtx(src, other, align(src, other), ClassifyParams()))
+
+
+def test_the_shorter_texts_share_of_the_longers_body_details() -> None:
+    """The source's lead (title, first two sentences) states the board, the 12 million,
+    the chair and the months; its body the fishermen, the 400 boats, the cargo figures and
+    the rival port. A rewrite of the body carries those; an independent report of the vote
+    has details of its own; a preview carries a few names and no figure."""
+    body, independent, brief = _secondary(BODY), _secondary(INDEPENDENT), _secondary(BRIEF)
+    assert body == pytest.approx(7 / 9)  # 400, 3.1, 4, 2019, piet, maas, tolvik of 8
+    assert independent == 0.0
+    assert 0.0 < brief < body
+
+
+def test_below_the_cut_a_rewrite_carrying_the_bodys_details_is_spun() -> None:
+    """With the rewrite model's cut out of reach, only the body-details rule can claim a
+    rewrite; it claims the one that carries them and not the independent report."""
+    band = dict(rewrite_cut=0.999999, rewrite_band=0.0)
+    rel = _alone(BODY, **band)
+    assert rel.relation == "spun"
+    assert any(r.startswith("below the rewrite model's cut") for r in rel.reasons)
+    assert any(e.name == "rewrite.secondary" for e in rel.evidence)
+    assert _alone(BODY, rewrite_secondary=1.0, **band).relation != "spun"
+    assert _alone(BODY, rewrite_cut=0.999999, rewrite_band=0.999999).relation != "spun"
+    assert _alone(INDEPENDENT, **band).relation not in ("spun", "copy")
+
+
+def test_the_body_details_params_are_validated() -> None:
+    with pytest.raises(ValueError, match="rewrite_band must be in"):
+        ClassifyParams(rewrite_band=0.6)
+    with pytest.raises(ValueError, match="rewrite_secondary must be >= 0"):
+        ClassifyParams(rewrite_secondary=-0.1)
+
+
 @pytest.mark.parametrize(
     ("later", "expected"),
     [("2024-03-05T16:00:00", "spun"), ("2024-03-07T09:00:00", None)],

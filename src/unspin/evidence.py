@@ -42,6 +42,7 @@ from unspin.normalise import (
     figure_signatures,
     figures,
     names,
+    rare_word,
     spaced_style,
     words,
     zipf,
@@ -77,6 +78,11 @@ class Contribution:
 
 #: a sentence shorter than this many words (a dateline, "he said") is not content
 CONTENT_MIN_WORDS = 4
+#: content sentences of an article's opening that, with its title, make its lead: the
+#: facts any report of the event states first (:attr:`DocFacts.lead`)
+LEAD_SENTENCES = 2
+#: counts too common to tell two texts' details apart (:attr:`DocFacts.details`)
+SMALL_FIGURES = frozenset({"1", "2", "3"})
 #: quotations shorter than this many words are not compared as facts
 FACT_QUOTE_WORDS = 5
 
@@ -101,6 +107,12 @@ class DocFacts:
     style_text: str | None = field(default=None, repr=False, compare=False)
     #: its salient keys (names, numbers, months, weekdays: :attr:`unspin.model.Doc.keys`)
     keys: frozenset[str] = frozenset()
+    #: its checkable details: figures (but ``SMALL_FIGURES``) and rare names
+    #: (:func:`unspin.normalise.rare_word`, a possessive 's left out)
+    details: frozenset[str] = frozenset()
+    #: figures and names of its lead: the title (every capitalised word) and the first
+    #: ``LEAD_SENTENCES`` distinct content sentences
+    lead: frozenset[str] = frozenset()
 
     @cached_property
     def style(self) -> float | None:
@@ -125,9 +137,10 @@ def doc_facts(doc: Doc) -> DocFacts:
         for s in doc.sentences
         if not s.boilerplate and len(words(s.text)) >= CONTENT_MIN_WORDS
     ) or tuple(s.index for s in doc.sentences)
+    figs, nms = frozenset(figures(text)), frozenset(names(text))
     facts = DocFacts(
-        figures=frozenset(figures(text)),
-        names=frozenset(names(text)),
+        figures=figs,
+        names=nms,
         quotes=tuple(
             " ".join(words(q.text))
             for q in doc.quotes
@@ -140,9 +153,34 @@ def doc_facts(doc: Doc) -> DocFacts:
         signatures=frozenset(figure_signatures(text)),
         style_text=text if doc.lang == "en" else None,
         keys=frozenset(doc.keys),
+        details=_fact_details(figs, nms, doc.lang),
+        lead=_lead_facts(doc, content),
     )
     doc._facts = facts  # type: ignore[attr-defined]
     return facts
+
+
+_POSSESSIVE = regex.compile(r"['’]s$")
+
+
+def _fact_details(figs: frozenset[str], nms: frozenset[str], lang: str | None) -> frozenset[str]:
+    """:attr:`DocFacts.details` from the text's figures and names."""
+    rare = {n for n in (_POSSESSIVE.sub("", x) for x in nms) if n and rare_word(n, lang or "en")}
+    return frozenset((figs - SMALL_FIGURES) | rare)
+
+
+def _lead_facts(doc: Doc, content: tuple[int, ...]) -> frozenset[str]:
+    """:attr:`DocFacts.lead`: figures and names of the title and opening sentences."""
+    opening: list[str] = []
+    for i in content:
+        t = doc.sentences[i].text
+        if t not in opening:  # a text that repeats each sentence (ECB+) leads with one
+            opening.append(t)
+        if len(opening) >= LEAD_SENTENCES:
+            break
+    x, title = " ".join(opening), doc.article.title or ""
+    caps = {w.lower() for w in regex.findall(r"\w+", title) if w[:1].isupper()}
+    return frozenset(figures(x) | names(x) | figures(title) | names(title) | caps)
 
 
 # ---------------------------------------------------------------- model-written style
@@ -686,6 +724,22 @@ def _short_own(c: PairCtx) -> float:
     make a smoothed share say little."""
     s, lg = _short_long(c)
     return math.log1p(_own_checkable(s, lg))
+
+
+def secondary_share(c: PairCtx) -> float:
+    """Share of the shorter text's details (:attr:`DocFacts.details`) that are details of
+    the longer text's body and not of its lead, over the details plus one: a rewrite
+    carries its source's secondary details down to the last paragraph; an independent
+    report of the event shares the lead's facts (what anyone reporting it states first)
+    and finds details of its own (``ClassifyParams.rewrite_secondary``)."""
+    s, lg = _short_long(c)
+    return len((lg.details - lg.lead) & s.details) / (len(s.details) + 1)
+
+
+@typing_feature("short_secondary")
+def _short_secondary(c: PairCtx) -> float:
+    """:func:`secondary_share`."""
+    return secondary_share(c)
 
 
 @typing_feature("short_names_in")
