@@ -726,6 +726,7 @@ def _short_own(c: PairCtx) -> float:
     return math.log1p(_own_checkable(s, lg))
 
 
+@typing_feature("short_secondary")
 def secondary_share(c: PairCtx) -> float:
     """Share of the shorter text's details (:attr:`DocFacts.details`) that are details of
     the longer text's body and not of its lead, over the details plus one: a rewrite
@@ -734,12 +735,6 @@ def secondary_share(c: PairCtx) -> float:
     and finds details of its own (``ClassifyParams.rewrite_secondary``)."""
     s, lg = _short_long(c)
     return len((lg.details - lg.lead) & s.details) / (len(s.details) + 1)
-
-
-@typing_feature("short_secondary")
-def _short_secondary(c: PairCtx) -> float:
-    """:func:`secondary_share`."""
-    return secondary_share(c)
 
 
 @typing_feature("short_names_in")
