@@ -82,6 +82,109 @@ def test_variants_rule() -> None:
     assert not are_variants(quote_words("we were not ready"), quote_words("we were not sure"))
 
 
+def _longest_run_reference(a: tuple, b: tuple) -> int:
+    best = 0
+    for i in range(len(a)):
+        for j in range(len(b)):
+            k = 0
+            while i + k < len(a) and j + k < len(b) and a[i + k] == b[j + k]:
+                k += 1
+            best = max(best, k)
+    return best
+
+
+def _variants_reference(a: tuple, b: tuple) -> bool:
+    """The rule as first written: every position pair, full edit distance."""
+    from unspin.normalise import edit_distance
+    from unspin.quotes import MAX_EDIT, MIN_CONTAINED, MIN_RUN
+
+    short, long = sorted((a, b), key=len)
+    n = len(short)
+    if n >= MIN_CONTAINED and any(long[i : i + n] == short for i in range(len(long) - n + 1)):
+        return True
+    if _longest_run_reference(a, b) >= max(MIN_RUN, len(short) / 2):
+        return True
+    limit = MAX_EDIT * len(short)
+    if len(short) < MIN_RUN or len(long) - len(short) > limit:
+        return False
+    return edit_distance(a, b) <= limit
+
+
+def test_fast_variant_checks_equal_the_reference() -> None:
+    """The run lookup (sampled 4-grams grown both ways), the containment by substring,
+    the multiset bound and the banded edit distance give the verdicts of the plain rule
+    on random word sequences over small vocabularies (repeats, runs at both ends)."""
+    import random
+
+    from unspin.quotes import _shares_run
+
+    rng = random.Random(7)
+    agree = true = 0
+    for _ in range(4000):
+        vocab = [f"w{i}" for i in range(rng.choice([2, 3, 5, 12]))]
+        a = tuple(rng.choice(vocab) for _ in range(rng.randint(1, 30)))
+        b = list(a) if rng.random() < 0.6 else [rng.choice(vocab) for _ in range(30)]
+        for _ in range(rng.randint(0, 6)):  # edits, a cut, a prefix
+            op = rng.random()
+            if op < 0.4 and b:
+                b[rng.randrange(len(b))] = rng.choice(vocab)
+            elif op < 0.6 and b:
+                del b[rng.randrange(len(b))]
+            elif op < 0.8:
+                b.insert(rng.randrange(len(b) + 1), rng.choice(vocab))
+            else:
+                lo = rng.randrange(len(b) + 1)
+                b = b[lo : lo + rng.randint(1, 30)]
+        b = tuple(b)
+        run = _longest_run_reference(a, b)
+        for n in range(1, 12):
+            assert _shares_run(a, b, n) == (run >= n), (a, b, n)
+        want = _variants_reference(a, b)
+        assert are_variants(a, b) == want == are_variants(b, a), (a, b)
+        agree += 1
+        true += want
+    assert agree == 4000 and 300 < true < 3700  # both verdicts well exercised
+
+
+def test_dense_blocks_group_alike_with_fewer_comparisons(monkeypatch) -> None:
+    """A block of more than DENSE_BLOCK wordings of one passage compares a pair only
+    when the two are not yet in one group: the same groups as comparing every pair, in
+    far fewer comparisons (a pile that quotes one passage in many wordings)."""
+    import unspin.quotes as qm
+    from unspin.model import Article, Doc, Quote
+
+    base = "the harbour bridge will be rebuilt before the winter storms come back".split()
+    docs = []
+    for i in range(80):
+        w = list(base)
+        w[i % len(w)] = f"x{i}"  # each a one-word variant of the others
+        text = '"' + " ".join(w) + '" he said.'
+        q = Quote(1, 1 + len(" ".join(w)), " ".join(w))
+        docs.append(Doc(Article(id=f"d{i:02d}", text=text), [], "en", 1.0, "", quotes=[q]))
+    other = "nobody in the town can remember a storm like this one".split()
+    for i in range(3):
+        text = '"' + " ".join(other) + f' {i}" she said.'
+        q = Quote(1, 2 + len(" ".join(other)), " ".join(other) + f" {i}")
+        docs.append(Doc(Article(id=f"e{i}", text=text), [], "en", 1.0, "", quotes=[q]))
+    speakers = lambda d: [None] * len(d.quotes)  # noqa: E731
+    calls: list[int] = []
+    real = qm.are_variants
+
+    def counting(a, b):
+        calls.append(1)
+        return real(a, b)
+
+    monkeypatch.setattr(qm, "are_variants", counting)
+    dense = quote_groups(docs, speakers=speakers)
+    n_dense = len(calls)
+    monkeypatch.setattr(qm, "DENSE_BLOCK", 10_000)  # every pair of every block
+    calls.clear()
+    every = quote_groups(docs, speakers=speakers)
+    assert [g.to_record() for g in dense] == [g.to_record() for g in every]
+    assert len(dense) == 2 and len(dense[0].articles) == 80
+    assert len(calls) > 2000 and n_dense < len(calls) / 5, (n_dense, len(calls))
+
+
 def test_groups_whole_split_and_altered(flood: unspin.Result) -> None:
     groups = quote_groups(flood.docs)
     river = next(g for g in groups if "never risen" in g.text)

@@ -22,7 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from unspin.model import Doc, Quote
-from unspin.normalise import edit_distance, normalise_text, words
+from unspin.normalise import edit_distance_within, normalise_text, words
 
 #: shared consecutive words that make two quotations variants (and at least half of
 #: the shorter one, so two different quotations of one speech do not chain together)
@@ -33,6 +33,12 @@ MIN_CONTAINED = 4
 MAX_EDIT = 0.3
 #: word n-gram blocking key; a key shared by more distinct quotations is a stock phrase
 BLOCK_N, MAX_BLOCK = 4, 200
+#: a block of more distinct quotations than this compares a pair only when the two are
+#: not already in one group (through pairs compared before): the groups are the same,
+#: and a pile that quotes one passage in many wordings costs about linear time, not
+#: quadratic. Smaller blocks compare every pair, so that a later run that removes an
+#: article finds every verdict it needs kept (:class:`KnownQuotes`).
+DENSE_BLOCK = 32
 
 Words = tuple[str, ...]
 
@@ -216,21 +222,50 @@ def quote_words(text: str) -> Words:
     return tuple(words(normalise_text(text)))
 
 
+def _joined(w: Words) -> str:
+    # words hold no control characters: a run of words is a substring of the joined form
+    return "\x1f" + "\x1f".join(w) + "\x1f"
+
+
 def _contains(long: Words, short: Words) -> bool:
-    n = len(short)
-    return any(long[i : i + n] == short for i in range(len(long) - n + 1))
+    return _joined(short) in _joined(long)
 
 
-def _longest_run(a: Words, b: Words) -> int:
-    best, prev = 0, [0] * (len(b) + 1)
-    for x in a:
-        cur = [0] * (len(b) + 1)
-        for j, y in enumerate(b, 1):
-            if x == y:
-                cur[j] = prev[j - 1] + 1
-                best = max(best, cur[j])
-        prev = cur
-    return best
+def _shares_run(a: Words, b: Words, n: int) -> bool:
+    """Whether ``a`` and ``b`` have ``n`` consecutive words in common (their longest
+    common run is at least ``n``), exactly, without comparing every pair of positions:
+    any run of ``n`` words of the shorter holds one of its word 4-grams that start at a
+    multiple of ``n - 3``; only those are looked up in the longer and grown both ways."""
+    n = max(1, n)
+    short, long = sorted((a, b), key=len)
+    if n > len(short):
+        return False
+    if n < 4:
+        hay = _joined(long)
+        return any(_joined(short[j : j + n]) in hay for j in range(len(short) - n + 1))
+    hay, starts = _joined(long), None
+    for p in range(0, len(short) - 3, n - 3):
+        needle = _joined(short[p : p + 4])
+        at = hay.find(needle)
+        while at >= 0:
+            if starts is None:  # the word at each character offset of ``hay``
+                starts, pos = {}, 1
+                for i, w in enumerate(long):
+                    starts[pos] = i
+                    pos += len(w) + 1
+            q = starts[at + 1]
+            back = 0
+            while back < min(p, q) and short[p - back - 1] == long[q - back - 1]:
+                back += 1
+            ahead = 4
+            while p + ahead < len(short) and q + ahead < len(long):
+                if short[p + ahead] != long[q + ahead]:
+                    break
+                ahead += 1
+            if back + ahead >= n:
+                return True
+            at = hay.find(needle, at + 1)
+    return False
 
 
 def are_variants(a: Words, b: Words) -> bool:
@@ -239,12 +274,17 @@ def are_variants(a: Words, b: Words) -> bool:
     short, long = sorted((a, b), key=len)
     if len(short) >= MIN_CONTAINED and _contains(long, short):
         return True
-    if _longest_run(a, b) >= max(MIN_RUN, len(short) / 2):
+    # a common run of at least max(MIN_RUN, half the shorter) words (runs are whole)
+    if _shares_run(a, b, max(MIN_RUN, (len(short) + 1) // 2)):
         return True
     limit = MAX_EDIT * len(short)
     if len(short) < MIN_RUN or len(long) - len(short) > limit:
         return False  # a one-word change in a short phrase makes another phrase
-    return edit_distance(a, b) <= limit
+    # every edit leaves a word unmatched: the distance is at least the longer length
+    # less the words the two have in common (as multisets), a cheap exact bound first
+    if len(long) - sum((Counter(a) & Counter(b)).values()) > limit:
+        return False
+    return edit_distance_within(a, b, int(limit))  # distances are whole: <= floor(limit)
 
 
 def index_quotes(
@@ -327,20 +367,22 @@ def quote_groups(
     for i, w in enumerate(texts):
         for k in {w[j : j + BLOCK_N] for j in range(max(1, len(w) - BLOCK_N + 1))}:
             blocks[k].append(i)
-    graph = nx.Graph()
-    graph.add_nodes_from(range(len(texts)))
+    joined = nx.utils.UnionFind(range(len(texts)))
     checked: set[tuple[int, int]] = set()
-    for members in blocks.values():
+    for members in sorted(blocks.values(), key=len):
         if len(members) > MAX_BLOCK:
             continue
+        dense = len(members) > DENSE_BLOCK
         for x, i in enumerate(members):
             for j in members[x + 1 :]:
-                if (i, j) not in checked:
-                    checked.add((i, j))
-                    if known.variant(texts[i], texts[j]):
-                        graph.add_edge(i, j)
+                if (i, j) in checked or (dense and joined[i] == joined[j]):
+                    continue
+                checked.add((i, j))
+                if known.variant(texts[i], texts[j]):
+                    joined.union(i, j)
     groups = []
-    for comp in nx.connected_components(graph):
+    # the groups in the order of their first quotation (as the ids were always given)
+    for comp in sorted(joined.to_sets(), key=min):
         forms = sorted(comp)
         variants = [v for i in forms for v in by_words[texts[i]]]
         articles = sorted({v.article for v in variants}, key=order.__getitem__)
