@@ -749,8 +749,55 @@ def test_direction_score_sums_weighted_capped_evidence() -> None:
     z, parts = direction_score(c)
     assert parts and z == pytest.approx(sum(x.weight for x in parts))
     assert all(abs(x.value) <= P.evidence_cap for x in parts)
-    off = dataclasses.replace(P, direction_weights=(0.0,) * len(P.direction_evidence))
+    off = dataclasses.replace(
+        P, direction_weights=(0.0,) * len(P.direction_evidence), condensed_weight=0.0
+    )
     assert direction_score(ctx(a, b, relation="spun", params=off)) == (0.0, [])
+
+
+CONDENSED_SOURCE = (
+    "Harbour board approves dredging plan\n\n"
+    "The Westmere harbour board approved a 12 million euro dredging plan on Tuesday. "
+    "Chair Anika Strand said the work would take 18 months and let 400 more boats moor. "
+    "Engineers from Dalvik Marine found silt 3.5 metres deep near the north quay. "
+    "Fishermen led by Tomas Reid had asked for the work since 2019. "
+    "The council will pay 4 million euros and the port authority the rest. "
+    "A second phase near Orrin Point is planned for 2027."
+)
+CONDENSED_REWRITE = (
+    "Dredging is coming to Westmere\n\n"
+    "Westmere's harbour board has backed a big dredging plan, chair Anika Strand said. "
+    "The work will take 18 months and make room for more boats."
+)
+
+
+def test_a_condensed_rewrite_is_directed_by_the_details_it_dropped() -> None:
+    """The shorter text (under ``condensed_lenratio`` of the longer's length) keeps few
+    of the longer's details: it is the rewrite, and the lead says so in either order;
+    no lead for a pair that is not ``spun``, for texts of like length, for a shorter text
+    as rich in details, or with the weight 0."""
+    from unspin.evidence import condensed_lead
+
+    src, rw = _doc("src", CONDENSED_SOURCE), _doc("rw", CONDENSED_REWRITE)
+    got = condensed_lead(ctx(src, rw, relation="spun"))
+    assert got is not None and got[0] > 0 and "condensed rewrite" in got[1]
+    back = condensed_lead(ctx(rw, src, relation="spun"))
+    assert back is not None and back[0] == pytest.approx(-got[0])
+    z, parts = direction_score(ctx(rw, src, relation="spun"))
+    assert z < 0 and parts[-1].name == "condensed"  # src (b) is the source
+    assert parts[-1].weight == pytest.approx(P.condensed_weight * back[0])
+    assert condensed_lead(ctx(src, rw, relation="partial")) is None
+    assert condensed_lead(ctx(src, rw, relation="spun", params=dataclasses.replace(
+        P, condensed_lenratio=0.1))) is None  # fmt: skip
+    assert condensed_lead(ctx(src, rw, relation="spun", params=dataclasses.replace(
+        P, condensed_weight=0.0))) is None  # fmt: skip
+    # a short text that names as many details as the long one is no condensed rewrite
+    dense = _doc("dense", "Orrin Point, Dalvik Marine, Tomas Reid: 7, 9, 31, 44, 58 and 2031.")
+    assert condensed_lead(ctx(src, dense, relation="spun")) is None
+    for bad in ({"condensed_lenratio": 0.0}, {"condensed_lenratio": 1.5},
+                {"condensed_details": 0.5}, {"condensed_weight": -1.0}):  # fmt: skip
+        with pytest.raises(ValueError, match="condensed_"):
+            ClassifyParams(**bad)
 
 
 def test_no_evidence_leaves_the_direction_undecided_even_at_margin_zero() -> None:
@@ -759,7 +806,10 @@ def test_no_evidence_leaves_the_direction_undecided_even_at_margin_zero() -> Non
     a = _doc("a", "Anika Strand said the 12 million euro work takes 18 months for 400 boats.")
     b = _doc("b", "The chair said the work would start soon.")
     off = dataclasses.replace(
-        P, direction_weights=(0.0,) * len(P.direction_evidence), direction_margin=0.0
+        P,
+        direction_weights=(0.0,) * len(P.direction_evidence),
+        direction_margin=0.0,
+        condensed_weight=0.0,
     )
     c = ctx(a, b, relation="spun", params=off)
     src, der, why, _ = direction(a, b, c.al, "spun", off, None, c)

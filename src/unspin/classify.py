@@ -288,6 +288,19 @@ class ClassifyParams:
     # ``lead_written`` (0.3 with the recogniser) by the session-16 criterion, ties to the
     # cut at which the recogniser is right on the most tuning pairs
     machine_cut: float = 0.3
+    # a condensed rewrite: a same-language pair typed ``spun`` of which one text is at most
+    # ``condensed_lenratio`` of the other's length (characters) and the longer carries at
+    # least ``condensed_details`` times the details only it has (the ``details`` evidence:
+    # figures, names, quotations; +1 each) as the shorter: the shorter is the rewrite, which
+    # dropped the source's details and adds none, whatever the rest says (the rest, fitted
+    # on same-length derivatives, reads a condensed rewrite's merged sentences and plainer
+    # style either way). Weighed with ``condensed_weight`` times the details' log ratio,
+    # added to the rest. Set on the session-25/26 condensed rewrites (tune25 and
+    # held13-16: 14 wrong of 126 found directed to 1; docs/benchmarks.md, session 27);
+    # ``condensed_weight`` 0: off
+    condensed_lenratio: float = 0.7
+    condensed_details: float = 2.0
+    condensed_weight: float = 12.0
     evidence_cap: float = 5.0  # each evidence value is clipped to [-cap, cap]
     # a dated series item (:func:`dated_series`): two texts of one language typed
     # ``spun`` (a copy of another day, its wording kept, is the item re-issued), both dated,
@@ -486,7 +499,16 @@ class ClassifyParams:
             raise ValueError(f"ClassifyParams.merge_unit must be > 0, got {self.merge_unit}")
         if self.decider_bar < 0:
             raise ValueError(f"ClassifyParams.decider_bar must be >= 0, got {self.decider_bar}")
-        for name in ("machine_bar", "lead_min", "lead_weight", "lead_written"):
+        if not 0 < self.condensed_lenratio <= 1:
+            raise ValueError(
+                "ClassifyParams.condensed_lenratio is a length ratio in (0, 1], got "
+                f"{self.condensed_lenratio}"
+            )
+        if not (self.condensed_details >= 1 and math.isfinite(self.condensed_details)):
+            raise ValueError(
+                f"ClassifyParams.condensed_details must be >= 1, got {self.condensed_details}"
+            )
+        for name in ("machine_bar", "lead_min", "lead_weight", "lead_written", "condensed_weight"):
             v = getattr(self, name)
             if not (v >= 0 and math.isfinite(v)):
                 raise ValueError(f"ClassifyParams.{name} must be finite and >= 0, got {v}")

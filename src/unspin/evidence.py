@@ -1539,9 +1539,42 @@ def _reads_written(c: PairCtx) -> bool:
     return bool(styles) and max(styles) >= c.params.lead_written
 
 
+def condensed_lead(c: PairCtx) -> tuple[float, str] | None:
+    """``(value, detail)`` when the pair reads as a condensed rewrite of its longer text
+    (> 0: ``a`` is the source), else None. A same-language pair typed ``spun``, the shorter
+    text at most ``ClassifyParams.condensed_lenratio`` of the longer's length, and the
+    longer holding at least ``condensed_details`` times the details only it has (the
+    ``details`` evidence's counts, +1 each) as the shorter: a rewrite drops and merges its
+    source's details and rarely adds checkable ones. The value is the details' log ratio
+    (as the ``details`` evidence), read only in that direction: a shorter text richer in
+    details than a longer one is no condensed rewrite, and the other evidence speaks. Nor
+    where one text credits an outlet the pile names nowhere else (``unknown_credit``): a
+    framed rewrite's byline and masthead are names only it has; the credit tells."""
+    p = c.params
+    if p.condensed_weight <= 0 or not c.same_language or c.relation != "spun":
+        return None
+    if capped_evidence(c, "unknown_credit") is not None:
+        return None  # a credit to an outlet named nowhere else says which is the rewrite
+    la, lb = len(c.a.article.text), len(c.b.article.text)
+    if min(la, lb) > p.condensed_lenratio * max(la, lb):
+        return None
+    ua, ub = _unique_facts(c.fa, c.fb), _unique_facts(c.fb, c.fa)
+    longer, shorter = (ua, ub) if la >= lb else (ub, ua)
+    if (1 + longer) < p.condensed_details * (1 + shorter):
+        return None
+    v = math.log((1 + ua) / (1 + ub))
+    src, der = (c.a, c.b) if la >= lb else (c.b, c.a)
+    return v, (
+        f"a condensed rewrite: {der.id} is {min(la, lb) / max(la, lb):.0%} of {src.id}'s "
+        f"length, and details only in {src.id}: {longer}, only in {der.id}: {shorter}"
+    )
+
+
 def direction_score(c: PairCtx) -> tuple[float, list[Contribution]]:
     """Weighted sum of the direction evidence (> 0: ``a`` is the source) and each
-    evidence's contribution (evidence that has nothing to say is left out), in two stages.
+    evidence's contribution (evidence that has nothing to say is left out), in two stages,
+    after one check: a condensed rewrite (:func:`condensed_lead`) is directed by its
+    details, added with ``condensed_weight`` to the rest, and no lead or decider is weighed.
 
     1. Where the pair does not read as made by a machine (:func:`machine_made`: the
        learned recogniser, or with it off the mass bar) and one text reads model-written
@@ -1559,6 +1592,7 @@ def direction_score(c: PairCtx) -> tuple[float, list[Contribution]]:
     z = 0.0
     out: list[Contribution] = []
     deciders: list[tuple[str, float]] = []
+    condensed = condensed_lead(c)
     for name, w in zip(p.direction_evidence, p.direction_weights):
         if name in p.decider_evidence:
             deciders.append((name, w))
@@ -1572,6 +1606,13 @@ def direction_score(c: PairCtx) -> tuple[float, list[Contribution]]:
         z += w * v
         out.append(Contribution("direction", name, v, w * v, detail))
     rest = z
+    if condensed is not None:
+        v, why = condensed
+        why = f"{why}; leads (weight {p.condensed_weight:g}, the rest {rest:+.2f})"
+        return z + p.condensed_weight * v, [
+            *out,
+            Contribution("direction", "condensed", v, p.condensed_weight * v, why),
+        ]
     leading = p.lead_weight > 0 and bool(p.lead_evidence) and _reads_written(c)
     by_machine, machine = machine_made(c, out) if leading else (False, "")
     got_of = {
