@@ -412,6 +412,12 @@ class PairCtx:
         )  # fmt: skip
 
     @cached_property
+    def unique_details(self) -> tuple[int, int]:
+        """Per side: the details only that text has (:func:`_unique_facts`), read by the
+        ``details`` evidence and the condensed lead (:func:`condensed_lead`)."""
+        return _unique_facts(self.fa, self.fb), _unique_facts(self.fb, self.fa)
+
+    @cached_property
     def short_side(self) -> int:
         """0 when ``a`` is the shorter text (in characters; ``a`` on a tie), else 1: the
         side a condensed rewrite would be on."""
@@ -1191,7 +1197,7 @@ def _details(c: PairCtx) -> tuple[float, str] | None:
     rewrite."""
     if not c.same_language or c.relation != "spun":
         return None
-    ua, ub = _unique_facts(c.fa, c.fb), _unique_facts(c.fb, c.fa)
+    ua, ub = c.unique_details
     if ua == ub:
         return None
     return math.log((1 + ua) / (1 + ub)), f"details only in {c.a.id}: {ua}, only in {c.b.id}: {ub}"
@@ -1553,20 +1559,19 @@ def condensed_lead(c: PairCtx) -> tuple[float, str] | None:
     p = c.params
     if p.condensed_weight <= 0 or not c.same_language or c.relation != "spun":
         return None
-    if capped_evidence(c, "unknown_credit") is not None:
-        return None  # a credit to an outlet named nowhere else says which is the rewrite
-    la, lb = len(c.a.article.text), len(c.b.article.text)
-    if min(la, lb) > p.condensed_lenratio * max(la, lb):
+    der, src = (c.a, c.b) if c.short_side == 0 else (c.b, c.a)
+    ratio = len(der.article.text) / max(len(src.article.text), 1)
+    if ratio > p.condensed_lenratio:
         return None
-    ua, ub = _unique_facts(c.fa, c.fb), _unique_facts(c.fb, c.fa)
-    longer, shorter = (ua, ub) if la >= lb else (ub, ua)
+    ua, ub = c.unique_details
+    shorter, longer = (ua, ub) if c.short_side == 0 else (ub, ua)
     if (1 + longer) < p.condensed_details * (1 + shorter):
         return None
-    v = math.log((1 + ua) / (1 + ub))
-    src, der = (c.a, c.b) if la >= lb else (c.b, c.a)
-    return v, (
-        f"a condensed rewrite: {der.id} is {min(la, lb) / max(la, lb):.0%} of {src.id}'s "
-        f"length, and details only in {src.id}: {longer}, only in {der.id}: {shorter}"
+    if capped_evidence(c, "unknown_credit") is not None:
+        return None  # a credit to an outlet named nowhere else says which is the rewrite
+    return math.log((1 + ua) / (1 + ub)), (
+        f"a condensed rewrite: {der.id} is {ratio:.0%} of {src.id}'s length, and details "
+        f"only in {src.id}: {longer}, only in {der.id}: {shorter}"
     )
 
 
