@@ -172,7 +172,9 @@ def collect(args) -> list[dict]:
         for r in record(arts, args.routes_cache):
             src = pos.get(frozenset((r["a"], r["b"])))
             kind = "rewrite" if src else "bbc_other"
-            out.append(dict(r, kind=kind, fold="A", group="b" + (src or r["a"])))
+            out.append(
+                dict(r, kind=kind, fold="A", group="b" + (src or r["a"]), set=Path(folder).name)
+            )
     return out
 
 
@@ -212,6 +214,28 @@ def _print_read(paths, rows, kinds, fold, eligible, oof, full, shipped) -> None:
         print(f"| {c}{mark} | " + " | ".join(cells) + " |")
 
 
+def _folds(rows, tr, y, groups, how):
+    """(train, test) index arrays into ``tr``: 5 group folds, or (``how`` "set") one fold
+    per routes folder, every other pair (ECB+, PAC, Reuters) spread over the same number
+    of folds by its group, so each fold holds out one writer's rewrites whole."""
+    if how == "group":
+        yield from GroupKFold(5).split(tr, y[tr], groups[tr])
+        return
+    sets = sorted({rows[i]["set"] for i in tr if rows[i].get("set")})
+    if len(sets) < 2:
+        raise SystemExit("--cv set: needs rows of at least two routes folders")
+    place = np.full(len(tr), -1)
+    routed = np.array([bool(rows[i].get("set")) for i in tr])
+    for k, i in enumerate(tr):
+        if routed[k]:
+            place[k] = sets.index(rows[i]["set"])
+    rest = np.where(~routed)[0]
+    for f, (_, j) in enumerate(GroupKFold(len(sets)).split(rest, groups=groups[tr][rest])):
+        place[rest[j]] = f
+    for f in range(len(sets)):
+        yield np.where(place != f)[0], np.where(place == f)[0]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--routes", action="append", default=[])
@@ -226,6 +250,13 @@ def main() -> int:
     ap.add_argument("--read", action="append", default=[], help="TSV of ECB+ pairs read blind")
     ap.add_argument(
         "--features", default="", help="comma-separated typing features (default: shipped)"
+    )
+    ap.add_argument(
+        "--cv",
+        choices=("group", "set"),
+        default="group",
+        help="out-of-fold folds: 5 group folds (default), or one fold per routes folder "
+        "(a writer's set held out whole; the other pairs spread over the folds by group)",
     )
     args = ap.parse_args()
     names = tuple(args.features.split(",")) if args.features else ClassifyParams().rewrite_features
@@ -275,7 +306,7 @@ def main() -> int:
         )
 
     oof = np.zeros(len(rows))
-    for i, j in GroupKFold(5).split(tr, y[tr], groups[tr]):
+    for i, j in _folds(rows, tr, y, groups, args.cv):
         oof[tr[j]] = fit(tr[i]).predict_proba(Z[tr[j]])[:, 1]
     model = fit(tr)
     full = model.predict_proba(Z)[:, 1]
@@ -302,6 +333,22 @@ def main() -> int:
         f"{', '.join(GUARDED)})"
     )
     cut = chosen if chosen is not None else CUTS[-1]
+    gate = np.array([r["carried"][0] >= r["carried"][1] for r in rows])
+    sets = sorted({r["set"] for r in rows if r.get("set")})
+    if sets:
+        print(
+            f"\nrewrites taken out of fold at cut {cut}, per routes folder (taken: the "
+            "whole-text model or the rewrite model; after gate: and the carried-evidence "
+            "gate passed)"
+        )
+        print("| set | rewrites | taken | after gate |")
+        print("|---|---|---|---|")
+        for name in sets:
+            m = (kinds == "rewrite") & np.array([r.get("set") == name for r in rows])
+            took = whole[m] | ((oof[m] >= cut) & eligible[m])
+            print(
+                f"| {name} | {int(m.sum())} | {took.mean():.3f} | {(took & gate[m]).mean():.3f} |"
+            )
     for k in ("ecb_same", "pac_same", "ecb_other", "pac_other"):
         m = (kinds == k) & (fold == "B")
         new = (full[m] >= cut) & eligible[m]

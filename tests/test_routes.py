@@ -525,8 +525,13 @@ def test_cli_make_routes_and_errors(tmp_path: Path, capsys) -> None:
     rw = write_rewrites(tmp_path / "rw", CORPUS)
     args = ["eval", "make-routes", str(corpus), "--out", str(tmp_path / "o"), "--rewrites"]
     assert main([*args, str(rw), "--routes", "rewrite_same,rewrite_condensed"]) == 0
-    printed = capsys.readouterr().out
+    got = capsys.readouterr()
+    printed = got.out
     assert "rewrite_same 2" in printed and "rewrite_condensed 1" in printed
+    # listed rewrites that were not read are named with the folder looked in
+    assert f"rewrite_condensed: 2 of 3 listed file(s) not found under {rw / 'condensed'}" in (
+        " ".join(got.err.split())
+    )
     assert main([*args, str(rw), "--routes", "nope"]) == 2
     assert main(["eval", "make-routes", str(corpus)]) == 2  # needs --out
     assert main(["eval", "routes", str(tmp_path / "o"), "--tune-set", str(tmp_path / "no")]) == 2

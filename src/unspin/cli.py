@@ -924,6 +924,16 @@ def _make_routes(args: argparse.Namespace, data: list, out: Console) -> int:
     manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
     counts = ", ".join(f"{k} {v}" for k, v in manifest["counts"].items())
     out.print(f"wrote {path}: {manifest['n_articles']} articles; derivatives: {counts}")
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    for kind, st in manifest.get("rewrite_files", {}).items():
+        lost = {k: st.get(k, 0) for k in ("missing", "empty")}
+        if any(lost.values()):  # listed in the manifest, not read: say so, and where
+            folder = Path(args.rewrites) / str(ROUTES[kind].style)
+            err.print(
+                f"note: {kind}: {lost['missing']} of {st['listed']} listed file(s) not found "
+                f"under {folder}, {lost['empty']} without a headline and a body",
+                markup=False,
+            )
     return EXIT_OK
 
 
