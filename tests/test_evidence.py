@@ -1240,3 +1240,22 @@ def test_the_shorter_texts_counterparts_are_read_on_its_side() -> None:
     assert 0.0 < TYPING_FEATURES["short_soft"](c) < 1.0
     assert TYPING_FEATURES["short_mean"](c) == pytest.approx(c.soft[1][1])
     assert TYPING_FEATURES["short_order"](c) == pytest.approx(c.soft[1][2])
+
+
+def test_a_title_case_headline_adds_no_facts_of_its_own() -> None:
+    """A rewrite's new headline in title case carries the source's facts, not names of
+    its own: its capitalised common words are neither names nor salient keys."""
+    from unspin import evidence as ev
+
+    body = (
+        "Former champion Michael Johnson has criticised Britain's sprinters at a "
+        "conference in Birmingham, saying they lack ambition."
+    )
+    src = _doc("s", "Johnson criticises sprinters\n\n" + body)
+    cased = _doc("r", "Michael Johnson Slams Sprinters Over Lack Of Ambition\n\n" + body)
+    plain = _doc("p", "Michael Johnson slams sprinters over lack of ambition\n\n" + body)
+    fs, fc, fp = ev.doc_facts(src), ev.doc_facts(cased), ev.doc_facts(plain)
+    assert fc.names == fp.names and fc.keys == fp.keys
+    assert not fc.names - fs.words
+    # without the reading, "slams", "over" and "of" were names of its own
+    assert {"slams", "over", "of"} <= ev.names(cased.article.text) - fs.words

@@ -196,3 +196,30 @@ def test_hard_wrapped_tells_a_fixed_width_wrap_from_lines_that_are_paragraphs() 
 
 
 STORY_LINES = "Bridge reopens\n\nThe old bridge will reopen in June.\nIt closed last year.\n"
+
+
+def test_a_title_case_headline_puts_no_names_on_common_words() -> None:
+    from unspin.normalise import decase_headlines, names
+
+    text = (
+        "Tennis Australia Defends Spending On Melbourne Courts As Zbyszewski Watches\n\n"
+        "Tennis Australia chief Geoff Pollard said the money was well spent."
+    )
+    out = decase_headlines(text)
+    assert len(out) == len(text)
+    # the line's first word, names the prose capitalises and rare spellings keep capitals
+    assert out.startswith("Tennis Australia defends spending on melbourne courts as Zbyszewski")
+    assert out.split("\n\n")[1] == text.split("\n\n")[1]  # prose untouched
+    assert {"defends", "spending", "courts"} <= names(text)
+    assert not {"defends", "spending", "courts"} & names(out)
+    # acronyms, a question headline, sentence-case titles, all caps and prose lines
+    assert decase_headlines("UN Warns Of Nuclear Terror?\n\nIt did.") == (
+        "UN warns of nuclear terror?\n\nIt did."
+    )
+    for same in (
+        "Johnson accuses British sprinters\n\nBody text here.",
+        "ST LOUIS HOGS UP 1.00 DLR - USDA\n\nprices rose.",
+        "Tony Blair\nText here.",
+        "Mayor Lena Okafor Met Dr Kessling And Bob Smith.\nMore.",
+    ):
+        assert decase_headlines(same) == same

@@ -52,6 +52,7 @@ from unspin.normalise import (
     UPPER,
     cross_language,
     figures,
+    headline_case,
     numbers,
     rare_word,
     token_spans,
@@ -1211,29 +1212,15 @@ DAY_WORDS = frozenset("today tonight tomorrow yesterday".split())
 _AGENCY = regex.compile(r"\(([^()\n]{1,40})\)")
 
 
-#: share of a line's content words (not stopwords) that open with a capital from which
-#: it is a headline in title case or capitals (prose full of names still has its verbs
-#: and common nouns in lower case)
-HEADLINE_CAPS = 0.8
-
-
-def _headline_case(text: str) -> bool:
-    """Whether ``text`` reads as a headline line in title case or capitals (at least
-    :data:`HEADLINE_CAPS` of its content words capitalised), where capitals do not mark
-    names."""
-    toks = [w for w in regex.findall(r"\p{L}+", text) if len(w) > 1]
-    toks = [w for w in toks if w.lower() not in STOPWORDS]
-    return bool(toks) and sum(w[0].isupper() for w in toks) >= HEADLINE_CAPS * len(toks)
-
-
 def later_facts(later: Doc, earlier: Doc) -> tuple[list[str], list[str]]:
     """``(figures, names)`` the ``later`` text gives that ``earlier`` lacks anywhere
     (its title included): what a later step of one story or another day's item brings
     and a text written again from ``earlier`` (a copy, a spin, a rewrite) does not.
 
     Read from the later text's sentences that the pile does not repeat as boilerplate
-    (a sign-off line), neither its title nor a headline line (:func:`_headline_case`: in
-    title case or capitals every word is capitalised; its facts are the body's), a
+    (a sign-off line), neither its title nor a headline line
+    (:func:`unspin.normalise.headline_case`: in title case or capitals every word is
+    capitalised; its facts are the body's), a
     leading dateline left out, and the outlets it names as its own or credits
     (:func:`unspin.evidence.outlet_names`, the dateline's bracketed agency wherever it
     recurs, the ``outlet`` field): who published it, not what happened. Figures are
@@ -1275,7 +1262,7 @@ def _fact_text(doc: Doc) -> tuple[str, set[str]]:
     parts: list[str] = []
     agency = None
     for s in doc.sentences:
-        if s.boilerplate or s.end > len(text) or _headline_case(s.text):
+        if s.boilerplate or s.end > len(text) or headline_case(s.text):
             continue
         if not parts:  # the first sentence of the body may open with a dateline
             head = DATELINE.match(s.text)

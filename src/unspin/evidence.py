@@ -34,10 +34,12 @@ from typing import Any
 import numpy as np
 import regex
 
+from unspin.fingerprint import salient_keys
 from unspin.model import Alignment, Doc, compared_text
 from unspin.normalise import (
     DATE_WORDS,
     cross_language,
+    decase_headlines,
     edit_distance_within,
     figure_signatures,
     figures,
@@ -132,12 +134,14 @@ def doc_facts(doc: Doc) -> DocFacts:
     text = compared_text(doc)  # the kept part of a cut article (FingerprintParams)
     end = len(text)
     ws = words(text)
+    # a title-case headline capitalises every word: its common words are no names or keys
+    cased = decase_headlines(text, doc.lang)
     content = tuple(
         s.index
         for s in doc.sentences
         if not s.boilerplate and len(words(s.text)) >= CONTENT_MIN_WORDS
     ) or tuple(s.index for s in doc.sentences)
-    figs, nms = frozenset(figures(text)), frozenset(names(text))
+    figs, nms = frozenset(figures(text)), frozenset(names(cased))
     facts = DocFacts(
         figures=figs,
         names=nms,
@@ -152,12 +156,24 @@ def doc_facts(doc: Doc) -> DocFacts:
         spaced=spaced_style(text),
         signatures=frozenset(figure_signatures(text)),
         style_text=text if doc.lang == "en" else None,
-        keys=frozenset(doc.keys),
+        keys=frozenset(doc.keys if cased is text else _cased_keys(doc, text, cased)),
         details=_fact_details(figs, nms, doc.lang),
         lead=_lead_facts(doc, content),
     )
     doc._facts = facts  # type: ignore[attr-defined]
     return facts
+
+
+def _cased_keys(doc: Doc, text: str, cased: str) -> list[str]:
+    """The salient keys :func:`unspin.fingerprint.prepare` reads (from the sentences
+    kept, joined), read from ``cased`` (``text`` with its headline decased: the same
+    offsets)."""
+    parts = [
+        cased[s.start : s.end] if text[s.start : s.end] == s.text else s.text
+        for s in doc.sentences
+        if not s.boilerplate
+    ]
+    return salient_keys(" ".join(parts) or cased)
 
 
 _POSSESSIVE = regex.compile(r"['’]s$")

@@ -432,6 +432,87 @@ def names(
     return out
 
 
+#: share of a line's content words (not stopwords) that open with a capital from which
+#: it is a headline in title case or capitals (prose full of names still has its verbs
+#: and common nouns in lower case)
+HEADLINE_CAPS = 0.8
+#: fewest content words a line needs to be read as a title-case headline (a name alone,
+#: "Tony Blair", on a line is a name) ...
+HEADLINE_MIN_WORDS = 3
+#: ... and most words it may have: a headline is short; a line of prose full of names
+#: ("Tennis Australia chief Geoff Pollard said ...") is not one, nor one that ends with
+#: a full stop (:data:`_SENTENCE_END`; a headline may ask or exclaim)
+HEADLINE_MAX_WORDS = 25
+#: a capitalised word of a title-case headline that the text never capitalises in its
+#: own prose is a name when rarer than this (zipf frequency): a name's spelling
+#: ("Allardyce", "Cosafa"), not a common word however capitalised ("Sprinters", "Slams")
+HEADLINE_RARE_ZIPF = 2.0
+_SENTENCE_END = regex.compile(r"\.[\"'”’)]*\s*$")
+_LETTERS = regex.compile(r"\p{L}+")
+_LINE = regex.compile(r"[^\n]+")
+
+
+def headline_case(line: str) -> bool:
+    """Whether ``line`` reads as a headline in title case or capitals: at least
+    :data:`HEADLINE_CAPS` of its content words (letters, two or more, not stopwords)
+    capitalised. There, capitals do not mark names."""
+    toks = [w for w in _LETTERS.findall(line) if len(w) > 1 and w.lower() not in STOPWORDS]
+    return bool(toks) and sum(w[0].isupper() for w in toks) >= HEADLINE_CAPS * len(toks)
+
+
+def _headline_rare(word: str, lang: str) -> bool:
+    z = zipf(word, lang)
+    return z is None or z < HEADLINE_RARE_ZIPF
+
+
+def decase_headlines(text: str, lang: str | None = "en") -> str:
+    """``text`` with the capitals that a title-case headline line puts on common words
+    taken off ("Tennis Australia Defends Spending" -> "Tennis Australia defends
+    spending"), so that what reads names and salient keys off capitals
+    (:func:`names`, :func:`unspin.fingerprint.salient_keys`) does not take a headline's
+    every word for a name.
+
+    A line is a title-case headline when :func:`headline_case`, with
+    :data:`HEADLINE_MIN_WORDS` to :data:`HEADLINE_MAX_WORDS` words, no closing full stop,
+    and most of its content words not in capitals throughout (an all-caps line is the
+    ``caps`` reading's, :func:`names`). A capitalised word of such a line keeps its
+    capital when it opens the line, when the text capitalises it inside a sentence of its
+    own prose (a name wherever it stands), when it is rare in the language (below
+    :data:`HEADLINE_RARE_ZIPF`: a name's spelling) or when it is in capitals throughout
+    ("UN", "CBC"); a stopword never keeps it. Same length and offsets as ``text``;
+    ``text`` itself when it has no such line. Pure."""
+    heads: list[tuple[int, int]] = []
+    for m in _LINE.finditer(text):
+        line = m.group(0)
+        toks = [w for w in _LETTERS.findall(line) if len(w) > 1 and w.lower() not in STOPWORDS]
+        if len(toks) < HEADLINE_MIN_WORDS or not headline_case(line):
+            continue
+        if len(_LETTERS.findall(line)) > HEADLINE_MAX_WORDS or _SENTENCE_END.search(line):
+            continue
+        if sum(w.isupper() for w in toks) >= HEADLINE_CAPS * len(toks):
+            continue  # all caps
+        heads.append(m.span())
+    if not heads:
+        return text
+    prose = list(text)
+    for a, b in heads:
+        prose[a:b] = "\n" * (b - a)
+    named = names("".join(prose))  # capitalised inside the text's own sentences
+    out = list(text)
+    for a, b in heads:
+        for k, m in enumerate(_LETTERS.finditer(text, a, b)):
+            w = m.group(0)
+            low = w.lower()
+            if k == 0 or not w[0].isupper() or w.isupper() and len(w) > 1:
+                continue  # a line's first word: names and keys never read it as a name
+            if low not in STOPWORDS and (low in named or _headline_rare(low, lang or "en")):
+                continue
+            first = w[0].lower()
+            if len(first) == 1:
+                out[m.start()] = first
+    return "".join(out)
+
+
 @lru_cache(maxsize=TEXT_CACHE)
 def caps_names(text: str) -> frozenset[str]:
     """:func:`names` with ``caps=True`` and no corpus casing, kept for the last
