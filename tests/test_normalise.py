@@ -221,5 +221,7 @@ def test_a_title_case_headline_puts_no_names_on_common_words() -> None:
         "ST LOUIS HOGS UP 1.00 DLR - USDA\n\nprices rose.",
         "Tony Blair\nText here.",
         "Mayor Lena Okafor Met Dr Kessling And Bob Smith.\nMore.",
+        # a line of a hard-wrapped paragraph, however capitalised, is no headline
+        "TITLE\n\nDexter Corp's Hysol Aerospace\nand Industrial Products Division said.",
     ):
         assert decase_headlines(same) == same

@@ -465,6 +465,15 @@ def _headline_rare(word: str, lang: str) -> bool:
     return z is None or z < HEADLINE_RARE_ZIPF
 
 
+def _alone(text: str, lines: list, k: int) -> bool:
+    """Whether line ``k`` of ``lines`` (the text's non-blank lines) is a paragraph of its
+    own: a blank line, or the text's end, after it and before it."""
+    a, b = lines[k].span()
+    before = text[lines[k - 1].end() : a] if k else "\n\n"
+    after = text[b : lines[k + 1].start()] if k + 1 < len(lines) else "\n\n"
+    return before.count("\n") >= 2 and after.count("\n") >= 2
+
+
 def decase_headlines(text: str, lang: str | None = "en") -> str:
     """``text`` with the capitals that a title-case headline line puts on common words
     taken off ("Tennis Australia Defends Spending" -> "Tennis Australia defends
@@ -472,18 +481,22 @@ def decase_headlines(text: str, lang: str | None = "en") -> str:
     (:func:`names`, :func:`unspin.fingerprint.salient_keys`) does not take a headline's
     every word for a name.
 
-    A line is a title-case headline when :func:`headline_case`, with
-    :data:`HEADLINE_MIN_WORDS` to :data:`HEADLINE_MAX_WORDS` words, no closing full stop,
-    and most of its content words not in capitals throughout (an all-caps line is the
-    ``caps`` reading's, :func:`names`). A capitalised word of such a line keeps its
-    capital when it opens the line, when the text capitalises it inside a sentence of its
-    own prose (a name wherever it stands), when it is rare in the language (below
-    :data:`HEADLINE_RARE_ZIPF`: a name's spelling) or when it is in capitals throughout
-    ("UN", "CBC"); a stopword never keeps it. Same length and offsets as ``text``;
-    ``text`` itself when it has no such line. Pure."""
+    A line is a title-case headline when it is the text's first or a paragraph of its
+    own (a line of a hard-wrapped paragraph is not: "Dexter Corp's Hysol Aerospace"),
+    :func:`headline_case`, of :data:`HEADLINE_MIN_WORDS` to :data:`HEADLINE_MAX_WORDS`
+    words, with no closing full stop and most of its content words not in capitals
+    throughout (an all-caps line is the ``caps`` reading's, :func:`names`). A
+    capitalised word of such a line keeps its capital when it opens the line, when the
+    text capitalises it inside a sentence of its own prose (a name wherever it stands),
+    when it is rarer than :data:`HEADLINE_RARE_ZIPF` (a name's spelling) or when it is
+    in capitals throughout ("UN", "CBC"); a stopword never keeps it. Same length and
+    offsets as ``text``; ``text`` itself when it has no such line. Pure."""
     heads: list[tuple[int, int]] = []
-    for m in _LINE.finditer(text):
+    lines = [m for m in _LINE.finditer(text) if m.group(0).strip()]
+    for k, m in enumerate(lines):
         line = m.group(0)
+        if k and not _alone(text, lines, k):
+            continue  # a line inside a paragraph (hard-wrapped text): no headline
         toks = [w for w in _LETTERS.findall(line) if len(w) > 1 and w.lower() not in STOPWORDS]
         if len(toks) < HEADLINE_MIN_WORDS or not headline_case(line):
             continue
