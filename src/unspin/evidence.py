@@ -34,8 +34,8 @@ from typing import Any
 import numpy as np
 import regex
 
-from unspin.fingerprint import salient_keys
-from unspin.model import Alignment, Doc, compared_text
+from unspin.fingerprint import kept_body, salient_keys
+from unspin.model import Alignment, Doc, Sentence, compared_text
 from unspin.normalise import (
     DATE_WORDS,
     cross_language,
@@ -165,15 +165,14 @@ def doc_facts(doc: Doc) -> DocFacts:
 
 
 def _cased_keys(doc: Doc, text: str, cased: str) -> list[str]:
-    """The salient keys :func:`unspin.fingerprint.prepare` reads (from the sentences
-    kept, joined), read from ``cased`` (``text`` with its headline decased: the same
-    offsets)."""
-    parts = [
-        cased[s.start : s.end] if text[s.start : s.end] == s.text else s.text
-        for s in doc.sentences
-        if not s.boilerplate
-    ]
-    return salient_keys(" ".join(parts) or cased)
+    """The salient keys :func:`unspin.fingerprint.prepare` reads (its
+    :func:`unspin.fingerprint.kept_body`), read from ``cased`` (``text`` with its
+    headline decased: the same offsets)."""
+
+    def read(s: Sentence) -> str:
+        return cased[s.start : s.end] if text[s.start : s.end] == s.text else s.text
+
+    return salient_keys(kept_body(doc.sentences, cased, read))
 
 
 _POSSESSIVE = regex.compile(r"['’]s$")

@@ -16,7 +16,7 @@ import numpy as np
 import regex
 
 from unspin.embed import Embedder
-from unspin.model import Article, Doc, InputError
+from unspin.model import Article, Doc, InputError, Sentence
 from unspin.normalise import (
     STOPWORDS,
     UPPER,
@@ -122,6 +122,15 @@ def salient_keys(text: str) -> list[str]:
     return sorted(keys)
 
 
+def kept_body(
+    sents: Sequence[Sentence], text: str, read: Callable[[Sentence], str] | None = None
+) -> str:
+    """The sentences that are not boilerplate, joined (``text`` when there are none):
+    what the salient keys are read from. ``read``: a sentence's text (default its own)."""
+    parts = [read(s) if read is not None else s.text for s in sents if not s.boilerplate]
+    return " ".join(parts) or text
+
+
 def prepare(article: Article, params: FingerprintParams | None = None) -> Doc:
     """Everything but the embeddings (cheap, pure). Sentences past
     ``params.max_sentences`` are not kept (:class:`FingerprintParams`); the hash,
@@ -133,7 +142,7 @@ def prepare(article: Article, params: FingerprintParams | None = None) -> Doc:
     total = len(sents)
     if article.title and sents and sents[0].text.strip() == article.title.strip():
         pass  # the title line stays a sentence: headlines are reused too
-    body = " ".join(s.text for s in sents if not s.boilerplate) or text
+    body = kept_body(sents, text)
     lang, conf = detect_language(text)
     if article.lang:
         lang, conf = canonical_lang(article.lang), 1.0

@@ -452,12 +452,26 @@ _LETTERS = regex.compile(r"\p{L}+")
 _LINE = regex.compile(r"[^\n]+")
 
 
+def _content_words(letters: Sequence[str]) -> list[str]:
+    """Of a line's words (letters only), the content words: two letters or more, not
+    stopwords."""
+    return [w for w in letters if len(w) > 1 and w.lower() not in STOPWORDS]
+
+
+def _mostly(toks: Sequence[str], test: Callable[[str], bool]) -> bool:
+    """Whether at least :data:`HEADLINE_CAPS` of ``toks`` (and one) pass ``test``."""
+    return bool(toks) and sum(test(w) for w in toks) >= HEADLINE_CAPS * len(toks)
+
+
+def _initial_capital(word: str) -> bool:
+    return word[0].isupper()
+
+
 def headline_case(line: str) -> bool:
     """Whether ``line`` reads as a headline in title case or capitals: at least
     :data:`HEADLINE_CAPS` of its content words (letters, two or more, not stopwords)
     capitalised. There, capitals do not mark names."""
-    toks = [w for w in _LETTERS.findall(line) if len(w) > 1 and w.lower() not in STOPWORDS]
-    return bool(toks) and sum(w[0].isupper() for w in toks) >= HEADLINE_CAPS * len(toks)
+    return _mostly(_content_words(_LETTERS.findall(line)), _initial_capital)
 
 
 def _headline_rare(word: str, lang: str) -> bool:
@@ -497,12 +511,13 @@ def decase_headlines(text: str, lang: str | None = "en") -> str:
         line = m.group(0)
         if k and not _alone(text, lines, k):
             continue  # a line inside a paragraph (hard-wrapped text): no headline
-        toks = [w for w in _LETTERS.findall(line) if len(w) > 1 and w.lower() not in STOPWORDS]
-        if len(toks) < HEADLINE_MIN_WORDS or not headline_case(line):
+        letters = _LETTERS.findall(line)
+        toks = _content_words(letters)
+        if len(toks) < HEADLINE_MIN_WORDS or not _mostly(toks, _initial_capital):
             continue
-        if len(_LETTERS.findall(line)) > HEADLINE_MAX_WORDS or _SENTENCE_END.search(line):
+        if len(letters) > HEADLINE_MAX_WORDS or _SENTENCE_END.search(line):
             continue
-        if sum(w.isupper() for w in toks) >= HEADLINE_CAPS * len(toks):
+        if _mostly(toks, str.isupper):
             continue  # all caps
         heads.append(m.span())
     if not heads:
