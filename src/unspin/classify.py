@@ -187,6 +187,12 @@ class ClassifyParams:
     # set carries (3 condensed rewrites; those without an aligned sentence keep 3-12 of
     # their source's figures), so no tuning derivative is lost (docs/benchmarks.md)
     whole_min_carried: int = 3
+    # ... counting, in one language, the longer text's body names the shorter spells as
+    # it does (:func:`unspin.evidence.body_names`) as pieces too: a condensed rewrite
+    # rewords every sentence and may keep no figure or quotation, but it keeps the names
+    # of its source's later paragraphs (session 29: 13 of 20 condensed rewrites of
+    # held17-20 the model or the band took stopped at this gate with 0-2 pieces)
+    carried_body_names: bool = True
     soft_match: float = 0.7  # sentence cosine from which a sentence has a counterpart
     # ``peak_hi``: a sentence's best cosine this far above the median of its cosines to
     # the other text is a counterpart of its own (0.25/0.3/0.35 tried: 0.3 the lowest

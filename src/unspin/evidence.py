@@ -43,6 +43,7 @@ from unspin.normalise import (
     edit_distance_within,
     figure_signatures,
     figures,
+    full_names,
     names,
     rare_word,
     spaced_style,
@@ -115,6 +116,9 @@ class DocFacts:
     #: figures and names of its lead: the title (every capitalised word) and the first
     #: ``LEAD_SENTENCES`` distinct content sentences
     lead: frozenset[str] = frozenset()
+    #: its two-word names (:func:`unspin.normalise.full_names`), and those of its lead
+    name_pairs: frozenset[str] = frozenset()
+    lead_pairs: frozenset[str] = frozenset()
 
     @cached_property
     def style(self) -> float | None:
@@ -142,6 +146,7 @@ def doc_facts(doc: Doc) -> DocFacts:
         if not s.boilerplate and len(words(s.text)) >= CONTENT_MIN_WORDS
     ) or tuple(s.index for s in doc.sentences)
     figs, nms = frozenset(figures(text)), frozenset(names(cased))
+    opening, title = _lead_text(doc, content), doc.article.title or ""
     facts = DocFacts(
         figures=figs,
         names=nms,
@@ -158,7 +163,9 @@ def doc_facts(doc: Doc) -> DocFacts:
         style_text=text if doc.lang == "en" else None,
         keys=frozenset(doc.keys if cased is text else _cased_keys(doc, text, cased)),
         details=_fact_details(figs, nms, doc.lang),
-        lead=_lead_facts(doc, content),
+        lead=_lead_facts(opening, title),
+        name_pairs=frozenset(full_names(cased)),
+        lead_pairs=frozenset(full_names(opening) | full_names(title)),
     )
     doc._facts = facts  # type: ignore[attr-defined]
     return facts
@@ -184,8 +191,8 @@ def _fact_details(figs: frozenset[str], nms: frozenset[str], lang: str | None) -
     return frozenset((figs - SMALL_FIGURES) | rare)
 
 
-def _lead_facts(doc: Doc, content: tuple[int, ...]) -> frozenset[str]:
-    """:attr:`DocFacts.lead`: figures and names of the title and opening sentences."""
+def _lead_text(doc: Doc, content: tuple[int, ...]) -> str:
+    """The article's first ``LEAD_SENTENCES`` distinct content sentences, joined."""
     opening: list[str] = []
     for i in content:
         t = doc.sentences[i].text
@@ -193,7 +200,11 @@ def _lead_facts(doc: Doc, content: tuple[int, ...]) -> frozenset[str]:
             opening.append(t)
         if len(opening) >= LEAD_SENTENCES:
             break
-    x, title = " ".join(opening), doc.article.title or ""
+    return " ".join(opening)
+
+
+def _lead_facts(x: str, title: str) -> frozenset[str]:
+    """:attr:`DocFacts.lead`: figures and names of the title and opening sentences."""
     caps = {w.lower() for w in regex.findall(r"\w+", title) if w[:1].isupper()}
     return frozenset(figures(x) | names(x) | figures(title) | names(title) | caps)
 
@@ -855,15 +866,27 @@ def carried_evidence(c: PairCtx) -> tuple[int, int]:
     no more pieces than it has sentences (a short copy aligned whole)."""
     f = c.al.features
     sents = int(min(f.get("n_sent_a", 0.0), f.get("n_sent_b", 0.0)))
+    body = 0
     if cross_language(c.a, c.b):
         figs = len(c.fa.signatures & c.fb.signatures)
     else:
         figs = len(c.fa.figures & c.fb.figures)
+        if c.params.carried_body_names:
+            body = len(body_names(c))
     quotes = max(
         sum(q in c.fb.joined for q in c.fa.quotes), sum(q in c.fa.joined for q in c.fb.quotes)
     )
     need = min(c.params.whole_min_carried, len(c.fa.content), len(c.fb.content))
-    return sents + figs + quotes, need
+    return sents + figs + quotes + body, need
+
+
+def body_names(c: PairCtx) -> frozenset[str]:
+    """Two-word names (:attr:`DocFacts.name_pairs`) of the longer text's body, not of its
+    lead, that the shorter spells as it does: the secondary people and bodies a rewrite
+    carries down from its source's later paragraphs ("Liam Fox", "Baroness Kennedy"),
+    where an independent report of the event shares the lead's names and finds others."""
+    s, lg = _short_long(c)
+    return (lg.name_pairs - lg.lead_pairs) & s.name_pairs
 
 
 def kept_share(c: PairCtx) -> float:

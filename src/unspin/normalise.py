@@ -432,6 +432,48 @@ def names(
     return out
 
 
+
+def full_names(text: str) -> set[str]:
+    """The two-word names of a text: the last two words of each run of capitalised
+    words ("Foreign Secretary Jack Straw" -> "jack straw", "Liam Fox", "Law Lords"),
+    lowercased and joined by a space. A run is broken by anything but a space between
+    words (punctuation, a line end); stopwords, figures, months and weekdays and words
+    without a letter end it. Where one word of a name is common ("Fox", "Howard") the
+    pair still names one person, and a rewrite spells it as its source does."""
+    out: set[str] = set()
+    run: list[str] = []
+    last_end = -1
+
+    def close() -> None:
+        if len(run) >= 2:
+            out.add(f"{run[-2]} {run[-1]}")
+
+    for start, end in token_spans(text):
+        w = text[start:end]
+        low = w.lower().replace("’", "'")
+        name_like = (
+            w[0].isupper()
+            and any(c.isalpha() for c in w)
+            and low not in STOPWORDS
+            and low not in DATE_WORDS
+            and low not in NUMBER_WORDS
+        )
+        if not name_like:
+            close()
+            run = []
+        elif run and text[last_end:start] == " ":
+            run.append(_POSSESSIVE_END.sub("", low))
+        else:
+            close()
+            run = [_POSSESSIVE_END.sub("", low)]
+        last_end = end
+    close()
+    return out
+
+
+_POSSESSIVE_END = regex.compile(r"'s$")
+
+
 #: share of a line's content words (not stopwords) that open with a capital from which
 #: it is a headline in title case or capitals (prose full of names still has its verbs
 #: and common nouns in lower case)
