@@ -225,3 +225,24 @@ def test_a_title_case_headline_puts_no_names_on_common_words() -> None:
         "TITLE\n\nDexter Corp's Hysol Aerospace\nand Industrial Products Division said.",
     ):
         assert decase_headlines(same) == same
+
+
+def test_full_names_are_the_last_two_words_of_a_run_of_capitalised_words() -> None:
+    from unspin.normalise import full_names
+
+    text = (
+        "Home Secretary Charles Clarke said so, working with Foreign Secretary Jack Straw.\n"
+        "But Conservative co-chairman Liam Fox said Mr Howard's plans were wrong. "
+        "The Lib Dems' Mark Oaten disagreed in March Ms Kennedy said.\n"
+        "Ruth\nCalder left. Paris"
+    )
+    assert full_names(text) == {
+        "charles clarke",  # the run's last two words: a title before the name drops
+        "jack straw",
+        "liam fox",  # "co-chairman" is lower case: the run starts after it
+        "mr howard",  # a possessive ends the word, not the name
+        "lib dems",  # an apostrophe after the word breaks the run
+        "mark oaten",
+        "ms kennedy",  # a month breaks the run ("March Ms Kennedy")
+    }  # a line end breaks a run ("Ruth" / "Calder"); one word is no pair ("Paris")
+    assert full_names("no names here at all, only words") == set()

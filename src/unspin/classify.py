@@ -187,11 +187,14 @@ class ClassifyParams:
     # set carries (3 condensed rewrites; those without an aligned sentence keep 3-12 of
     # their source's figures), so no tuning derivative is lost (docs/benchmarks.md)
     whole_min_carried: int = 3
-    # ... counting, in one language, the longer text's body names the shorter spells as
-    # it does (:func:`unspin.evidence.body_names`) as pieces too: a condensed rewrite
-    # rewords every sentence and may keep no figure or quotation, but it keeps the names
-    # of its source's later paragraphs (session 29: 13 of 20 condensed rewrites of
-    # held17-20 the model or the band took stopped at this gate with 0-2 pieces)
+    # ... counting, in one language, the two-word names of the longer text's body that
+    # the shorter spells as it does and no other article of the pile uses
+    # (:func:`unspin.evidence.body_names`) as pieces too: a condensed rewrite rewords
+    # every sentence and may keep no figure or quotation, but it keeps the names of its
+    # source's later paragraphs (session 29: 13 of the 20 condensed rewrites of held17-20
+    # that main missed were taken by the model or the band and stopped here with 0-2
+    # pieces). A name other articles use is the event's: counted, it took ECB+ reports
+    # of one event quoting one fire chief (docs/benchmarks.md, session 29)
     carried_body_names: bool = True
     soft_match: float = 0.7  # sentence cosine from which a sentence has a counterpart
     # ``peak_hi``: a sentence's best cosine this far above the median of its cosines to

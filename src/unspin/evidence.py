@@ -857,7 +857,10 @@ def carried_evidence(c: PairCtx) -> tuple[int, int]:
     Pieces: aligned sentence pairs (sentences of the less aligned side inside reuse
     passages), figures both texts hold (by their digits across languages:
     :func:`unspin.normalise.figure_signatures`) and quotations of one found word for word
-    in the other. They are what a copy, a spin, a rewrite and a translation carry over
+    in the other; in one language also the two-word names of the longer text's body that
+    the shorter spells as it does (:func:`body_names`, with
+    ``ClassifyParams.carried_body_names``). They are what a copy, a spin, a rewrite and a
+    translation carry over
     from their source in any language and what two reports of one event need not share;
     the typing model's other features (topic cosines, names, the smoothed fact shares)
     read the same for two reports of one event, and read differently for the same two
@@ -882,11 +885,30 @@ def carried_evidence(c: PairCtx) -> tuple[int, int]:
 
 def body_names(c: PairCtx) -> frozenset[str]:
     """Two-word names (:attr:`DocFacts.name_pairs`) of the longer text's body, not of its
-    lead, that the shorter spells as it does: the secondary people and bodies a rewrite
-    carries down from its source's later paragraphs ("Liam Fox", "Baroness Kennedy"),
-    where an independent report of the event shares the lead's names and finds others."""
+    lead, that the shorter spells as it does and no other article of the pile uses: the
+    secondary people and bodies a rewrite carries down from its source's later paragraphs
+    ("Liam Fox", "Baroness Kennedy"), where an independent report of the event shares the
+    lead's names and finds others. A name other articles use too (the fire chief every
+    report of one fire quotes, "Tony Blair") is the event's or the pile's, not the text's.
+    Without a pile (no ``phrase_support``) every such name counts."""
     s, lg = _short_long(c)
-    return (lg.name_pairs - lg.lead_pairs) & s.name_pairs
+    found = (lg.name_pairs - lg.lead_pairs) & s.name_pairs
+    phrase = getattr(c.support, "phrase_support", None)
+    if not found or phrase is None:
+        return found
+    from unspin.corpus import bigram_hashes
+
+    names = sorted(found)
+    # each name as written and with a possessive ("Mr Howard's"): the pile's words keep it
+    forms = [bigram_hashes([*n.split(" ", 1)[:1], x]) for n in names for x in _forms(n)]
+    used = phrase(np.concatenate(forms), c.a.id, c.b.id).reshape(len(names), 2).max(axis=1)
+    return frozenset(n for n, k in zip(names, used, strict=True) if k == 0)
+
+
+def _forms(name: str) -> tuple[str, str]:
+    """The second word of a two-word name as written and with a possessive."""
+    last = name.split(" ", 1)[1]
+    return last, f"{last}'s"
 
 
 def kept_share(c: PairCtx) -> float:

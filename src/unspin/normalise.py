@@ -432,6 +432,9 @@ def names(
     return out
 
 
+#: a possessive ending, cut from a word of a two-word name ("Howard's" -> "howard")
+_POSSESSIVE_END = regex.compile(r"'s$")
+
 
 def full_names(text: str) -> set[str]:
     """The two-word names of a text: the last two words of each run of capitalised
@@ -469,9 +472,6 @@ def full_names(text: str) -> set[str]:
         last_end = end
     close()
     return out
-
-
-_POSSESSIVE_END = regex.compile(r"'s$")
 
 
 #: share of a line's content words (not stopwords) that open with a capital from which
