@@ -192,9 +192,10 @@ class ClassifyParams:
     # (:func:`unspin.evidence.body_names`) as pieces too: a condensed rewrite rewords
     # every sentence and may keep no figure or quotation, but it keeps the names of its
     # source's later paragraphs (session 29: 13 of the 20 condensed rewrites of held17-20
-    # that main missed were taken by the model or the band and stopped here with 0-2
-    # pieces). A name other articles use is the event's: counted, it took ECB+ reports
-    # of one event quoting one fire chief (docs/benchmarks.md, session 29)
+    # that main missed were called whole by the whole-text model, the rewrite model or
+    # the band and stopped here with 0-2 pieces). A name other articles use is the
+    # event's: counted, it took ECB+ reports of one event that name one fire chief
+    # (docs/benchmarks.md, session 29)
     carried_body_names: bool = True
     soft_match: float = 0.7  # sentence cosine from which a sentence has a counterpart
     # ``peak_hi``: a sentence's best cosine this far above the median of its cosines to
