@@ -64,7 +64,7 @@ from sklearn.model_selection import GroupKFold
 
 import unspin.classify as classify_mod
 from unspin.classify import ClassifyParams, other_days
-from unspin.evidence import TYPING_FEATURES, PairCtx, carried_evidence
+from unspin.evidence import TYPING_FEATURES, PairCtx, body_names, carried_evidence
 from unspin.model import Article
 from unspin.normalise import cross_language
 from unspin.pipeline import Config, analyse, fingerprint
@@ -95,6 +95,8 @@ def _recorder(out_dir: str):
                 apart=other_days(a, b, p) is not None,
                 # pieces carried over and how many a whole claim needs (classify's gate)
                 carried=list(carried_evidence(c)),
+                # of them, the body names (ClassifyParams.carried_body_names; 0 when off)
+                body_names=len(body_names(c)) if p.carried_body_names else 0,
             )
             with open(Path(out_dir) / f"{os.getpid()}.jsonl", "a") as fh:
                 fh.write(json.dumps(row) + "\n")
