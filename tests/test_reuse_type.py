@@ -336,6 +336,12 @@ COUNCIL_REWRITE = (
     "head to the Kellaway Community Hub."
 )
 
+# another report of the vote, which names two of the body's people
+COUNCIL_OTHER = (
+    "Marlow library campaigners led by Owen Lasker marched on Saturday, and librarian "
+    "Maud Pyke's visitor figures were read out to the crowd outside the town hall."
+)
+
 
 def test_a_condensed_rewrite_carries_the_names_of_its_sources_body() -> None:
     """A rewrite that rewords every sentence and keeps no figure or quotation still
@@ -345,7 +351,7 @@ def test_a_condensed_rewrite_carries_the_names_of_its_sources_body() -> None:
     from unspin.align import align
     from unspin.evidence import PairCtx, body_names, carried_evidence
 
-    src, cond, brief = _docs(COUNCIL, COUNCIL_REWRITE, BRIEF)
+    src, cond, other = _docs(COUNCIL, COUNCIL_REWRITE, COUNCIL_OTHER)
     al = align(src, cond)
     got, need = carried_evidence(PairCtx(src, cond, al, ALWAYS_WHOLE))
     assert body_names(PairCtx(src, cond, al, ALWAYS_WHOLE)) == {
@@ -358,11 +364,6 @@ def test_a_condensed_rewrite_carries_the_names_of_its_sources_body() -> None:
     # a pile where another report of the vote names two of them: those are the event's
     from unspin.corpus import CorpusSupport
 
-    other = _docs(
-        "Marlow library campaigners led by Owen Lasker marched on Saturday, and librarian "
-        "Maud Pyke's visitor figures were read out to the crowd outside the town hall."
-    )[0]
-    other.article.id = "d9"
     pile = CorpusSupport([src, cond, other])
     assert body_names(PairCtx(src, cond, al, ALWAYS_WHOLE, pile)) == {
         "tomas erdal", "imran sadiq", "community hub"

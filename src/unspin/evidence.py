@@ -860,8 +860,8 @@ def carried_evidence(c: PairCtx) -> tuple[int, int]:
     in the other; in one language also the two-word names of the longer text's body that
     the shorter spells as it does (:func:`body_names`, with
     ``ClassifyParams.carried_body_names``). They are what a copy, a spin, a rewrite and a
-    translation carry over
-    from their source in any language and what two reports of one event need not share;
+    translation carry over from their source in any language and what two reports of one
+    event need not share;
     the typing model's other features (topic cosines, names, the smoothed fact shares)
     read the same for two reports of one event, and read differently for the same two
     texts once translated (NTREX: a brief beside a long report of one event, typed
@@ -900,15 +900,10 @@ def body_names(c: PairCtx) -> frozenset[str]:
 
     names = sorted(found)
     # each name as written and with a possessive ("Mr Howard's"): the pile's words keep it
-    forms = [bigram_hashes([*n.split(" ", 1)[:1], x]) for n in names for x in _forms(n)]
-    used = phrase(np.concatenate(forms), c.a.id, c.b.id).reshape(len(names), 2).max(axis=1)
+    pairs = [n.split(" ", 1) for n in names]
+    hashes = np.concatenate([bigram_hashes([f, x]) for f, w in pairs for x in (w, f"{w}'s")])
+    used = phrase(hashes, c.a.id, c.b.id).reshape(len(names), 2).max(axis=1)
     return frozenset(n for n, k in zip(names, used, strict=True) if k == 0)
-
-
-def _forms(name: str) -> tuple[str, str]:
-    """The second word of a two-word name as written and with a possessive."""
-    last = name.split(" ", 1)[1]
-    return last, f"{last}'s"
 
 
 def kept_share(c: PairCtx) -> float:
