@@ -38,6 +38,7 @@ from unspin.fingerprint import kept_body, salient_keys
 from unspin.model import Alignment, Doc, Sentence, compared_text
 from unspin.normalise import (
     DATE_WORDS,
+    POSSESSIVE,
     cross_language,
     decase_headlines,
     edit_distance_within,
@@ -182,12 +183,9 @@ def _cased_keys(doc: Doc, text: str, cased: str) -> list[str]:
     return salient_keys(kept_body(doc.sentences, cased, read))
 
 
-_POSSESSIVE = regex.compile(r"['’]s$")
-
-
 def _fact_details(figs: frozenset[str], nms: frozenset[str], lang: str | None) -> frozenset[str]:
     """:attr:`DocFacts.details` from the text's figures and names."""
-    rare = {n for n in (_POSSESSIVE.sub("", x) for x in nms) if n and rare_word(n, lang or "en")}
+    rare = {n for n in (POSSESSIVE.sub("", x) for x in nms) if n and rare_word(n, lang or "en")}
     return frozenset((figs - SMALL_FIGURES) | rare)
 
 

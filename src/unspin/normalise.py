@@ -432,8 +432,8 @@ def names(
     return out
 
 
-#: a possessive ending, cut from a word of a two-word name ("Howard's" -> "howard")
-_POSSESSIVE_END = regex.compile(r"'s$")
+#: a possessive ending, cut from a name ("Howard's" -> "howard")
+POSSESSIVE = regex.compile(r"['’]s$")
 
 
 def full_names(text: str) -> set[str]:
@@ -465,10 +465,10 @@ def full_names(text: str) -> set[str]:
             close()
             run = []
         elif run and text[last_end:start] == " ":
-            run.append(_POSSESSIVE_END.sub("", low))
+            run.append(POSSESSIVE.sub("", low))
         else:
             close()
-            run = [_POSSESSIVE_END.sub("", low)]
+            run = [POSSESSIVE.sub("", low)]
         last_end = end
     close()
     return out
