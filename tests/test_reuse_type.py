@@ -374,6 +374,40 @@ def test_a_condensed_rewrite_carries_the_names_of_its_sources_body() -> None:
     assert reuse_type(s2, b2, align(s2, b2), ALWAYS_WHOLE)[0] is None
 
 
+def test_the_rewrite_models_own_claim_needs_no_pieces_of_the_text() -> None:
+    """The carried-evidence gate turns away the whole-text model's claim on a pair that
+    shares no sentence, figure or quotation (the preview beside its report); the rewrite
+    model's own claim (from its cut) stands on the shorter text keeping the longer's
+    facts, in one language, unless ``rewrite_min_carried`` asks for pieces; where the
+    whole-text model's claim fails the gate, the rewrite model is read too."""
+    from unspin.align import align
+    from unspin.evidence import PairCtx, carried_evidence
+
+    src, ind = _docs(SOURCE, BRIEF)
+    al = align(src, ind)
+    got, need = carried_evidence(PairCtx(src, ind, al, ALWAYS_WHOLE))
+    assert got < need
+    # the rewrite model made certain either way, the whole-text model silenced or sure
+    rewrite_sure = dict(rewrite_bias=100.0)
+    alone = dataclasses.replace(ClassifyParams(), whole_bias=-100.0, **rewrite_sure)
+    kind, prob, reasons, evidence = reuse_type(src, ind, al, alone)
+    assert kind == "spun" and prob > 0.99
+    assert any("the rewrite model's claim stands" in r for r in reasons)
+    gated = dataclasses.replace(alone, rewrite_min_carried=need)
+    assert reuse_type(src, ind, al, gated)[0] is None
+    both = dataclasses.replace(ALWAYS_WHOLE, **rewrite_sure)
+    kind, _, reasons, evidence = reuse_type(src, ind, al, both)
+    assert kind == "spun"
+    assert any(e.name.startswith("rewrite.") for e in evidence)
+    assert not any(r.startswith("not a whole derivative") for r in reasons)
+    # the whole-text model's claim alone still needs the pieces
+    assert reuse_type(src, ind, al, ALWAYS_WHOLE)[0] is None
+    assert reuse_type(src, ind, al, dataclasses.replace(both, rewrite_model=False))[0] is None
+    assert reuse_type(src, ind, al, dataclasses.replace(both, rewrite_min_carried=need))[0] is None
+    with pytest.raises(ValueError, match="rewrite_min_carried must be >= 0"):
+        ClassifyParams(rewrite_min_carried=-1)
+
+
 def test_a_short_copy_needs_no_more_pieces_than_it_has_sentences() -> None:
     short = (
         "The ferry operator cancelled all crossings to the islands on Monday morning. "
