@@ -123,3 +123,54 @@ def test_above_kth_differs_from_a_plain_bar_where_rows_have_more_than_k():
     sim = np.array([[0.9, 0.95, 0.91, 0.2], [0.1, 0.9, 0.2, 0.3]], dtype=np.float32)
     r, c, v = cand._above_kth(sim, 2, np.float32(0.5))
     assert list(zip(r.tolist(), c.tolist())) == [(0, 1), (0, 2), (1, 1)]
+
+
+def _coarse_rows(rng, n: int, dim: int = 8) -> np.ndarray:
+    """Rows whose inner products are exact in float32 (multiples of 1/8, few of them):
+    every way of multiplying gives the same bits, and ties are everywhere."""
+    return (rng.integers(-2, 3, size=(n, dim)) / 8.0).astype(np.float32)
+
+
+def test_self_search_equals_the_search_of_the_rows_against_themselves(monkeypatch):
+    """The tiled search that multiplies each pair of tiles once gives the very arrays,
+    in the same order, as every query block against every row: rows in one tile or many,
+    a last tile shorter than the others, ties at the k-th value and at the bar,
+    duplicated rows, and fewer rows in a tile than k; mapped or not."""
+    monkeypatch.setattr(cand, "SELF_TILE_MIN", 4)
+    monkeypatch.setattr(cand, "SELF_TILES", 5)
+    rng = np.random.default_rng(30)
+
+    def mapper(fn, items, ctx):
+        return [fn(ctx, x) for x in items]
+
+    for t in range(40):
+        n = int(rng.integers(2, 70))
+        vecs = _coarse_rows(rng, n)
+        if t % 4 == 0:  # duplicated rows: ties of whole lists
+            vecs[rng.integers(0, n, n // 2 + 1)] = vecs[0]
+        ids = np.arange(n, dtype=np.int64)
+        for k, bar in ((1, 0.0), (3, 0.1), (6, -1.0), (7, 0.25)):
+            want = cand.search(vecs, ids, vecs, ids, k, bar)
+            for m in (None, mapper):
+                got = cand.self_search(vecs, ids, k, bar, m)
+                for w, g in zip(want, got):
+                    assert w.dtype == g.dtype
+                    assert np.array_equal(w, g), (t, n, k, bar)
+
+
+def test_self_search_multiplies_each_pair_of_tiles_once(monkeypatch):
+    """The point of it: a pile cut into t tiles takes t (t + 1) / 2 tile products, not
+    t^2 (the test above can fail if it took a shortcut; this one if it did not)."""
+    monkeypatch.setattr(cand, "SELF_TILE_MIN", 4)
+    monkeypatch.setattr(cand, "SELF_TILES", 4)
+    calls = []
+    real = cand._tile_tops
+
+    def counted(sim, *a):
+        calls.append(sim.shape)
+        return real(sim, *a)
+
+    monkeypatch.setattr(cand, "_tile_tops", counted)
+    vecs = _coarse_rows(np.random.default_rng(1), 16)
+    cand.self_search(vecs, np.arange(16, dtype=np.int64), 3, 0.0)
+    assert calls == [(4, 4)] * 6  # the 6 pairs of 4 tiles apart; the 4 own tiles beside

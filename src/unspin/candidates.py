@@ -418,25 +418,131 @@ def top_neighbours(
     qs, bs, ss = [], [], []
     step = block_rows(len(base))
     for lo in range(0, len(queries), step):
-        sim = queries[lo : lo + step] @ base.T
-        if sim.shape[1] > k:
-            r, c, v = _above_kth(sim, k, np.float32(min_sim))
-        else:
-            r, c = np.nonzero(sim >= min_sim)
-            v = sim[r, c]
-        # per query: similarity descending, then base id descending (faiss's order of
-        # ties, so the exact search keeps the neighbours faiss kept)
-        order = np.lexsort((-base_ids[c], -v, r))
-        r, c, v = r[order], c[order], v[order]
-        first = np.searchsorted(r, r, side="left")
-        keep = (np.arange(len(r)) - first) < k
-        qs.append(query_ids[lo + r[keep]])
-        bs.append(base_ids[c[keep]])
-        ss.append(v[keep])
+        q, b, v = _block_top(queries[lo : lo + step] @ base.T, k, min_sim, base_ids)
+        qs.append(query_ids[lo + q])
+        bs.append(b)
+        ss.append(v)
     if not qs:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, np.zeros(0, dtype=np.float32)
     return np.concatenate(qs), np.concatenate(bs), np.concatenate(ss)
+
+
+def _block_top(
+    sim: np.ndarray, k: int, min_sim: float, base_ids: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Of a block of similarities (query rows x base columns): each row's top ``k`` at
+    ``min_sim`` or above as ``(row, base id, similarity)``, rows ascending, then
+    similarity descending, then base id descending."""
+    if sim.shape[1] > k:
+        r, c, v = _above_kth(sim, k, np.float32(min_sim))
+    else:
+        r, c = np.nonzero(sim >= min_sim)
+        v = sim[r, c]
+    # per query: similarity descending, then base id descending (faiss's order of
+    # ties, so the exact search keeps the neighbours faiss kept)
+    order = np.lexsort((-base_ids[c], -v, r))
+    r, c, v = r[order], c[order], v[order]
+    first = np.searchsorted(r, r, side="left")
+    keep = (np.arange(len(r)) - first) < k
+    return r[keep], base_ids[c[keep]], v[keep]
+
+
+#: rows per side of a tile of :func:`self_search` (from ``n / SELF_TILES`` rows, within
+#: these bounds): enough tiles to map onto the engine's processes, each tile's product
+#: within ``KNN_BLOCK_CELLS`` cells
+SELF_TILE_MIN = 512
+SELF_TILE_MAX = 4096
+SELF_TILES = 16
+
+
+def self_tile(n: int) -> int:
+    """Rows per side of a :func:`self_search` tile for ``n`` rows."""
+    return max(SELF_TILE_MIN, min(SELF_TILE_MAX, -(-n // SELF_TILES)))
+
+
+def _ranked(
+    q: np.ndarray, b: np.ndarray, v: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each query's first ``k`` of ``(query, base, similarity)`` cells, ordered as
+    :func:`top_neighbours` orders them (query, similarity descending, base descending)."""
+    order = np.lexsort((-b, -v, q))
+    q, b, v = q[order], b[order], v[order]
+    keep = (np.arange(len(q)) - np.searchsorted(q, q, side="left")) < k
+    return q[keep], b[keep], v[keep]
+
+
+def _tile_tops(
+    sim: np.ndarray, k: int, min_sim: float, row_ids: np.ndarray, col_ids: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Of one tile of similarities: each row's top ``k`` among the columns and each
+    column's top ``k`` among the rows (at ``min_sim`` or above), as ``(query id, base id,
+    similarity)``: one comparison with the bar serves both, and only the rows (columns)
+    with more than ``k`` hits are partitioned, as in :func:`_above_kth`."""
+    bar = np.float32(min_sim)
+    n, m = sim.shape
+    flat = np.flatnonzero(sim.ravel() >= bar)
+    r, c = np.divmod(flat, m)
+    v = sim.ravel()[flat]
+    keep_r = np.ones(len(v), dtype=bool)
+    keep_c = np.ones(len(v), dtype=bool)
+    if m > k:
+        over = np.flatnonzero(np.bincount(r, minlength=n) > k)
+        if len(over):
+            cut = np.full(n, bar, dtype=sim.dtype)
+            cut[over] = np.maximum(np.partition(sim[over], m - k, axis=1)[:, m - k], bar)
+            keep_r = v >= cut[r]
+    if n > k:
+        over = np.flatnonzero(np.bincount(c, minlength=m) > k)
+        if len(over):
+            cut = np.full(m, bar, dtype=sim.dtype)
+            cut[over] = np.maximum(np.partition(sim[:, over], n - k, axis=0)[n - k], bar)
+            keep_c = v >= cut[c]
+    q1, b1, v1 = _ranked(row_ids[r[keep_r]], col_ids[c[keep_r]], v[keep_r], k)
+    q2, b2, v2 = _ranked(col_ids[c[keep_c]], row_ids[r[keep_c]], v[keep_c], k)
+    return np.concatenate([q1, q2]), np.concatenate([b1, b2]), np.concatenate([v1, v2])
+
+
+def _self_tiles(ctx: tuple, pairs: Sequence[tuple[int, int]]):
+    vectors, ids, k, min_sim, tile = ctx
+    qs, bs, ss = [], [], []
+    for i, j in pairs:
+        a, b = slice(i * tile, (i + 1) * tile), slice(j * tile, (j + 1) * tile)
+        sim = vectors[a] @ vectors[b].T
+        if i == j:  # the tile's own rows: one direction
+            q, c, v = _block_top(sim, k, min_sim, ids[b])
+            q = ids[a][q]
+        else:  # the same products serve the other tile's rows
+            q, c, v = _tile_tops(sim, k, min_sim, ids[a], ids[b])
+        qs.append(q)
+        bs.append(c)
+        ss.append(v)
+    return np.concatenate(qs), np.concatenate(bs), np.concatenate(ss)
+
+
+def self_search(
+    vectors: np.ndarray, ids: np.ndarray, k: int, min_sim: float, mapper: Mapper | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`search` of ``vectors`` against themselves (the same arrays, in the same
+    order) for about half the products: the rows are cut into square tiles and each pair
+    of tiles multiplied once, its similarities serving the rows of both (an inner product
+    is symmetric, and each cell is the same sum of the same products either way), then
+    each row's top ``k`` of the union of its per-tile lists (:func:`merge_neighbours`:
+    exact, ties by the larger base id as in :func:`top_neighbours`)."""
+    n = len(vectors)
+    tile = self_tile(n)
+    t = -(-n // tile)
+    pairs = [(i, j) for i in range(t) for j in range(i, t)]
+    ctx = (vectors, ids, k, min_sim, tile)
+    if mapper is None or len(pairs) < 2 or n * n < SEARCH_PARALLEL_MIN_CELLS:
+        parts = [_self_tiles(ctx, pairs)]
+    else:
+        # a few tile pairs per item: each item's lists are small, the products large
+        per = max(1, len(pairs) // (8 * SELF_TILES))
+        items = [pairs[x : x + per] for x in range(0, len(pairs), per)]
+        parts = mapper(_self_tiles, items, ctx)
+    q, b, s = (np.concatenate([p[x] for p in parts]) for x in range(3))
+    return merge_neighbours(q, b, s, k)
 
 
 def _above_kth(
@@ -956,7 +1062,7 @@ def _neighbours(
     if out is None:
         if mat is None:
             mat = _stacked(vectors, dim)
-        out = search(mat, ids, mat, ids, kk, min_sim, mapper)
+        out = self_search(mat, ids, kk, min_sim, mapper)
     if cache is not None and keys is not None:
         if vf is not None and file is None:
             file = vf.new_name(getattr(old, "file", None))
