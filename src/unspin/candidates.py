@@ -461,17 +461,6 @@ def self_tile(n: int) -> int:
     return max(SELF_TILE_MIN, min(SELF_TILE_MAX, -(-n // SELF_TILES)))
 
 
-def _ranked(
-    q: np.ndarray, b: np.ndarray, v: np.ndarray, k: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each query's first ``k`` of ``(query, base, similarity)`` cells, ordered as
-    :func:`top_neighbours` orders them (query, similarity descending, base descending)."""
-    order = np.lexsort((-b, -v, q))
-    q, b, v = q[order], b[order], v[order]
-    keep = (np.arange(len(q)) - np.searchsorted(q, q, side="left")) < k
-    return q[keep], b[keep], v[keep]
-
-
 def _tile_tops(
     sim: np.ndarray, k: int, min_sim: float, row_ids: np.ndarray, col_ids: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -498,8 +487,8 @@ def _tile_tops(
             cut = np.full(m, bar, dtype=sim.dtype)
             cut[over] = np.maximum(np.partition(sim[:, over], n - k, axis=0)[n - k], bar)
             keep_c = v >= cut[c]
-    q1, b1, v1 = _ranked(row_ids[r[keep_r]], col_ids[c[keep_r]], v[keep_r], k)
-    q2, b2, v2 = _ranked(col_ids[c[keep_c]], row_ids[r[keep_c]], v[keep_c], k)
+    q1, b1, v1 = merge_neighbours(row_ids[r[keep_r]], col_ids[c[keep_r]], v[keep_r], k)
+    q2, b2, v2 = merge_neighbours(col_ids[c[keep_c]], row_ids[r[keep_c]], v[keep_c], k)
     return np.concatenate([q1, q2]), np.concatenate([b1, b2]), np.concatenate([v1, v2])
 
 
