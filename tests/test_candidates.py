@@ -174,3 +174,8 @@ def test_self_search_multiplies_each_pair_of_tiles_once(monkeypatch):
     vecs = _coarse_rows(np.random.default_rng(1), 16)
     cand.self_search(vecs, np.arange(16, dtype=np.int64), 3, 0.0)
     assert calls == [(4, 4)] * 6  # the 6 pairs of 4 tiles apart; the 4 own tiles beside
+
+
+def test_self_search_of_no_rows_is_empty():
+    q, b, s = cand.self_search(np.zeros((0, 8), dtype=np.float32), np.zeros(0, np.int64), 3, 0.5)
+    assert len(q) == len(b) == len(s) == 0 and s.dtype == np.float32
