@@ -1645,6 +1645,21 @@ def reuse_type(
                 whole, prob = True, rprob if second is None else max(rprob, p.rewrite_cut)
     if whole:
         got, need = carried_evidence(c)
+        if (
+            got < need
+            and not rewrite
+            and not cross
+            and p.rewrite_model
+            and f["verbatim"] < p.copy_verbatim
+            and got >= p.rewrite_min_carried
+        ):
+            # the whole-text model's claim would be turned away: the rewrite model's own
+            # claim (from its cut, not the band) may still stand, as below
+            taken, rprob, _, rcontrib, why = _rewrite_reading(c, a, b, p, band=False)
+            if taken:
+                rewrite, prob = True, rprob
+                contrib += rcontrib
+                reasons += why
         if got < need and rewrite and second is None and got >= p.rewrite_min_carried:
             # the rewrite model's own claim: fitted against independent reports of one
             # event, it needs no pieces of the text beyond ``rewrite_min_carried``
@@ -1657,32 +1672,10 @@ def reuse_type(
             # the same bar in every language: a whole copy, spin or translation carries
             # sentences, figures or quotations of its source, not only its topic
             whole = False
-            if (
-                not rewrite
-                and not cross
-                and p.rewrite_model
-                and f["verbatim"] < p.copy_verbatim
-                and got >= p.rewrite_min_carried
-            ):
-                # the whole-text model's claim turned away: the rewrite model's own
-                # claim (from its cut, not the band) may still stand, as above
-                taken, rprob, _, rcontrib, why = _rewrite_reading(c, a, b, p, band=False)
-                if taken:
-                    whole = rewrite = True
-                    prob = rprob
-                    contrib += rcontrib
-                    reasons += why
-                    reasons.append(
-                        f"{got} aligned sentences, shared figures and quotations, fewer than "
-                        f"the {need} the whole-text model's claim needs: the rewrite model's "
-                        "claim stands on the shorter text keeping the longer's facts and "
-                        "adding few of its own"
-                    )
-            if not whole:
-                reasons.append(
-                    f"not a whole derivative: {got} aligned sentences, shared figures and "
-                    f"quotations, fewer than the {need} a whole copy carries"
-                )
+            reasons.append(
+                f"not a whole derivative: {got} aligned sentences, shared figures and "
+                f"quotations, fewer than the {need} a whole copy carries"
+            )
     if whole and f.get("form_pair"):
         # both are notices of one wire form (lines the pile fills in many ways) whose
         # fills, or whose names, differ: two items, whatever the rest of the form shares
