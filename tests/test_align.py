@@ -61,6 +61,48 @@ def test_a_shared_quotation_alone_is_still_quote_only() -> None:
     assert al.features["n_passages"] == 0
 
 
+QUOTE = (
+    '"This resolution is an unnecessary and dangerous attempt to weaken my constitutional '
+    'authority, endangering the lives of our service members," '
+)
+
+
+@pytest.mark.parametrize(
+    ("frame_a", "frame_b", "quote_only"),
+    [
+        # two writers' own frames: alike only in the speaker and the body they name
+        (
+            "President Trump said in a statement accompanying his Senate veto.",
+            "President Trump wrote in explaining his Senate veto to Congress.",
+            True,
+        ),
+        (
+            "said Paul Lee, president of the ABC Entertainment Group, on Friday.",
+            "said ABC Entertainment Group prexy Paul Lee in a news release.",
+            True,
+        ),
+        # the frame kept as written (a copy's, a spin's): reuse
+        (
+            "President Trump said in a statement accompanying his Senate veto.",
+            "President Trump said in a statement accompanying his Senate veto.",
+            False,
+        ),
+        (
+            "President Trump said in a statement accompanying his Senate veto.",
+            "President Trump said in a communique accompanying his Senate veto.",
+            False,
+        ),
+    ],
+)
+def test_a_quotation_framed_by_two_writers_naming_one_speaker_is_quote_only(
+    frame_a: str, frame_b: str, quote_only: bool
+) -> None:
+    a, b = _block_pair([QUOTE + frame_a], [QUOTE + frame_b])
+    embed(a, b, {(2, 3): 1.0})
+    al = align(a, b)
+    assert len(al.passages) == 1 and al.passages[0].quote_only is quote_only
+
+
 def _garbled(gap_cos: float, params: AlignParams | None = None):
     """The block with its middle two sentences garbled (cosine ``gap_cos`` facing)."""
     a, b = _block_pair(BLOCK, BLOCK)
