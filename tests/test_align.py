@@ -81,6 +81,12 @@ QUOTE = (
             "said ABC Entertainment Group prexy Paul Lee in a news release.",
             True,
         ),
+        # capitalised words each frame has alone do not make the rest more alike
+        (
+            "Downing Street would say only this on Friday.",
+            "A Number 10 spokeswoman would only say this on Friday.",
+            True,
+        ),
         # the frame kept as written (a copy's, a spin's): reuse
         (
             "President Trump said in a statement accompanying his Senate veto.",

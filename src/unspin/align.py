@@ -467,24 +467,26 @@ def _templates(a: Doc, b: Doc, passages: list[AlignedPassage], p: AlignParams) -
 
 def _quote_only(sa: Sentence, sb: Sentence, ta: str, tb: str, p: AlignParams) -> bool:
     """Whether a matched sentence pair rests on a quotation alone: one of them is mostly
-    quoted and what their writers wrote around it is short or not alike. The capitalised
-    words of that frame do not count as alike: they name the speaker and the body
-    quoted ("..., Trump said in a statement accompanying his veto" and "..., Trump wrote
-    in explaining his veto"), which any two reports of one quotation share."""
+    quoted and what their writers wrote around it is short or not alike. A word both
+    frames hold that either writes capitalised is left out of the likeness: it names the
+    speaker or the body quoted ("..., Trump said in a statement accompanying his veto"
+    and "..., Trump wrote in explaining his veto"), which any two reports of one
+    quotation share. Leaving shared words out never makes two frames more alike."""
     if max(sa.quoted_share, sb.quoted_share) < 0.5:
         return False
     fa, fb = unquoted_text(sa, ta), unquoted_text(sb, tb)
     ra, rb = content_words(fa), content_words(fb)
     if len(ra) < p.min_unquoted_words or len(rb) < p.min_unquoted_words:
         return True
-    return dice(_uncased(ra, fa), _uncased(rb, fb)) < 0.5
+    # a word both share that either capitalises is no evidence either way: out of both
+    neutral = set(ra) & set(rb) & (_capitalised(fa) | _capitalised(fb))
+    return dice([w for w in ra if w not in neutral], [w for w in rb if w not in neutral]) < 0.5
 
 
-def _uncased(ws: list[str], text: str) -> list[str]:
-    """Content words ``ws`` of ``text`` less those ``text`` writes capitalised (any
-    script with case; a script without case keeps every word)."""
-    caps = {w for w, (s, _) in zip(words(text), word_spans(text)) if text[s].isupper()}
-    return [w for w in ws if w not in caps]
+def _capitalised(text: str) -> set[str]:
+    """The words (as :func:`unspin.normalise.words` gives them) that ``text`` writes
+    with a capital (any script with case; a script without case has none)."""
+    return {w for w, (s, _) in zip(words(text), word_spans(text)) if text[s].isupper()}
 
 
 class _Dense:
