@@ -41,6 +41,22 @@ def ecbplus() -> tuple[list[Article], dict[str, str], dict[str, str]]:
     return arts, {r["doc_id"]: r["subtopic"] for r in rows}, {r["doc_id"]: r["topic"] for r in rows}
 
 
+def pac() -> tuple[list[Article], dict[str, str]]:
+    """PAC dev articles (with outlets and dates), and their event labels by id."""
+    rows = jsonl(SHARED / "data" / "pac_dev" / "articles.jsonl")
+    arts = [
+        Article(
+            id=r["id"],
+            text=r["text"],
+            title=r.get("title"),
+            outlet=r.get("outlet"),
+            published_at=r.get("published_at"),
+        )
+        for r in rows
+    ]
+    return arts, {r["id"]: r["event"] for r in rows}
+
+
 def meantime() -> list[Article]:
     """MEANTIME English and Spanish articles; ids ``<doc_id>/<lang>``."""
     out = []

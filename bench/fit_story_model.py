@@ -33,13 +33,13 @@ import sys
 from dataclasses import dataclass, replace
 
 import numpy as np
-from common import SHARED, ecbplus, jsonl
+from common import ecbplus, pac
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import adjusted_rand_score
 
 from unspin.evaluate.baselines import tfidf_matrix
 from unspin.evaluate.metrics import bcubed
-from unspin.model import REUSE_RELATIONS, Article, Doc
+from unspin.model import REUSE_RELATIONS, Doc
 from unspin.normalise import days_apart
 from unspin.pipeline import Config, PairStage, analyse, fingerprint, pair_stage, story_components
 from unspin.store import Store
@@ -79,21 +79,6 @@ class Set:
 
     def held(self, fold: str) -> list[Doc]:
         return [d for d in self.docs if fold != "all" and self.half[d.id] != fold]
-
-
-def pac() -> tuple[list[Article], dict[str, str]]:
-    rows = jsonl(SHARED / "data" / "pac_dev" / "articles.jsonl")
-    arts = [
-        Article(
-            id=r["id"],
-            text=r["text"],
-            title=r.get("title"),
-            outlet=r.get("outlet"),
-            published_at=r.get("published_at"),
-        )
-        for r in rows
-    ]
-    return arts, {r["id"]: r["event"] for r in rows}
 
 
 def ecb_fold(topic: str) -> str:

@@ -18,10 +18,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from common import SHARED, ecbplus, jsonl
+from common import ecbplus, pac
 
 import unspin
-from unspin.model import REUSE_RELATIONS, Article
+from unspin.model import REUSE_RELATIONS
 
 
 def main() -> int:
@@ -30,18 +30,7 @@ def main() -> int:
     ap.add_argument("--cache", default="", help="folder with stores ecb/ and pac/")
     args = ap.parse_args()
     arts, sub, _ = ecbplus()
-    pac = jsonl(SHARED / "data" / "pac_dev" / "articles.jsonl")
-    pac_arts = [
-        Article(
-            id=r["id"],
-            text=r["text"],
-            title=r["title"],
-            outlet=r["outlet"],
-            published_at=r["published_at"],
-        )
-        for r in pac
-    ]
-    event = {r["id"]: r["event"] for r in pac}
+    pac_arts, event = pac()
     with open(args.out, "w") as out:
         for name, pile, label in (("ecb", arts, sub), ("pac", pac_arts, event)):
             with tempfile.TemporaryDirectory() as tmp:
