@@ -213,6 +213,24 @@ def test_reused_sentences_make_partial_reuse(
     assert got == expected
 
 
+@pytest.mark.parametrize(
+    ("sents", "chars", "verbatim", "expected"),
+    [
+        (1.0, 180.0, 0.9, "partial"),  # one long sentence, its wording kept
+        (1.0, 180.0, 0.33, None),  # the same sentence in the writer's own words
+        (2.0, 150.0, 0.33, None),  # two short ones reworded: under partial_min_chars
+        (2.0, 250.0, 0.33, "partial"),  # two reworded sentences of some length
+    ],
+)
+def test_one_reworded_sentence_is_no_partial_reuse(
+    sents: float, chars: float, verbatim: float, expected: str | None
+) -> None:
+    # two outlets writing one sentence of a fact sheet in their own words (PAC dev: a White
+    # House announcement) is no reuse; one sentence is evidence only verbatim
+    got = _type(cov_a=0.03, cov_b=0.09, strong_sents=sents, strong_chars=chars, verbatim=verbatim)
+    assert got == expected
+
+
 def test_a_pair_the_model_calls_whole_is_not_partial() -> None:
     # (A and B, two short texts opening with other words and other figures, are two
     # notices of one template by ClassifyParams.notice_subjects: off, the partial rule's)

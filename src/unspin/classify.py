@@ -228,7 +228,9 @@ class ClassifyParams:
     copy_verbatim: float = 0.6  # word 3-gram containment inside aligned passages
     partial_min_sentences: int = 2
     partial_min_chars: int = 200
-    partial_single_chars: int = 100  # ... or one long sentence reused (score >= strong)
+    # ... or one long sentence reused (score >= strong) with its wording kept (word
+    # 3-grams contained >= ``copy_verbatim``)
+    partial_single_chars: int = 100
     # direction
     min_time_gap_hours: float = 1.0  # publication times closer than this tell nothing
     direction_evidence: tuple[str, ...] = DIRECTION_EVIDENCE_NAMES
@@ -1740,10 +1742,17 @@ def reuse_type(
         reasons.append(contrib[-1].detail)
         return kind, prob, reasons, contrib
     # one long sentence reused is evidence enough only when its wording shows it (a
-    # near-verbatim match): across languages it takes more than one
+    # near-verbatim match, ``copy_verbatim``): one sentence reworded is what two outlets
+    # write from one release or statement (a fact sheet's sentence in their own words);
+    # across languages it takes more than one
     if (
         f["strong_sents"] >= p.partial_min_sentences and f["strong_chars"] >= p.partial_min_chars
-    ) or (not cross and f["strong_sents"] >= 1 and f["strong_chars"] >= p.partial_single_chars):
+    ) or (
+        not cross
+        and f["strong_sents"] >= 1
+        and f["strong_chars"] >= p.partial_single_chars
+        and f["verbatim"] >= p.copy_verbatim
+    ):
         conf = 0.5 + 0.4 * min(
             _ramp(f["strong_sents"], 1, 5), _ramp(f["strong_chars"], p.partial_min_chars, 800)
         )
