@@ -214,21 +214,35 @@ def test_reused_sentences_make_partial_reuse(
 
 
 @pytest.mark.parametrize(
-    ("sents", "chars", "verbatim", "expected"),
+    ("sents", "chars", "verbatim", "doc_sim", "expected"),
     [
-        (1.0, 180.0, 0.9, "partial"),  # one long sentence, its wording kept
-        (1.0, 180.0, 0.33, None),  # the same sentence in the writer's own words
-        (2.0, 150.0, 0.33, None),  # two short ones reworded: under partial_min_chars
-        (2.0, 250.0, 0.33, "partial"),  # two reworded sentences of some length
+        (1.0, 180.0, 0.9, 0.8, "partial"),  # one long sentence, its wording kept
+        (1.0, 180.0, 0.33, 0.8, None),  # the same sentence in the writer's own words
+        (2.0, 150.0, 0.33, 0.8, None),  # two short ones reworded: under partial_min_chars
+        (2.0, 250.0, 0.33, 0.8, "partial"),  # two reworded sentences of some length
+        (1.0, 180.0, 0.33, 0.3, "partial"),  # reworded, in an article on another subject
     ],
 )
-def test_one_reworded_sentence_is_no_partial_reuse(
-    sents: float, chars: float, verbatim: float, expected: str | None
+def test_one_reworded_sentence_is_reuse_only_between_articles_on_other_subjects(
+    sents: float, chars: float, verbatim: float, doc_sim: float, expected: str | None
 ) -> None:
-    # two outlets writing one sentence of a fact sheet in their own words (PAC dev: a White
-    # House announcement) is no reuse; one sentence is evidence only verbatim
-    got = _type(cov_a=0.03, cov_b=0.09, strong_sents=sents, strong_chars=chars, verbatim=verbatim)
+    # two reports of one event writing one sentence of a fact sheet in their own words (PAC
+    # dev: a White House announcement) is no reuse: one sentence is evidence verbatim, or
+    # reworded where no common source explains it (a paragraph put into another story)
+    got = _type(
+        cov_a=0.03,
+        cov_b=0.09,
+        strong_sents=sents,
+        strong_chars=chars,
+        verbatim=verbatim,
+        doc_sim=doc_sim,
+    )
     assert got == expected
+
+
+def test_partial_single_topic_is_validated() -> None:
+    with pytest.raises(ValueError, match="partial_single_topic"):
+        ClassifyParams(partial_single_topic=1.5)
 
 
 def test_a_pair_the_model_calls_whole_is_not_partial() -> None:

@@ -229,8 +229,14 @@ class ClassifyParams:
     partial_min_sentences: int = 2
     partial_min_chars: int = 200
     # ... or one long sentence reused (score >= strong) with its wording kept (word
-    # 3-grams contained >= ``copy_verbatim``)
+    # 3-grams contained >= ``copy_verbatim``), or reworded between two articles whose
+    # document vectors are less alike than this (about other things: no common source
+    # explains the sentence). 0.5: the story stage's ``StoryParams.link_sim``, from which
+    # two articles may be one story. On ECB+ / PAC dev (session 32) the claims resting on
+    # one reworded sentence, all read as each outlet's words for one fact, had doc_sim
+    # 0.54-0.93; a round-tripped paragraph put into an article on another subject 0.32
     partial_single_chars: int = 100
+    partial_single_topic: float = 0.5
     # direction
     min_time_gap_hours: float = 1.0  # publication times closer than this tell nothing
     direction_evidence: tuple[str, ...] = DIRECTION_EVIDENCE_NAMES
@@ -436,7 +442,13 @@ class ClassifyParams:
             TYPING_FEATURES,
         )
 
-        for name in ("full_cov", "full_cov_other", "copy_cov_other", "copy_verbatim"):
+        for name in (
+            "full_cov",
+            "full_cov_other",
+            "copy_cov_other",
+            "copy_verbatim",
+            "partial_single_topic",
+        ):
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
                 raise ValueError(f"ClassifyParams.{name} must be in [0, 1], got {v}")
@@ -1742,16 +1754,17 @@ def reuse_type(
         reasons.append(contrib[-1].detail)
         return kind, prob, reasons, contrib
     # one long sentence reused is evidence enough only when its wording shows it (a
-    # near-verbatim match, ``copy_verbatim``): one sentence reworded is what two outlets
-    # write from one release or statement (a fact sheet's sentence in their own words);
-    # across languages it takes more than one
+    # near-verbatim match, ``copy_verbatim``) or the two articles are about other things:
+    # one sentence reworded is what two reports of one event write from one release or
+    # statement (a fact sheet's sentence in each outlet's words), and a common source
+    # explains it only there; across languages it takes more than one
     if (
         f["strong_sents"] >= p.partial_min_sentences and f["strong_chars"] >= p.partial_min_chars
     ) or (
         not cross
         and f["strong_sents"] >= 1
         and f["strong_chars"] >= p.partial_single_chars
-        and f["verbatim"] >= p.copy_verbatim
+        and (f["verbatim"] >= p.copy_verbatim or f["doc_sim"] < p.partial_single_topic)
     ):
         conf = 0.5 + 0.4 * min(
             _ramp(f["strong_sents"], 1, 5), _ramp(f["strong_chars"], p.partial_min_chars, 800)
