@@ -161,6 +161,26 @@ def test_a_garbled_last_sentence_extends_the_passage_but_is_not_evidence() -> No
     assert [x.a_sentences for x in al.passages] == [[2, 3, 4, 5]]
 
 
+def test_strong_verbatim_reads_the_strong_sentences_own_wording() -> None:
+    # one sentence kept word for word, its neighbour reworded: the passage holds both, the
+    # evidence is the one sentence, and its wording is what a one-sentence claim reads
+    reworded = "Travellers could rebook on the website or get their money back at the port."
+    a, b = _block_pair(BLOCK[:2], [BLOCK[0], reworded])
+    embed(a, b, {(2, 3): 1.0, (3, 4): 0.7})
+    al = align(a, b, AlignParams(max_gap=0, bridge_gap=0))
+    assert [(x.a_sentences, x.b_sentences) for x in al.passages] == [([2, 3], [3, 4])]
+    assert al.features["strong_sents"] == 1
+    assert al.features["strong_verbatim"] == 1.0
+    assert al.features["verbatim"] < 0.7
+    # reworded, the one strong sentence shows it
+    own = "All ferry crossings were called off by the operator once union talks broke down."
+    a, b = _block_pair(BLOCK[:2], [own, reworded])
+    embed(a, b, {(2, 3): 1.0, (3, 4): 0.7})
+    al = align(a, b, AlignParams(max_gap=0, bridge_gap=0))
+    assert al.features["strong_sents"] == 1
+    assert al.features["strong_verbatim"] < 0.3
+
+
 def test_params_are_validated() -> None:
     with pytest.raises(ValueError):
         AlignParams(extend_score=0.3)

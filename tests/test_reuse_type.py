@@ -188,6 +188,7 @@ BASE = {
     "order": 1.0,
     "semantic": 0.95,
     "verbatim": 1.0,
+    "strong_verbatim": 1.0,
     "strong_sents": 10.0,
     "strong_chars": 1200.0,
     "own_run_a": 0.0,
@@ -234,7 +235,8 @@ def test_one_reworded_sentence_is_reuse_only_between_articles_on_other_subjects(
         cov_b=0.09,
         strong_sents=sents,
         strong_chars=chars,
-        verbatim=verbatim,
+        strong_verbatim=verbatim,
+        verbatim=1.0 - verbatim,  # the passage's neighbours are not the sentence's wording
         doc_sim=doc_sim,
     )
     assert got == expected

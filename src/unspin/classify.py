@@ -228,13 +228,14 @@ class ClassifyParams:
     copy_verbatim: float = 0.6  # word 3-gram containment inside aligned passages
     partial_min_sentences: int = 2
     partial_min_chars: int = 200
-    # ... or one long sentence reused (score >= strong) with its wording kept (word
-    # 3-grams contained >= ``copy_verbatim``), or reworded between two articles whose
-    # document vectors are less alike than this (about other things: no common source
-    # explains the sentence). 0.5: the story stage's ``StoryParams.link_sim``, from which
-    # two articles may be one story. On ECB+ / PAC dev (session 32) the claims resting on
-    # one reworded sentence, all read as each outlet's words for one fact, had doc_sim
-    # 0.54-0.93; a round-tripped paragraph put into an article on another subject 0.32
+    # ... or one long sentence reused (score >= strong) with its wording kept (its own
+    # word 3-grams contained >= ``copy_verbatim``: the align feature ``strong_verbatim``),
+    # or reworded between two articles whose document vectors are less alike than
+    # ``partial_single_topic`` (about other things: no common source explains the
+    # sentence). 0.5: the story stage's ``StoryParams.link_sim``, from which two articles
+    # may be one story. On ECB+ / PAC dev (session 32) the claims resting on one reworded
+    # sentence, read as each outlet's words for one fact, had doc_sim 0.54-0.93; a
+    # round-tripped paragraph put into an article on another subject 0.32
     partial_single_chars: int = 100
     partial_single_topic: float = 0.5
     # direction
@@ -1754,7 +1755,8 @@ def reuse_type(
         reasons.append(contrib[-1].detail)
         return kind, prob, reasons, contrib
     # one long sentence reused is evidence enough only when its wording shows it (a
-    # near-verbatim match, ``copy_verbatim``) or the two articles are about other things:
+    # near-verbatim match of the strong sentences themselves, ``copy_verbatim``) or the
+    # two articles are about other things:
     # one sentence reworded is what two reports of one event write from one release or
     # statement (a fact sheet's sentence in each outlet's words), and a common source
     # explains it only there; across languages it takes more than one
@@ -1764,7 +1766,7 @@ def reuse_type(
         not cross
         and f["strong_sents"] >= 1
         and f["strong_chars"] >= p.partial_single_chars
-        and (f["verbatim"] >= p.copy_verbatim or f["doc_sim"] < p.partial_single_topic)
+        and (f["strong_verbatim"] >= p.copy_verbatim or f["doc_sim"] < p.partial_single_topic)
     ):
         conf = 0.5 + 0.4 * min(
             _ramp(f["strong_sents"], 1, 5), _ramp(f["strong_chars"], p.partial_min_chars, 800)
