@@ -55,6 +55,51 @@ def test_fragment_goes_to_the_story_with_the_best_mean() -> None:
     assert sorted(map(sorted, got)) == [[0, 1], [2, 3, 4]]
 
 
+def _attach_every_mean_again(groups, prob, p, block):
+    """attach_fragments as written before its means were kept: every pass sums the
+    fragment's block with every group anew (the reference the kept means must equal)."""
+    groups = [list(g) for g in groups]
+    settled: set[int] = set()
+    while len(groups) > 1:
+        todo = sorted(
+            (g for g in groups if len(g) <= p.attach_max and min(g) not in settled),
+            key=lambda g: (len(g), min(g)),
+        )
+        if not todo:
+            break
+        frag = todo[0]
+        others = [h for h in groups if h is not frag]
+        blocks = [np.ascontiguousarray(prob[frag][:, h]) for h in others]
+        means = [-1.0 if block[frag][:, h].any() else b.mean() for b, h in zip(blocks, others)]
+        best = int(np.argmax(means))
+        if means[best] >= p.attach_bar and blocks[best].max() >= p.attach_link:
+            others[best].extend(frag)
+            groups = others
+            settled.clear()
+        else:
+            settled.add(min(frag))
+    return groups
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_kept_means_give_the_groups_of_means_summed_every_pass(seed: int) -> None:
+    # random components of 40-120 articles in small look-alike clusters, some pairs blocked
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(40, 120))
+    topic = rng.integers(0, n // 6, size=n)
+    prob = np.where(topic[:, None] == topic[None, :], rng.uniform(0.3, 1.0, (n, n)), 0.0)
+    prob = np.maximum(prob, rng.uniform(0.0, 0.5, (n, n)))
+    prob = np.triu(prob, 1)
+    prob = prob + prob.T
+    block = np.triu(rng.random((n, n)) < 0.02, 1)
+    block = block | block.T
+    start = [[x] for x in range(n)]
+    p = StoryParams(attach_max=4)
+    want = _attach_every_mean_again(start, prob, p, block)
+    assert attach_fragments(start, prob, p, block) == want
+    assert len(want) < n  # fragments did move
+
+
 def test_large_groups_do_not_move() -> None:
     prob = np.full((6, 6), 0.9)
     got = attach_fragments([[0, 1, 2], [3, 4, 5]], prob, StoryParams(attach_max=2))

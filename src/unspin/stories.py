@@ -1280,6 +1280,10 @@ def attach_fragments(
     """
     groups = [list(g) for g in groups]
     settled: set[int] = set()  # smallest member of fragments that found no home
+    # the mean of a fragment's block with a group, by the two member lists: a group that
+    # did not change gives the same block, so its mean is read back, not summed again
+    # (each pass changes at most one group; the rest of the pile's means stand)
+    seen: dict[tuple[tuple[int, ...], tuple[int, ...]], float] = {}
     while len(groups) > 1:
         todo = sorted(
             (g for g in groups if len(g) <= p.attach_max and min(g) not in settled),
@@ -1289,16 +1293,23 @@ def attach_fragments(
             break
         frag = todo[0]
         others = [h for h in groups if h is not frag]
+        fk = tuple(frag)
         rows = prob[frag]  # the fragment's rows once; each block a C-ordered copy, as
         # np.ix_ gives (the same values summed in the same order)
-        blocks = [np.ascontiguousarray(rows[:, h]) for h in others]
         brows = block[frag] if block is not None else None
-        means = [
-            -1.0 if brows is not None and brows[:, h].any() else b.mean()
-            for b, h in zip(blocks, others)
-        ]
+        means = []
+        for h in others:
+            key = (fk, tuple(h))
+            m = seen.get(key)
+            if m is None:
+                if brows is not None and brows[:, h].any():
+                    m = -1.0
+                else:
+                    m = np.ascontiguousarray(rows[:, h]).mean()
+                seen[key] = m
+            means.append(m)
         best = int(np.argmax(means))
-        if means[best] >= p.attach_bar and blocks[best].max() >= p.attach_link:
+        if means[best] >= p.attach_bar and rows[:, others[best]].max() >= p.attach_link:
             others[best].extend(frag)
             groups = others
             settled.clear()  # a grown group may now take a fragment that found none
