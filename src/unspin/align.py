@@ -1189,18 +1189,14 @@ def align(
             )
         ),
         "verbatim": sum(v * n for v, n in verb) / w,
-        # the wording kept in the best-kept strong sentence pair (word 3-grams, as
-        # ``verbatim``): one reused sentence is read by its own words, not its passage's
-        # neighbours nor the other strong sentences
-        "strong_verbatim": max(
-            (
-                verbatim(a.sentences[x[0]].text, b.sentences[x[1]].text)
-                for c in strong
-                for x in c
-                if x[0] in sa and x[1] in sb
-            ),
-            default=0.0,
-        ),
+        # the wording kept in the strong sentences alone (word 3-grams, as ``verbatim``):
+        # one reused sentence is read by its own words, not its passage's neighbours
+        "strong_verbatim": verbatim(
+            " ".join(a.sentences[i].text for i in sorted(sa)),
+            " ".join(b.sentences[j].text for j in sorted(sb)),
+        )
+        if sa and sb
+        else 0.0,
         # np.mean of each, the same sums in Python
         "semantic": np_sum([x.semantic for x in reuse]) / len(reuse) if reuse else 0.0,
         "lexical": np_sum([x.lexical for x in reuse]) / len(reuse) if reuse else 0.0,

@@ -228,9 +228,8 @@ class ClassifyParams:
     copy_verbatim: float = 0.6  # word 3-gram containment inside aligned passages
     partial_min_sentences: int = 2
     partial_min_chars: int = 200
-    # ... or one long sentence reused (score >= strong) with its wording kept (the word
-    # 3-grams of one strong sentence contained >= ``copy_verbatim`` in its counterpart:
-    # the align feature ``strong_verbatim``),
+    # ... or one long sentence reused (score >= strong) with its wording kept (its own
+    # word 3-grams contained >= ``copy_verbatim``: the align feature ``strong_verbatim``),
     # or reworded between two articles whose document vectors are less alike than
     # ``partial_single_topic`` (about other things: no common source explains the
     # sentence). 0.5: the story stage's ``StoryParams.link_sim``, from which two articles
@@ -1755,11 +1754,12 @@ def reuse_type(
         )
         reasons.append(contrib[-1].detail)
         return kind, prob, reasons, contrib
-    # one long sentence reused is evidence enough only when its wording shows it (one
-    # strong sentence kept near-verbatim, ``copy_verbatim``) or the two articles are
-    # about other things: one sentence reworded is what two reports of one event write
-    # from one release or statement (a fact sheet's sentence in each outlet's words),
-    # and a common source explains it only there; across languages it takes more than one
+    # one long sentence reused is evidence enough only when its wording shows it (a
+    # near-verbatim match of the strong sentences themselves, ``copy_verbatim``) or the
+    # two articles are about other things:
+    # one sentence reworded is what two reports of one event write from one release or
+    # statement (a fact sheet's sentence in each outlet's words), and a common source
+    # explains it only there; across languages it takes more than one
     if (
         f["strong_sents"] >= p.partial_min_sentences and f["strong_chars"] >= p.partial_min_chars
     ) or (
