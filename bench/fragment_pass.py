@@ -15,43 +15,18 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
-import numpy as np
 from eval_duplicates import load
 
 import unspin.stories as stories
 from unspin.pipeline import Config, analyse, fingerprint
 from unspin.store import Store
 
-
-def every_mean_again(groups, prob, p, block=None):
-    """The pass as written before its means were kept (the reference)."""
-    groups = [list(g) for g in groups]
-    settled: set[int] = set()
-    while len(groups) > 1:
-        todo = sorted(
-            (g for g in groups if len(g) <= p.attach_max and min(g) not in settled),
-            key=lambda g: (len(g), min(g)),
-        )
-        if not todo:
-            break
-        frag = todo[0]
-        others = [h for h in groups if h is not frag]
-        rows = prob[frag]
-        blocks = [np.ascontiguousarray(rows[:, h]) for h in others]
-        brows = block[frag] if block is not None else None
-        means = [
-            -1.0 if brows is not None and brows[:, h].any() else b.mean()
-            for b, h in zip(blocks, others)
-        ]
-        best = int(np.argmax(means))
-        if means[best] >= p.attach_bar and blocks[best].max() >= p.attach_link:
-            others[best].extend(frag)
-            groups = others
-            settled.clear()
-        else:
-            settled.add(min(frag))
-    return groups
+# the reference the tests check the shipped pass against: the pass as written before its
+# means were kept (every fragment-group mean summed again on every pass)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from test_stories import _attach_every_mean_again as every_mean_again  # noqa: E402
 
 
 def main() -> int:

@@ -70,7 +70,10 @@ def _attach_every_mean_again(groups, prob, p, block):
         frag = todo[0]
         others = [h for h in groups if h is not frag]
         blocks = [np.ascontiguousarray(prob[frag][:, h]) for h in others]
-        means = [-1.0 if block[frag][:, h].any() else b.mean() for b, h in zip(blocks, others)]
+        means = [
+            -1.0 if block is not None and block[frag][:, h].any() else b.mean()
+            for b, h in zip(blocks, others)
+        ]
         best = int(np.argmax(means))
         if means[best] >= p.attach_bar and blocks[best].max() >= p.attach_link:
             others[best].extend(frag)
