@@ -1756,10 +1756,10 @@ def reuse_type(
         return kind, prob, reasons, contrib
     # one long sentence reused is evidence enough only when its wording shows it (a
     # near-verbatim match of the strong sentences themselves, ``copy_verbatim``) or the
-    # two articles are about other things:
-    # one sentence reworded is what two reports of one event write from one release or
-    # statement (a fact sheet's sentence in each outlet's words), and a common source
-    # explains it only there; across languages it takes more than one
+    # two articles are about other things: one sentence reworded is what two reports of
+    # one event write from one release or statement (a fact sheet's sentence in each
+    # outlet's words), and a common source explains it only there; across languages it
+    # takes more than one
     if (
         f["strong_sents"] >= p.partial_min_sentences and f["strong_chars"] >= p.partial_min_chars
     ) or (
