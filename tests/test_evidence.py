@@ -1259,3 +1259,66 @@ def test_a_title_case_headline_adds_no_facts_of_its_own() -> None:
     assert not fc.names - fs.words
     # without the reading, "slams", "over" and "of" were names of its own
     assert {"slams", "over", "of"} <= ev.names(cased.article.text) - fs.words
+
+
+def _lang_doc(doc_id: str, text: str, lang: str) -> Doc:
+    return prepare(Article(id=doc_id, text=text, lang=lang))
+
+
+# a Spanish sentence and the same after a dictionary's word choices (written for the test)
+ES_ORIG = (
+    "Miles de personas acudieron al evento del sábado en el centro de la ciudad, donde el "
+    "gobierno regional presentó su plan para la próxima temporada."
+)
+ES_MT = (
+    "Millares de personas acudieron al acontecimiento del sábado en el centro de la urbe, "
+    "donde el ejecutivo regional presentó su proyecto para la próxima estación."
+)
+
+
+def test_word_rarity_points_to_the_side_with_the_rarer_own_words() -> None:
+    a, b = _lang_doc("a", ES_ORIG, "es"), _lang_doc("b", ES_MT, "es")
+    assert (a.lang, b.lang) == ("es", "es")
+    v = _ev("word_rarity", ctx(a, b, [(0, 0)], relation="spun"))
+    assert v is not None and v > 0  # a's own words are the more common: a is the source
+    assert _ev("word_rarity", ctx(b, a, [(0, 0)], relation="spun")) == pytest.approx(-v)
+    # not in English (the direction evidence there was fitted without it), nor across
+    # languages, nor for independent coverage, nor with too few words of one's own
+    en_a = _lang_doc("a", "Thousands came to the event on Saturday in the city centre.", "en")
+    en_b = _lang_doc("b", "Multitudes came to the happening on Saturday in the urban core.", "en")
+    assert _ev("word_rarity", ctx(en_a, en_b, [(0, 0)], relation="spun")) is None
+    assert _ev("word_rarity", ctx(a, b, [(0, 0)], relation="same_story")) is None
+    strict = dataclasses.replace(P, word_rarity_min_words=50)
+    assert _ev("word_rarity", ctx(a, b, [(0, 0)], relation="spun", params=strict)) is None
+
+
+def test_function_words_are_read_in_english_only() -> None:
+    # the share of function words: the longer, wordier side reads as the derivative in
+    # English; in Spanish round trips it pointed the other way as often (session 33)
+    a = _lang_doc("a", "El gobierno aprobó ayer el plan de obras del puerto.", "es")
+    b = _lang_doc(
+        "b",
+        "El gobierno de la región aprobó en el día de ayer el plan de las obras del puerto.",
+        "es",
+    )
+    c = ctx(a, b, [(0, 0)], relation="spun")
+    assert _ev("function_words", c) is None
+    both = dataclasses.replace(P, function_words_langs=("en", "es"))
+    v = _ev("function_words", ctx(a, b, [(0, 0)], relation="spun", params=both))
+    assert v is not None and v > 0
+
+
+def test_a_capitalised_function_word_is_an_artefact_only_in_its_own_language() -> None:
+    from unspin.classify import artefact_count
+
+    # names that open with another language's article are no artefacts in German text,
+    # nor is a headline's first word on its own line; a Spanish article capitalised
+    # mid-sentence in Spanish text is one
+    de = "Die Botschafter kehren aus El Salvador und Los Angeles zurück."
+    assert artefact_count(de, lang="de")[0] == 0
+    assert (
+        artefact_count("Neue Regeln für Schulen\nDie Regierung plant mehr Geld.", lang="de")[0] == 0
+    )
+    assert artefact_count("El alcalde se reunió con La ministra el jueves.", lang="es")[0] == 1
+    # English keeps the list its direction weights were fitted with
+    assert artefact_count("They flew to El Salvador on Monday.", lang="en")[0] == 1

@@ -46,6 +46,7 @@ from unspin.model import Alignment, Doc, Relation, compared_text
 from unspin.normalise import (
     CAP_WORD,
     DATE_WORDS,
+    FUNCTION_WORDS,
     LOWER,
     NUMBER_WORDS,
     STOPWORDS,
@@ -110,6 +111,7 @@ DIRECTION_EVIDENCE_NAMES = (
     "number_format",
     "merged_sentences",
     "model_style",
+    "word_rarity",
 )
 
 #: direction evidence that marks a pair as made by a machine (``machine_evidence``)
@@ -243,7 +245,7 @@ class ClassifyParams:
     direction_evidence: tuple[str, ...] = DIRECTION_EVIDENCE_NAMES
     direction_weights: tuple[float, ...] = (
         1.242, 0.434, 0.337, 1.076, 2.432, 2.111, 6.094, 4.951, 0.258, 2.242, 2.57, 5.103, 2.582,
-        3.349, 6.0,
+        3.349, 6.0, 1.0,
     )  # fmt: skip
     direction_margin: float = 0.0  # |weighted sum| below this: undecided
     # evidence weighed only where the rest is unsure: added to the weighted sum of the other
@@ -403,6 +405,12 @@ class ClassifyParams:
     byline_words: int = 16  # ... that has at most this many words (a byline is short)
     byline_tail: int = 3  # ... and a masthead in it with at most this many words after it
     min_fluency_pairs: int = 20  # word pairs a text must have of its own for ``fluency``
+    # languages ``function_words`` is read in (the direction of translationese measured)
+    function_words_langs: tuple[str, ...] = ("en",)
+    # ``word_rarity``: languages it is not read in (English: the direction evidence above
+    # was fitted there without it), and the words of its own each side needs
+    word_rarity_skip_langs: tuple[str, ...] = ("en",)
+    word_rarity_min_words: int = 5
     # ``merged_sentences``: sentence cosine from which a sentence's best counterpart on the
     # other side is where its content went (lower than ``soft_match``: a sentence merged
     # with another shares only part of the merged sentence's meaning)
@@ -625,15 +633,20 @@ _LOWER_NAMES = re.compile(
 _SPACED_PUNCT = re.compile(r"\s[,.;:!?](?:\s|$)|[$€£]\s\d|\w\s-\w")
 
 
-def artefact_count(text: str, spaced: bool = False) -> tuple[int, int]:
+def artefact_count(text: str, spaced: bool = False, lang: str = "en") -> tuple[int, int]:
     """Machine-translation/spinning artefacts in a sentence, and its word count.
 
     Counted: function words capitalised mid-sentence ("met him On Thursday"), words
     glued across a lost space ("homanAccording"), spaces inside numbers and before
     punctuation ("$ 60", "re -election"; not in a text written in tokeniser spacing,
     ``spaced``: there they are its format), lower-case day and month names, a lower-case
-    sentence start.
+    sentence start. Outside English (``lang``) a capitalised function word counts only
+    when it is one of the text's own language (:data:`FUNCTION_WORDS`; none for a language
+    without a list) and not after a line break: "El Salvador", "Der Spiegel" and a
+    headline run into its first line are no artefacts in German text. English keeps the
+    whole :data:`STOPWORDS` list its direction weights were fitted with.
     """
+    own = STOPWORDS if lang == "en" else FUNCTION_WORDS.get(lang, frozenset())
     toks = _TOKEN.findall(text)
     n = 0
     for k, tok in enumerate(toks):
@@ -643,7 +656,8 @@ def artefact_count(text: str, spaced: bool = False) -> tuple[int, int]:
         prev = toks[k - 1] if k else ""
         if (
             k
-            and core.lower() in STOPWORDS
+            and core.lower() in own
+            and (lang == "en" or not _after_break(text, toks, k))
             and core[0].isupper()
             and not core.isupper()
             and not prev.endswith((".", ":", "?", "!", '"', "“", "”"))
@@ -661,12 +675,21 @@ def artefact_count(text: str, spaced: bool = False) -> tuple[int, int]:
     return n, max(1, len(toks))
 
 
+def _after_break(text: str, toks: list[str], k: int) -> bool:
+    """Whether token ``k`` of ``text`` (:data:`_TOKEN` tokens) opens a line."""
+    pos = 0
+    for t in toks[:k]:
+        pos = text.index(t, pos) + len(t)
+    start = text.index(toks[k], pos)
+    return "\n" in text[pos:start]
+
+
 def artefact_rate(doc: Doc, idx: set[int], spaced: bool = False) -> float:
     """Artefacts per 100 words over the given sentences (``spaced``: the text is written
-    in tokeniser spacing, :func:`artefact_count`)."""
+    in tokeniser spacing; the doc's language: :func:`artefact_count`)."""
     hits = n_words = 0
     for i in idx:
-        h, w = artefact_count(doc.sentences[i].text, spaced)
+        h, w = artefact_count(doc.sentences[i].text, spaced, doc.lang)
         hits, n_words = hits + h, n_words + w
     return 100.0 * hits / n_words if n_words else 0.0
 
@@ -1043,10 +1066,14 @@ def _artefacts(c: PairCtx) -> tuple[float, str] | None:
 def _function_words(c: PairCtx) -> tuple[float, str] | None:
     """Share of function words (percentage points), counted only when the side with more
     is also the longer: translationese and paraphrase spell relations out ('the X of Y',
-    'said that') and lengthen together (a spinner that shortens says nothing here)."""
+    'said that') and lengthen together (a spinner that shortens says nothing here).
+    Read only in ``function_words_langs``: measured on English; in Spanish, French,
+    Italian and Portuguese round trips it points the other way as often (docs/benchmarks.md,
+    session 33)."""
     if (
         c.relation not in ("spun", "partial")
         or not c.same_language
+        or c.a.lang not in c.params.function_words_langs
         or c.al.features["verbatim"] >= c.params.copy_verbatim
     ):
         return None

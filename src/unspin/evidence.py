@@ -1256,6 +1256,41 @@ def _details(c: PairCtx) -> tuple[float, str] | None:
     return math.log((1 + ua) / (1 + ub)), f"details only in {c.a.id}: {ua}, only in {c.b.id}: {ub}"
 
 
+@direction_evidence("word_rarity")
+def _word_rarity(c: PairCtx) -> tuple[float, str] | None:
+    """A machine translation there and back puts a dictionary's word where the writer
+    chose one ("millares" for "miles", "acontecimiento" for "evento"): of the words each
+    side's aligned text has and the other's lacks, the mean word frequency (wordfreq's
+    Zipf scale) in the text's language; the side whose own words are rarer is the
+    derivative. Same language; copies, spins and partial reuse; not in
+    ``word_rarity_skip_langs`` nor a language wordfreq does not list; each side needs
+    ``word_rarity_min_words`` such words. Measured on Apertium round trips of Spanish,
+    French, Italian and Portuguese articles (docs/benchmarks.md, session 33)."""
+    p = c.params
+    if (
+        not c.same_language
+        or c.relation not in ("spun", "copy", "partial")
+        or c.a.lang in p.word_rarity_skip_langs
+    ):
+        return None
+    wa = {w for i in c.ia for w in words(c.a.sentences[i].text) if w.isalpha()}
+    wb = {w for j in c.ib for w in words(c.b.sentences[j].text) if w.isalpha()}
+    own_a, own_b = sorted(wa - wb), sorted(wb - wa)
+    if min(len(own_a), len(own_b)) < p.word_rarity_min_words:
+        return None
+    za = [zipf(w, c.a.lang) for w in own_a]
+    zb = [zipf(w, c.b.lang) for w in own_b]
+    if None in za or None in zb:
+        return None
+    ma, mb = math.fsum(za) / len(za), math.fsum(zb) / len(zb)  # type: ignore[arg-type]
+    if ma == mb:
+        return None
+    return ma - mb, (
+        f"words only in {c.a.id} average Zipf {ma:.2f}, only in {c.b.id} {mb:.2f} "
+        "(the rarer wording is the derivative's)"
+    )
+
+
 #: a sentence end inside a sentence ("... U.K. Farmers", "... an hour?\" he asked",
 #: "surgery... medical"): a place where one sentence splitter ends a sentence and another
 #: (or the same on a machine translation's wording) does not

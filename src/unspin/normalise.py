@@ -105,6 +105,20 @@ STOPWORDS = frozenset(
     le les des du et à au aux une est pour dans qui sur par pas il elle der die das und zu den
     von mit ist im dem nicht ein eine""".split()
 )
+#: the function words of :data:`STOPWORDS` by language, for checks that must know whose
+#: function word a word is ("La" is a Spanish article in Spanish text, part of "La Paz" in
+#: German text)
+FUNCTION_WORDS: dict[str, frozenset[str]] = {
+    "es": frozenset(
+        """el la los las de del y en un una que por para con se su sus al lo es como más
+        pero le""".split()
+    ),
+    "fr": frozenset(
+        """le les des du et à au aux une est pour dans qui sur par pas il elle de la en un
+        que se""".split()
+    ),
+    "de": frozenset("der die das und zu den von mit ist im dem nicht ein eine in".split()),
+}
 
 
 def token_spans(text: str) -> list[tuple[int, int]]:
