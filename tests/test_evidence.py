@@ -1322,3 +1322,31 @@ def test_a_capitalised_function_word_is_an_artefact_only_in_its_own_language() -
     assert artefact_count("El alcalde se reunió con La ministra el jueves.", lang="es")[0] == 1
     # English keeps the list its direction weights were fitted with
     assert artefact_count("They flew to El Salvador on Monday.", lang="en")[0] == 1
+
+
+def test_german_nouns_are_no_names_and_names_still_are() -> None:
+    from unspin.evidence import doc_facts, name_travels
+
+    # every German noun is capitalised: a capital is no sign of a name there
+    assert not name_travels("polizei", "de") and not name_travels("regierung", "de")
+    assert name_travels("junqueras", "de") and name_travels("london", "de")
+    text = (
+        "Die Polizei nahm am Samstag in Barcelona sechs Demonstranten fest. "
+        "Oriol Junqueras sagte, die Regierung habe die Lage nicht im Griff."
+    )
+    de = doc_facts(_lang_doc("a", text, "de"))
+    assert {"barcelona", "junqueras"} <= de.names
+    assert not {"polizei", "regierung", "lage", "demonstranten"} & de.names
+    # a noun English writes as a name ("Griff") still reads as one: the rule's known limit
+    # in English, capitalised words inside a sentence are names as before
+    en = doc_facts(_lang_doc("b", "On Saturday the Police in Barcelona held six people.", "en"))
+    assert {"police", "barcelona"} <= en.names
+
+
+def test_a_compound_of_known_words_is_known_in_a_compounding_language() -> None:
+    from unspin.classify import _known
+
+    assert _known("atomtestgelände", "de") and _known("arbeitsmarkt", "de")
+    assert not _known("xqzvbnmkrt", "de")
+    # no splitting outside compounding languages: a fused machine-translation word stays odd
+    assert not _known("querompenrécord", "es")

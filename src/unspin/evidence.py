@@ -131,6 +131,25 @@ class DocFacts:
         return None if self.style_text is None else model_style(self.style_text)
 
 
+#: languages that capitalise every noun: a capital inside a sentence is no sign of a name
+NOUN_CAPITALISING = frozenset({"de", "lb"})
+#: how much more frequent in its own language than in English a capitalised word may be
+#: and still read as a name (``name_travels``)
+NAME_TRAVEL_MARGIN = 2.0
+
+
+def name_travels(word: str, lang: str) -> bool:
+    """Whether a capitalised word of a noun-capitalising language reads as a name: names
+    cross languages unchanged ("Junqueras", "Sainsbury", "Trump", "London"), nouns do not
+    ("Polizei", "Bereitschaftspolizei", "Rangeleien"); so a word English writes about as
+    often (wordfreq Zipf, within ``NAME_TRAVEL_MARGIN``), or one neither language lists,
+    is a name. Loanwords both languages use ("Hotel", "Internet") read as names too."""
+    own, en = zipf(word, lang), zipf(word, "en")
+    if own is None or en is None:
+        return True
+    return (own == 0 and en == 0) or (en > 0 and en >= own - NAME_TRAVEL_MARGIN)
+
+
 def doc_facts(doc: Doc) -> DocFacts:
     """The article's :class:`DocFacts` (cached on the doc: per-article work done once)."""
     cached = getattr(doc, "_facts", None)
@@ -147,6 +166,8 @@ def doc_facts(doc: Doc) -> DocFacts:
         if not s.boilerplate and len(words(s.text)) >= CONTENT_MIN_WORDS
     ) or tuple(s.index for s in doc.sentences)
     figs, nms = frozenset(figures(text)), frozenset(names(cased))
+    if doc.lang in NOUN_CAPITALISING:
+        nms = frozenset(n for n in nms if name_travels(n, doc.lang))
     opening, title = _lead_text(doc, content), doc.article.title or ""
     facts = DocFacts(
         figures=figs,
