@@ -100,6 +100,31 @@ def paragraphs(text: str) -> list[str]:
     return blocks
 
 
+def write_pile(out: Path, docs: list[dict], iso: str, derived: list[tuple[dict, dict]]) -> int:
+    """``articles.jsonl`` (every original, then each derivative) and ``labels.jsonl``
+    (one label a derivative) in ``out``; ``derived``: (article row, label) pairs."""
+    out.mkdir(parents=True, exist_ok=True)
+    with (
+        (out / "articles.jsonl").open("w", encoding="utf-8") as fa,
+        (out / "labels.jsonl").open("w", encoding="utf-8") as fl,
+    ):
+        for d in docs:
+            row = {"id": d["id"], "title": d["title"], "text": d["text"], "lang": iso}
+            fa.write(json.dumps(row, ensure_ascii=False) + "\n")
+        for row, label in derived:
+            fa.write(json.dumps(row, ensure_ascii=False) + "\n")
+            fl.write(json.dumps(label) + "\n")
+    return len(derived)
+
+
+def label(source: str, derivative: str, kind: str, split: str, **extra: object) -> dict:
+    """A label in the format of ``unspin eval make-routes``."""
+    return {
+        "a": source, "b": derivative, "source": source, "derivative": derivative,
+        "relation": "spun", "kind": kind, "split": split, "spans": [], **extra,
+    }  # fmt: skip
+
+
 def make(route: LangRoute, out: Path, split: str, n: int, seed: int) -> int:
     docs = originals(route)
     pool = [d for d in docs if split == "all" or half(d["doc_id"]) == split]
@@ -108,34 +133,15 @@ def make(route: LangRoute, out: Path, split: str, n: int, seed: int) -> int:
     # every paragraph and title of the picked articles in one batch, then put back
     pieces = [[d["title"], *paragraphs(d["text"])] for d in pick]
     flat = tr.roundtrip([p for ps in pieces for p in ps])
-    out.mkdir(parents=True, exist_ok=True)
-    pos = 0
-    with (
-        (out / "articles.jsonl").open("w", encoding="utf-8") as fa,
-        (out / "labels.jsonl").open("w", encoding="utf-8") as fl,
-    ):
-        for d in docs:
-            row = {"id": d["id"], "title": d["title"], "text": d["text"], "lang": route.iso}
-            fa.write(json.dumps(row, ensure_ascii=False) + "\n")
-        for d, ps in zip(pick, pieces):
-            got = flat[pos : pos + len(ps)]
-            pos += len(ps)
-            sid = "rt-" + hashlib.sha1(f"{route.name}:{d['id']}".encode()).hexdigest()[:12]
-            row = {"id": sid, "title": got[0], "text": "\n\n".join(got[1:]), "lang": route.iso}
-            fa.write(json.dumps(row, ensure_ascii=False) + "\n")
-            label = {
-                "a": d["id"],
-                "b": sid,
-                "source": d["id"],
-                "derivative": sid,
-                "relation": "spun",
-                "kind": f"lang_{route.name}",
-                "split": split,
-                "spans": [],
-                "source_corpus_id": d["id"],
-            }
-            fl.write(json.dumps(label) + "\n")
-    return len(pick)
+    derived, pos = [], 0
+    for d, ps in zip(pick, pieces):
+        got = flat[pos : pos + len(ps)]
+        pos += len(ps)
+        sid = "rt-" + hashlib.sha1(f"{route.name}:{d['id']}".encode()).hexdigest()[:12]
+        row = {"id": sid, "title": got[0], "text": "\n\n".join(got[1:]), "lang": route.iso}
+        kind = f"lang_{route.name}"
+        derived.append((row, label(d["id"], sid, kind, split, source_corpus_id=d["id"])))
+    return write_pile(out, docs, route.iso, derived)
 
 
 REWRITE_STYLES = ("same", "condensed", "framed")
@@ -154,44 +160,22 @@ def rewrites(folder: Path, out: Path) -> int:
         route = LangRoute("rw", "meantime", "es", "es", "", "", "")
     docs = originals(route)
     ids = {d["id"] for d in docs}
-    out.mkdir(parents=True, exist_ok=True)
-    n = 0
-    with (
-        (out / "articles.jsonl").open("w", encoding="utf-8") as fa,
-        (out / "labels.jsonl").open("w", encoding="utf-8") as fl,
-    ):
-        for d in docs:
-            row = {"id": d["id"], "title": d["title"], "text": d["text"], "lang": route.iso}
-            fa.write(json.dumps(row, ensure_ascii=False) + "\n")
-        for file, cid in sorted(manifest.items()):
-            src = cid if route.corpus == "ntrex" else f"meantime-{cid}-es"
-            if src not in ids:
-                raise SystemExit(f"{folder}: {file} names {cid}, not in the corpus")
-            for style in REWRITE_STYLES:
-                path = folder / style / file
-                if not path.exists():
-                    continue
-                title, _, body = path.read_text(encoding="utf-8").strip().partition("\n")
-                rid = (
-                    "rw-" + hashlib.sha1(f"{folder.name}:{style}:{file}".encode()).hexdigest()[:12]
-                )
-                row = {"id": rid, "title": title.strip(), "text": body.strip(), "lang": route.iso}
-                fa.write(json.dumps(row, ensure_ascii=False) + "\n")
-                label = {
-                    "a": src,
-                    "b": rid,
-                    "source": src,
-                    "derivative": rid,
-                    "relation": "spun",
-                    "kind": f"rewrite_{style}_{route.iso}",
-                    "split": "held",
-                    "spans": [],
-                    "source_corpus_id": cid,
-                    "notes": {"file": file},
-                }
-                fl.write(json.dumps(label) + "\n")
-                n += 1
-    return n
+    derived = []
+    for file, cid in sorted(manifest.items()):
+        src = cid if route.corpus == "ntrex" else f"meantime-{cid}-es"
+        if src not in ids:
+            raise SystemExit(f"{folder}: {file} names {cid}, not in the corpus")
+        for style in REWRITE_STYLES:
+            path = folder / style / file
+            if not path.exists():
+                continue
+            title, _, body = path.read_text(encoding="utf-8").strip().partition("\n")
+            rid = "rw-" + hashlib.sha1(f"{folder.name}:{style}:{file}".encode()).hexdigest()[:12]
+            row = {"id": rid, "title": title.strip(), "text": body.strip(), "lang": route.iso}
+            kind = f"rewrite_{style}_{route.iso}"
+            extra = {"source_corpus_id": cid, "notes": {"file": file}}
+            derived.append((row, label(src, rid, kind, "held", **extra)))
+    return write_pile(out, docs, route.iso, derived)
 
 
 ISO = {"spa": "es", "fra": "fr", "deu": "de", "por": "pt", "ita": "it"}
