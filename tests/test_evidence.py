@@ -867,13 +867,14 @@ def _styled(doc_id: str, text: str, style: float | None) -> Doc:
 def test_doc_facts_style_read_on_first_use_is_the_style_models_reading(monkeypatch) -> None:
     """``DocFacts.style`` is worked out when first read (only reuse pairs' direction
     evidence reads it), and is then what :func:`model_style` of the compared text gives,
-    as it was when computed with the other facts; None for a text not in English."""
+    as it was when computed with the other facts, in the text's language; None for a
+    script written without spaces (no model reads it)."""
     from unspin import evidence as ev
     from unspin.model import compared_text
 
     calls = []
     real = ev.model_style
-    monkeypatch.setattr(ev, "model_style", lambda t: calls.append(t) or real(t))
+    monkeypatch.setattr(ev, "model_style", lambda t, lang="en": calls.append(t) or real(t, lang))
     d = _doc("a", " ".join([STYLE_A, STYLE_B] * 4))
     f = ev.doc_facts(d)
     assert calls == []  # not read yet
@@ -881,8 +882,25 @@ def test_doc_facts_style_read_on_first_use_is_the_style_models_reading(monkeypat
     assert f.style == real(compared_text(d)) and calls == [compared_text(d)]
     assert f.style == real(compared_text(d)) and len(calls) == 1  # kept
     d2 = _doc("b", STYLE_A)
-    d2.lang = "de"
+    d2.lang = "zh"
     assert ev.doc_facts(d2).style is None
+
+
+def test_the_style_of_other_languages_is_read_by_the_shape_only_model() -> None:
+    """Outside English the style is the shape-only model's (sentence lengths, commas,
+    punctuation; no words), so one model reads every language with word spacing; English
+    keeps its word-and-shape model."""
+    from unspin import evidence as ev
+
+    intl, en = ev.shipped_intl_style_model(), ev.shipped_style_model()
+    assert intl is not None and intl.terms == () and set(intl.shapes) <= set(ev.STYLE_SHAPES)
+    text = " ".join([STYLE_A, STYLE_B] * 4)
+    assert ev.model_style(text, "es") == intl.prob(text)
+    assert ev.model_style(text, "en") == en.prob(text)
+    assert ev.model_style(text, "ja") is None
+    es = _lang_doc("b", " ".join([ES_ORIG, ES_MT] * 4), "es")
+    f = ev.doc_facts(es)
+    assert f.style_lang == "es" and f.style is not None and 0.0 < f.style < 1.0
 
 
 STYLE_A = "The council said on Monday that the bridge would close for repairs in March."
@@ -901,7 +919,7 @@ def test_model_style_is_graded_and_points_away_from_the_model_written_side() -> 
     assert _ev("model_style", _style_pair(0.95, 0.1)) == pytest.approx(-0.85)
     assert _ev("model_style", _style_pair(0.4, 0.6)) == pytest.approx(0.2)
     assert _ev("model_style", _style_pair(0.9, 0.97)) == pytest.approx(0.07)
-    # silent: no difference, a side without a style (too short, not English), across
+    # silent: no difference, a side without a style (too short, no model), across
     # languages (one-way translation), and on anything but a whole rewording
     for pa, pb in ((0.5, 0.5), (None, 0.95), (0.1, None)):
         assert _ev("model_style", _style_pair(pa, pb)) is None

@@ -107,8 +107,9 @@ class DocFacts:
     #: its figures by their digits alone, as a translation keeps them
     #: (:func:`unspin.normalise.figure_signatures`)
     signatures: frozenset[str] = frozenset()
-    #: the text :attr:`style` is read from; None: not English (no style read)
+    #: the text :attr:`style` is read from, and its language; None: no style read
     style_text: str | None = field(default=None, repr=False, compare=False)
+    style_lang: str = "en"
     #: its salient keys (names, numbers, months, weekdays: :attr:`unspin.model.Doc.keys`)
     keys: frozenset[str] = frozenset()
     #: its checkable details: figures (but ``SMALL_FIGURES``) and rare names
@@ -124,11 +125,14 @@ class DocFacts:
     @cached_property
     def style(self) -> float | None:
         """Probability that the text was written by a language model
-        (:func:`model_style`; None: not English, or too few words of its own to tell).
+        (:func:`model_style`; None: a language without a model, or too few words of its
+        own to tell).
         Read on first use: only the direction evidence of a pair typed as reuse reads
         it, so most articles of a pile never run the style model (~2 ms an article,
         once in every worker that aligned one of its pairs)."""
-        return None if self.style_text is None else model_style(self.style_text)
+        if self.style_text is None:
+            return None
+        return model_style(self.style_text, self.style_lang)
 
 
 #: languages that capitalise every noun: a capital inside a sentence is no sign of a name
@@ -182,7 +186,8 @@ def doc_facts(doc: Doc) -> DocFacts:
         content=content,
         spaced=spaced_style(text),
         signatures=frozenset(figure_signatures(text)),
-        style_text=text if doc.lang == "en" else None,
+        style_text=text if doc.lang not in INTL_STYLE_SKIP or doc.lang == "en" else None,
+        style_lang=doc.lang,
         keys=frozenset(doc.keys if cased is text else _cased_keys(doc, text, cased)),
         details=_fact_details(figs, nms, doc.lang),
         lead=_lead_facts(opening, title),
@@ -232,6 +237,8 @@ def _lead_facts(x: str, title: str) -> frozenset[str]:
 
 #: the shipped style model, written by ``bench/fit_model_style.py`` (and only by it)
 STYLE_MODEL_FILE = Path(__file__).with_name("data") / "model_style.json"
+#: ... and the shape-only one for other languages (``bench/fit_model_style_intl.py``)
+STYLE_MODEL_INTL_FILE = Path(__file__).with_name("data") / "model_style_intl.json"
 #: quotation marks and dashes folded before the style is read (a format, not a style)
 _STYLE_TRANS = str.maketrans(
     {"“": '"', "”": '"', "„": '"', "«": '"', "»": '"', "‘": "'", "’": "'", "`": "'",
@@ -257,6 +264,8 @@ class StyleView:
     n_words: int  # all word tokens
     sentence_words: tuple[int, ...]  # words per sentence
     sentence_commas: tuple[int, ...]  # commas per sentence
+    #: question marks, colons and exclamation marks outside quotations
+    own_marks: tuple[int, int, int] = (0, 0, 0)
 
     @property
     def shape(self) -> dict[str, float]:
@@ -273,13 +282,16 @@ class StyleView:
             "word_len": float(np.mean([len(w) for w in own])) if own else 0.0,
             "ttr150": len(set(own[:150])) / max(1, len(own[:150])),
             "quoted_share": 1.0 - len(own) / max(1, self.n_words),
+            "q_rate": self.own_marks[0] / max(1, len(n)),
+            "colon_rate": self.own_marks[1] / max(1, len(n)),
+            "excl_rate": self.own_marks[2] / max(1, len(n)),
         }
 
 
 #: the sentence-shape statistics the style model may weigh (:attr:`StyleView.shape`)
 STYLE_SHAPES = (
     "sent_mean", "sent_cv", "sent_long", "sent_short", "commas_per_sent", "word_len",
-    "ttr150", "quoted_share",
+    "ttr150", "quoted_share", "q_rate", "colon_rate", "excl_rate",
 )  # fmt: skip
 
 
@@ -298,6 +310,7 @@ def style_view(text: str) -> StyleView:
         n_words=len(words(t)),
         sentence_words=tuple(sw[i] for i in keep),
         sentence_commas=tuple(sents[i].count(",") for i in keep),
+        own_marks=(own.count("?"), own.count(":"), own.count("!")),
     )
 
 
@@ -388,10 +401,30 @@ def shipped_style_model() -> StyleModel | None:
     return load_style_model(STYLE_MODEL_FILE)
 
 
-def model_style(text: str) -> float | None:
-    """Probability that an English text was written by a language model, from the shipped
-    style model (None: no model, or too few words of the writer's own)."""
-    m = shipped_style_model()
+@lru_cache(maxsize=1)
+def shipped_intl_style_model() -> StyleModel | None:
+    """The shipped style model for languages other than English (sentence shapes and
+    punctuation only, no words: ``bench/fit_model_style_intl.py``); None without its file."""
+    if not STYLE_MODEL_INTL_FILE.exists():
+        return None
+    return load_style_model(STYLE_MODEL_INTL_FILE)
+
+
+#: languages the shape-only style model is not read in: English (its own model) and
+#: scripts written without spaces (words and sentence lengths are not what it was fitted on)
+INTL_STYLE_SKIP = frozenset({"en", "und", "zh", "ja", "th", "lo", "km", "my"})
+
+
+def model_style(text: str, lang: str = "en") -> float | None:
+    """Probability that a text was written by a language model: English from the shipped
+    word-and-shape model, other languages (but ``INTL_STYLE_SKIP``) from the shape-only
+    one (None: no model for the language, or too few words of the writer's own)."""
+    if lang == "en":
+        m = shipped_style_model()
+    elif lang in INTL_STYLE_SKIP:
+        return None
+    else:
+        m = shipped_intl_style_model()
     return None if m is None else m.prob(text)
 
 
@@ -1409,8 +1442,8 @@ def _model_style(c: PairCtx) -> tuple[float, str] | None:
     only where the other evidence is unsure (:func:`direction_score`), since machine
     translation and thesaurus spinning, which the model reads as not model-written, leave
     a noisy gap the machine-artefact evidence is surer about. Silent across languages
-    (one-way translation), where a side has no style (not English, too few words of its
-    own) and on anything but a whole rewording (``spun``): a copy keeps its source's
+    (one-way translation), where a side has no style (no model for its language, too few
+    words of its own) and on anything but a whole rewording (``spun``): a copy keeps its source's
     words and a passage's host article is its own, so a style gap there is two people's."""
     if not c.same_language or c.relation != "spun":
         return None
