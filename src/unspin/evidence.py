@@ -107,7 +107,7 @@ class DocFacts:
     #: its figures by their digits alone, as a translation keeps them
     #: (:func:`unspin.normalise.figure_signatures`)
     signatures: frozenset[str] = frozenset()
-    #: the text :attr:`style` is read from, and its language; None: no style read
+    #: the text :attr:`style` is read from, and its language
     style_text: str | None = field(default=None, repr=False, compare=False)
     style_lang: str = "en"
     #: its salient keys (names, numbers, months, weekdays: :attr:`unspin.model.Doc.keys`)
@@ -186,7 +186,7 @@ def doc_facts(doc: Doc) -> DocFacts:
         content=content,
         spaced=spaced_style(text),
         signatures=frozenset(figure_signatures(text)),
-        style_text=text if doc.lang not in INTL_STYLE_SKIP or doc.lang == "en" else None,
+        style_text=text,  # read on first use, by the model of its language (model_style)
         style_lang=doc.lang,
         keys=frozenset(doc.keys if cased is text else _cased_keys(doc, text, cased)),
         details=_fact_details(figs, nms, doc.lang),
@@ -1443,8 +1443,9 @@ def _model_style(c: PairCtx) -> tuple[float, str] | None:
     translation and thesaurus spinning, which the model reads as not model-written, leave
     a noisy gap the machine-artefact evidence is surer about. Silent across languages
     (one-way translation), where a side has no style (no model for its language, too few
-    words of its own) and on anything but a whole rewording (``spun``): a copy keeps its source's
-    words and a passage's host article is its own, so a style gap there is two people's."""
+    words of its own) and on anything but a whole rewording (``spun``): a copy keeps its
+    source's words and a passage's host article is its own, so a style gap there is two
+    people's."""
     if not c.same_language or c.relation != "spun":
         return None
     pa, pb = c.fa.style, c.fb.style
