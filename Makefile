@@ -12,14 +12,15 @@ setup: $(STAMP)
 # and the OpenOffice thesaurus for the labelled derivatives (unspin eval make-derivatives,
 # make-routes and their tests). Installed from Debian where missing and when we may;
 # otherwise those tests skip, saying which package is missing.
-# the last three: bench/lang_routes.py's round trips of Spanish, French, Portuguese, Italian
+# the last five: bench/lang_routes.py's round trips of Spanish, French, Portuguese, Italian
 APT_PACKAGES := apertium apertium-eng-spa apertium-eng-cat apertium-eo-en mythes-en-us \
-	apertium-fr-es apertium-es-pt apertium-cat-ita
+	apertium-fr-es apertium-es-pt apertium-cat-ita apertium-fra-cat apertium-pt-gl
 apertium:
 	@modes="$$(apertium -l 2>/dev/null)"; \
 	 if echo "$$modes" | grep -qw eng-spa && echo "$$modes" | grep -qw eng-cat && \
 	    echo "$$modes" | grep -qw en-eo && echo "$$modes" | grep -qw fr-es && \
 	    echo "$$modes" | grep -qw es-pt && echo "$$modes" | grep -qw cat-ita && \
+	    echo "$$modes" | grep -qw fra-cat && echo "$$modes" | grep -qw pt-gl && \
 	    [ -f /usr/share/mythes/th_en_US_v2.idx ]; then :; \
 	 elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	   (apt-get install -y -q $(APT_PACKAGES) >/dev/null 2>&1 || \

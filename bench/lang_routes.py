@@ -12,7 +12,8 @@ baselines). A route's pile is every original of its language in its corpus (NTRE
 62 documents a language; MEANTIME: 120 Spanish articles), and round trips of up to
 ``--n-per-route`` of them, made paragraph by paragraph with Apertium there and back (a
 Debian package per pair: ``apertium-eng-spa``, ``apertium-fr-es``, ``apertium-es-pt``,
-``apertium-cat-ita``). Sources are split in halves by a stable hash of the document id
+``apertium-cat-ita``; ``apertium-fra-cat`` and ``apertium-pt-gl`` for two routes added
+after the rules were fixed). Sources are split in halves by a stable hash of the document id
 (NTREX: the same document is in the same half in every language), so routes can be tuned
 on one half and reported on the other.
 
@@ -52,6 +53,8 @@ LANG_ROUTES = {
         LangRoute("fra_spa", "ntrex", "fra", "fr", "fr-es", "es-fr", "apertium-fr-es"),
         LangRoute("por_spa", "ntrex", "por", "pt", "pt-es", "es-pt", "apertium-es-pt"),
         LangRoute("ita_cat", "ntrex", "ita", "it", "ita-cat", "cat-ita", "apertium-cat-ita"),
+        LangRoute("fra_cat", "ntrex", "fra", "fr", "fra-cat", "cat-fra", "apertium-fra-cat"),
+        LangRoute("por_glg", "ntrex", "por", "pt", "pt-gl", "gl-pt", "apertium-pt-gl"),
         LangRoute("mt_es_fra", "meantime", "es", "es", "es-fr", "fr-es", "apertium-fr-es"),
         LangRoute("mt_es_eng", "meantime", "es", "es", "spa-eng", "eng-spa", "apertium-eng-spa"),
     )
