@@ -1368,3 +1368,35 @@ def test_a_compound_of_known_words_is_known_in_a_compounding_language() -> None:
     assert not _known("xqzvbnmkrt", "de")
     # no splitting outside compounding languages: a fused machine-translation word stays odd
     assert not _known("querompenrécord", "es")
+
+
+def test_credit_forms_of_other_languages_name_the_outlet() -> None:
+    # credit labels and "with information from" forms of Spanish, French, German, Italian and
+    # Portuguese news sites (written for the test); an English "Source:" line is read as
+    # before (an outlet only by its masthead word)
+    cases = {
+        "Fuente: Diario Horizonte Digital": "diario horizonte digital",
+        "Texto propio.\n\nCon información de El Observador Fabril.": "observador fabril",
+        "Source : Le Veilleur Judiciaire": "veilleur judiciaire",
+        "Quelle: Rheintaler Netzkurier": "rheintaler netzkurier",
+        "Mit Material von Gesundheitsbote Oderbruch": "gesundheitsbote oderbruch",
+        "Fonte: Cronache d'Oltremanica": "cronache d'oltremanica",
+        "Com informações de Gazeta do Trabalho": "gazeta do trabalho",
+        "El hecho, según informó el Diario de la Tarde, ocurrió ayer.": "diario de la tarde",
+        "Der Artikel erschien zuerst bei Netzkurier Ost.": "netzkurier ost",
+    }
+    for text, outlet in cases.items():
+        assert outlet in credited_outlets(text), text
+    assert credited_outlets("Source: USDA figures") == set()
+    assert credited_outlets("La policía habló con la fuente oficial.") == set()
+
+
+def test_a_credit_line_of_another_language_is_a_credit_line_to_the_changes() -> None:
+    from unspin.changes import _CREDIT
+
+    def kind(text: str) -> int | None:
+        return next((k for k, p in enumerate(_CREDIT) if p.search(text)), None)
+
+    for text in ("Fuente: Diario Horizonte", "Quelle: dpa", "Con información de El Faro"):
+        assert kind(text) is not None, text
+    assert kind("Source: USDA") is None and kind("La fuente: nadie lo sabe") is None

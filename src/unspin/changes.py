@@ -95,6 +95,14 @@ _CREDIT = [
         r"\b(?:additional )?reporting by\b",
         r"\b(?:writing|editing|written|edited) by\b",
         r"©|\(c\)\s?\d{4}|\bcopyright\s+\d{4}",
+        # other languages' press: a credit label opening the line ("Fuente:", "Quelle:",
+        # "Fonte:", "Source :") and "with information from" / "first published in" forms
+        r"^\W*(?:(?:fuentes?|fontes?|fonti|quellen?|cr[ée]ditos)\s*|(?:sources?|cr[ée]dits?)\s+):"
+        r"|\b(?:con informaci[óo]n de|com informa[çc][õo]es d|con informazioni d"
+        r"|avec des informations d|mit material (?:von|vom|der|des))\b"
+        r"|\b(?:publicad[oa]|publi[ée]e?|pubblicat[oa]|ver[öo]ffentlicht|erschienen)\s+"
+        r"(?:originalmente|originariamente|initialement|zuerst|urspr[üu]nglich)\b"
+        r"|\berschien\s+(?:zuerst|urspr[üu]nglich)\s+(?:bei|in)\b",
     )
 ]
 _ATTRIBUTION = regex.compile(
@@ -1048,6 +1056,8 @@ def _credit(s: Sentence) -> int | None:
 
 
 _CREDIT_WORDS = set("contributed report story article additional reporting writing".split())
+_CREDIT_WORDS |= set("fuente fuentes fonte fontes fonti quelle quellen source sources".split())
+_CREDIT_WORDS |= set("con com mit avec informacion informacoes informazioni material".split())
 _CREDIT_WORDS |= set("editing written edited by copyright all rights reserved".split())
 
 

@@ -1035,6 +1035,39 @@ _CREDIT = regex.compile(
 )
 
 
+#: an outlet's name in languages that join its words with short lower-case ones ("Diario
+#: de la Tarde", "L'Écho du Centre", "Gazzetta di Parma", "Bote vom Rhein")
+_OUTLET_INTL = (
+    r"((?:[dl]['’])?(?-i:\p{Lu}[\w&'’.-]*)(?:[ \t]+(?:(?:de|del|de la|la|le|les|du|des|di"
+    r"|della|da|do|dos|das|der|die|von|vom|am|im|y|e|et|und)[ \t]+)?(?:[dl]['’])?"
+    r"(?-i:\p{Lu}[\w&'’.-]*)){0,5})"
+)
+#: credits to an outlet in the forms of other languages' press (Spanish, Portuguese,
+#: French, Italian, German): a credit label opening a line ("Fuente: X", "Quelle: X",
+#: "Fonte: X", "Source : X" with the French space), "with information from X" ("Con
+#: información de", "Com informações de", "Con informazioni di", "Avec des informations
+#: de", "Mit Material von"), "first published by / in X" and "as X reported" ("según
+#: informó X", "come riportato da X", "wie X berichtete"). English keeps :data:`_CREDIT`.
+_CREDIT_INTL = regex.compile(
+    r"^[ \t(*_—–-]*(?:(?:fuentes?|fontes?|quellen?|fonti|cr[ée]ditos)[ \t]*"
+    r"|(?:sources?|cr[ée]dits?)[ \t]+):[ \t]*(?:(?:el|la|los|las|le|les|der|die|das"
+    r"|il|lo|o|a|os|as)[ \t]+)?"
+    + _OUTLET_INTL
+    + r"|\b(?:con[ \t]+informaci[óo]n[ \t]+de|com[ \t]+informa[çc][õo]es[ \t]+d[eoa]s?"
+    r"|con[ \t]+informazioni[ \t]+d[ie]|avec[ \t]+des[ \t]+informations[ \t]+d[eu]s?"
+    r"|mit[ \t]+material[ \t]+(?:von|vom|der|des)"
+    r"|(?:publicad[oa]|publi[ée]e?|pubblicat[oa]|ver[öo]ffentlicht|erschienen)[ \t]+"
+    r"(?:originalmente|originariamente|initialement|d'abord|zuerst|urspr[üu]nglich)[ \t]+"
+    r"(?:en|por|em|dans|par|su|da|in|bei|von)"
+    r"|(?:zuerst|urspr[üu]nglich)[ \t]+(?:erschienen|ver[öo]ffentlicht)[ \t]+(?:bei|in|von)"
+    r"|erschien[ \t]+(?:zuerst|urspr[üu]nglich)[ \t]+(?:bei|in)"
+    r"|seg[úu]n[ \t]+(?:inform[óo]|public[óo]|report[óo]|revel[óo])"
+    r"|come[ \t]+riportato[ \t]+d[ai]|secondo[ \t]+quanto[ \t]+riportato[ \t]+d[ai])"
+    r"[ \t]+(?:(?:el|la|los|las|le|les|der|die|das|dem|den|il|lo|o|a|os|as)[ \t]+)?" + _OUTLET_INTL,
+    regex.IGNORECASE | regex.MULTILINE,
+)
+
+
 #: where a credited name ends although capitalised words go on: a line break, or a full
 #: stop (!, ?) after a word of four or more letters with a lower-case letter in it
 #: ("... by Alaska State Troopers.\nAccording to the police report"); a stop after a
@@ -1148,6 +1181,10 @@ def outlet_names(
         line = next(((lo, hi) for lo, hi in ends if lo <= at < hi), None)
         own = plain and line is not None and bool(_BYLINE_LINE.match(text[line[0] : line[1]]))
         (bylines if own else credits).add(" ".join(toks))
+    for m in _CREDIT_INTL.finditer(text):  # credits, never a byline
+        toks = _outlet_tokens(next((g for g in m.groups() if g), ""))
+        if toks and not all(t in DATE_WORDS for t in toks):
+            credits.add(" ".join(toks))
     for m in _MASTHEAD_CREDIT.finditer(text):
         toks = _masthead(_outlet_tokens(m.group(1)))
         if not toks:
