@@ -1047,7 +1047,10 @@ _OUTLET_INTL = (
 #: "Fonte: X", "Source : X" with the French space), "with information from X" ("Con
 #: información de", "Com informações de", "Con informazioni di", "Avec des informations
 #: de", "Mit Material von"), "first published by / in X" and "as X reported" ("según
-#: informó X", "come riportato da X", "wie X berichtete"). English keeps :data:`_CREDIT`.
+#: informó X", "come riportato da X"; not German "wie X berichtete", which independent
+#: reports write too). English keeps :data:`_CREDIT`. The same cues without the name are
+#: a credit line to the changes (:data:`unspin.changes._CREDIT`, its last form; "según
+#: informó" and "come riportato" are not among them there).
 _CREDIT_INTL = regex.compile(
     r"^[ \t(*_—–-]*(?:(?:fuentes?|fontes?|quellen?|fonti|cr[ée]ditos)[ \t]*"
     r"|(?:sources?|cr[ée]dits?)[ \t]+):[ \t]*(?:(?:el|la|los|las|le|les|der|die|das"
