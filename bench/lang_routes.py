@@ -181,7 +181,10 @@ def rewrites(folder: Path, out: Path) -> int:
     return write_pile(out, docs, route.iso, derived)
 
 
-ISO = {"spa": "es", "fra": "fr", "deu": "de", "por": "pt", "ita": "it"}
+ISO = {
+    "spa": "es", "fra": "fr", "deu": "de", "por": "pt", "ita": "it",
+    "nld": "nl", "rus": "ru", "pol": "pl", "tur": "tr",
+}  # fmt: skip
 
 
 def main() -> int:

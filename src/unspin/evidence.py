@@ -38,6 +38,7 @@ from unspin.fingerprint import kept_body, salient_keys
 from unspin.model import Alignment, Doc, Sentence, compared_text
 from unspin.normalise import (
     DATE_WORDS,
+    NAME_INFLECTING,
     POSSESSIVE,
     cross_language,
     decase_headlines,
@@ -45,6 +46,8 @@ from unspin.normalise import (
     figure_signatures,
     figures,
     full_names,
+    inflection_keys,
+    name_lemma,
     names,
     rare_word,
     spaced_style,
@@ -121,6 +124,11 @@ class DocFacts:
     #: its two-word names (:func:`unspin.normalise.full_names`), and those of its lead
     name_pairs: frozenset[str] = frozenset()
     lead_pairs: frozenset[str] = frozenset()
+    #: in a language whose names inflect (:data:`unspin.normalise.NAME_INFLECTING`), the
+    #: keys by which its words meet other cases of a name
+    #: (:func:`unspin.normalise.inflection_keys`); empty elsewhere
+    word_keys: frozenset[str] = frozenset()
+    lang: str | None = None
 
     @cached_property
     def style(self) -> float | None:
@@ -173,6 +181,14 @@ def doc_facts(doc: Doc) -> DocFacts:
     if doc.lang in NOUN_CAPITALISING:
         nms = frozenset(n for n in nms if name_travels(n, doc.lang))
     opening, title = _lead_text(doc, content), doc.article.title or ""
+    lead, pairs = _lead_facts(opening, title), frozenset(full_names(cased))
+    lead_pairs = frozenset(full_names(opening) | full_names(title))
+    known, keys = frozenset(ws), frozenset()
+    if doc.lang in NAME_INFLECTING:  # one name in two cases is one name ("Трампа", "Трамп")
+        lang = doc.lang
+        nms, lead = _lemmas(nms, lang), _lemmas(lead, lang)
+        known = known | _lemmas(known, lang)
+        keys = frozenset().union(*(inflection_keys(w, lang) for w in set(ws)))
     facts = DocFacts(
         figures=figs,
         names=nms,
@@ -181,7 +197,7 @@ def doc_facts(doc: Doc) -> DocFacts:
             for q in doc.quotes
             if q.end <= end and len(words(q.text)) >= FACT_QUOTE_WORDS
         ),
-        words=frozenset(ws),
+        words=known,
         joined=" ".join(ws),
         content=content,
         spaced=spaced_style(text),
@@ -190,12 +206,56 @@ def doc_facts(doc: Doc) -> DocFacts:
         style_lang=doc.lang,
         keys=frozenset(doc.keys if cased is text else _cased_keys(doc, text, cased)),
         details=_fact_details(figs, nms, doc.lang),
-        lead=_lead_facts(opening, title),
-        name_pairs=frozenset(full_names(cased)),
-        lead_pairs=frozenset(full_names(opening) | full_names(title)),
+        lead=lead,
+        name_pairs=pairs,
+        lead_pairs=lead_pairs,
+        word_keys=keys,
+        lang=doc.lang,
     )
     doc._facts = facts  # type: ignore[attr-defined]
     return facts
+
+
+def unused_names(mine: DocFacts, theirs: DocFacts) -> frozenset[str]:
+    """Names of ``mine`` the other text never uses as words; where names inflect, a
+    name the other writes in another case (a shared :func:`inflection_keys` prefix:
+    "Брайтона" for "Брайтон") is used."""
+    out = mine.names - theirs.words
+    if not out or not theirs.word_keys:
+        return out
+    return frozenset(n for n in out if not inflection_keys(n, mine.lang) & theirs.word_keys)
+
+
+def _used_share(mine: DocFacts, theirs: DocFacts) -> float:
+    """Share of ``mine``'s names the other uses as words (:func:`unused_names`),
+    smoothed towards 1/2 as :func:`_share`."""
+    return (len(mine.names) - len(unused_names(mine, theirs)) + 1) / (len(mine.names) + 2)
+
+
+def _lemmas(xs: frozenset[str], lang: str) -> frozenset[str]:
+    """Each name or word in its dictionary form (:func:`unspin.normalise.name_lemma`)."""
+    return frozenset(name_lemma(x, lang) for x in xs)
+
+
+def _pair_keys(pair: str, lang: str | None) -> frozenset[str]:
+    """The keys by which a two-word name meets its other cases ("джеффа флейка" /
+    "джеффом флейком"): each word's :func:`inflection_keys`, paired; outside
+    :data:`NAME_INFLECTING` the name itself."""
+    if lang not in NAME_INFLECTING:
+        return frozenset((pair,))
+    first, _, last = pair.partition(" ")
+    return frozenset(
+        f"{x} {y}" for x in inflection_keys(first, lang) for y in inflection_keys(last, lang)
+    )
+
+
+def _meet(pairs: frozenset[str], other: frozenset[str], lang: str | None) -> frozenset[str]:
+    """The two-word names of ``pairs`` that ``other`` has too, in any case where names
+    inflect (:func:`_pair_keys`)."""
+    if lang not in NAME_INFLECTING:
+        return pairs & other
+    keys = frozenset().union(*(_pair_keys(x, lang) for x in other))
+    return frozenset(x for x in pairs if _pair_keys(x, lang) & keys)
 
 
 def _cased_keys(doc: Doc, text: str, cased: str) -> list[str]:
@@ -719,7 +779,7 @@ def _fig_in(c: PairCtx) -> float:
 @typing_feature("name_in")
 def _name_in(c: PairCtx) -> float:
     """Share of one text's names the other uses as words (the higher of the two)."""
-    return max(_share(c.fa.names, c.fb.words), _share(c.fb.names, c.fa.words))
+    return max(_used_share(c.fa, c.fb), _used_share(c.fb, c.fa))
 
 
 @typing_feature("quote_in")
@@ -730,7 +790,7 @@ def _quote_in(c: PairCtx) -> float:
 
 def _own_checkable(mine: DocFacts, theirs: DocFacts) -> int:
     """Figures and names only ``mine`` has (names the other text never uses as words)."""
-    return len(mine.figures - theirs.figures) + len(mine.names - theirs.words)
+    return len(mine.figures - theirs.figures) + len(unused_names(mine, theirs))
 
 
 @typing_feature("own_lo")
@@ -825,7 +885,7 @@ def secondary_share(c: PairCtx) -> float:
 def _short_names_in(c: PairCtx) -> float:
     """Share of the shorter text's names that the longer uses as words, smoothed."""
     s, lg = _short_long(c)
-    return _share(s.names, lg.words)
+    return _used_share(s, lg)
 
 
 @typing_feature("short_soft")
@@ -944,7 +1004,8 @@ def body_names(c: PairCtx) -> frozenset[str]:
     report of one fire quotes, "Tony Blair") is the event's or the pile's, not the text's.
     Without a pile (no ``phrase_support``) every such name counts."""
     s, lg = _short_long(c)
-    found = (lg.name_pairs - lg.lead_pairs) & s.name_pairs
+    body = lg.name_pairs - _meet(lg.name_pairs, lg.lead_pairs, lg.lang)
+    found = _meet(body, s.name_pairs, lg.lang)
     phrase = getattr(c.support, "phrase_support", None)
     if not found or phrase is None:
         return found
@@ -1330,7 +1391,7 @@ def _unique_facts(mine: DocFacts, theirs: DocFacts) -> int:
     """Details only ``mine`` has: figures, names the other text never uses, quotations."""
     return (
         len(mine.figures - theirs.figures)
-        + len(mine.names - theirs.words)
+        + len(unused_names(mine, theirs))
         + sum(q not in theirs.joined for q in mine.quotes)
     )
 

@@ -410,6 +410,73 @@ def rare_word(word: str, lang: str = "en") -> bool:
     return z is None or z < RARE_ZIPF
 
 
+#: languages whose names take case endings ("Трампа", "Trumpowi", "Helsingissä", "Çin'in"):
+#: there one name in two cases must read as one name when two texts' facts are compared
+#: (:func:`name_lemma`); elsewhere a name keeps its one written form
+NAME_INFLECTING = frozenset(
+    {"ru", "uk", "pl", "cs", "sk", "sl", "hr", "sr", "bs", "lt", "lv", "et", "fi", "hu"}
+    | {"tr", "az", "el", "is", "ro"}
+)
+#: ... those that write a proper name's ending after an apostrophe ("Ankara'da")
+APOSTROPHE_ENDINGS = frozenset({"tr", "az"})
+#: simplemma's code where it differs from a language identifier's
+_SIMPLEMMA_LANG = {"hr": "hbs", "sr": "hbs", "bs": "hbs"}
+_APOSTROPHE_ENDING = regex.compile(r"^(\p{L}[\p{L}.-]*)['’]\p{Ll}{1,6}$")
+
+
+@lru_cache(maxsize=200_000)
+def name_lemma(word: str, lang: str | None) -> str:
+    """The lower-case dictionary form of a name in a language whose names inflect
+    (:data:`NAME_INFLECTING`), so "Трампа" and "Трамп", "Warszawie" and "Warszawa",
+    "Çin'in" and "Çin" compare equal; any other word or language: ``word`` lowercased.
+
+    Turkish and Azerbaijani cut the ending after an apostrophe (their spelling rule for
+    proper names); the rest is simplemma's lemma of the capitalised form (its dictionaries
+    and, for some languages, suffix rules ship inside the package; a name neither knows
+    keeps its form, so two cases of it stay apart)."""
+    low = word.lower().replace("’", "'")
+    if lang not in NAME_INFLECTING:
+        return low
+    if lang in APOSTROPHE_ENDINGS:
+        m = _APOSTROPHE_ENDING.match(low)
+        if m:
+            return m.group(1)
+    code = _SIMPLEMMA_LANG.get(lang, lang)
+    try:
+        from simplemma import lemmatize
+
+        lemma = lemmatize(low[:1].upper() + low[1:], lang=code)
+    except (ValueError, KeyError, ImportError):  # a language simplemma does not list
+        return low
+    return lemma.lower()
+
+
+#: in a language whose names inflect, two words are one name in two cases when they share
+#: a prefix of at least ``INFLECTION_MIN_STEM`` letters that leaves at most
+#: ``INFLECTION_TAIL`` letters of either (:func:`inflection_keys`): "Брайтон" / "Брайтона",
+#: "Рахим" / "Рахима", "Erdoğan" / "Erdoğanı", which no dictionary lists. Case endings of
+#: Slavic, Baltic, Finnic and Turkic nouns are one to three letters
+INFLECTION_TAIL = 3
+INFLECTION_MIN_STEM = 4
+
+
+@lru_cache(maxsize=200_000)
+def inflection_keys(word: str, lang: str | None) -> frozenset[str]:
+    """The prefixes by which ``word`` meets its other cases: of its form and of its
+    :func:`name_lemma`, every prefix that leaves at most ``INFLECTION_TAIL`` letters and
+    has at least ``INFLECTION_MIN_STEM`` (or the whole word when it is shorter). Two words
+    share a key when they share such a prefix; outside :data:`NAME_INFLECTING`, only the
+    lowercased word itself."""
+    low = word.lower().replace("’", "'")
+    if lang not in NAME_INFLECTING:
+        return frozenset((low,))
+    out = set()
+    for base in {low, name_lemma(word, lang)}:
+        lo = min(len(base), max(INFLECTION_MIN_STEM, len(base) - INFLECTION_TAIL))
+        out.update(base[:k] for k in range(lo, len(base) + 1))
+    return frozenset(out)
+
+
 def names(
     text: str, caps: bool = False, casing: Callable[[str], bool | None] | None = None
 ) -> set[str]:
