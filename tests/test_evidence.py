@@ -1381,6 +1381,17 @@ def test_one_name_in_two_cases_is_one_name_where_names_inflect() -> None:
     b = doc_facts(_lang_doc("b", "Встреча Путина и Трампа прошла в Москве.", "ru"))
     assert {"москва", "путин", "трамп"} <= a.names & b.names
     assert _own_checkable(a, b) == 0 and _own_checkable(b, a) == 0
+    # names no dictionary lists meet their other cases by a shared prefix; two names that
+    # share only a short stem or differ by more than a case ending do not
+    from unspin.evidence import _meet
+    from unspin.normalise import inflection_keys
+
+    assert inflection_keys("Брайтона", "ru") & inflection_keys("Брайтон", "ru")
+    assert not inflection_keys("Брайтон", "ru") & inflection_keys("Бразилия", "ru")
+    assert inflection_keys("Brighton", "en") == {"brighton"}
+    body = frozenset({"джеффа дила", "элизабет уоррен", "джеффа флейка"})
+    assert _meet(body, frozenset({"джеффом флейком"}), "ru") == {"джеффа флейка"}
+    assert _meet(body, frozenset({"джеффом флейком"}), "en") == frozenset()
     t1 = doc_facts(_lang_doc("c", "Dün Ankara'da Erdoğan ile görüştü.", "tr"))
     t2 = doc_facts(_lang_doc("d", "Görüşme Ankara’daki Erdoğan'ın ofisinde yapıldı.", "tr"))
     assert {"ankara", "erdoğan"} <= t1.names & t2.names
