@@ -1553,6 +1553,17 @@ def _model_style(c: PairCtx) -> tuple[float, str] | None:
     if pa is None or pb is None or pa == pb:
         return None
     more = c.b if pb > pa else c.a
+    scale = c.params.style_logit_scale
+    if c.a.lang != "en" and scale > 0:
+        # the shape-only model of other languages is calibrated on their pooled texts, so
+        # one language's originals sit near 0 or 1 (Russian ~0.85, Spanish ~0.05) and
+        # a rewrite's gap in probability is small there; in log-odds it is the same gap
+        v = (style_logit(pb) - style_logit(pa)) / scale
+        return max(-1.0, min(1.0, v)), (
+            f"reads more as written by a language model: {more.id} "
+            f"(probability {c.a.id} {pa:.2f}, {c.b.id} {pb:.2f}; log-odds apart "
+            f"{abs(v) * scale:.2f})"
+        )
     return pb - pa, (
         f"reads more as written by a language model: {more.id} "
         f"(probability {c.a.id} {pa:.2f}, {c.b.id} {pb:.2f})"
