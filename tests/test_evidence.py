@@ -930,6 +930,36 @@ def test_model_style_is_graded_and_points_away_from_the_model_written_side() -> 
         assert _ev("model_style", _style_pair(0.1, 0.95, relation=rel)) is None
 
 
+def test_outside_english_the_style_gap_is_read_in_log_odds() -> None:
+    import math
+
+    from unspin.evidence import doc_facts
+
+    def pair(pa: float, pb: float, params: ClassifyParams = P) -> PairCtx:
+        docs = []
+        for i, (text, p) in enumerate(((ES_ORIG, pa), (ES_MT, pb))):
+            d = _lang_doc("ab"[i], text, "es")
+            facts = dataclasses.replace(doc_facts(d))
+            facts.__dict__["style"] = p
+            d._facts = facts  # type: ignore[attr-defined]
+            docs.append(d)
+        return ctx(docs[0], docs[1], relation="spun", params=params)
+
+    def logit(p: float) -> float:
+        return math.log(p / (1 - p))
+
+    # a Russian original read 0.84 beside its rewrite's 0.98 is as far apart as 0.3 and 0.7
+    # in log-odds, where a difference of probabilities would read it as 0.14
+    v = _ev("model_style", pair(0.84, 0.98))
+    assert v == pytest.approx((logit(0.98) - logit(0.84)) / P.style_logit_scale)
+    assert v > 0.5 and _ev("model_style", pair(0.98, 0.84)) == pytest.approx(-v)
+    assert _ev("model_style", pair(0.001, 0.999)) == 1.0  # clipped
+    # scale 0: probabilities, as in English (where the scale is never read)
+    plain = dataclasses.replace(P, style_logit_scale=0.0)
+    assert _ev("model_style", pair(0.84, 0.98, plain)) == pytest.approx(0.14)
+    assert _ev("model_style", _style_pair(0.84, 0.98)) == pytest.approx(0.14)
+
+
 def test_model_style_decides_only_where_the_rest_is_unsure(monkeypatch) -> None:
     """The decider rule: ``model_style`` is added to the direction score only when the
     weighted sum of the other evidence is under ``decider_bar``; above it, it is not
