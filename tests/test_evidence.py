@@ -1385,6 +1385,15 @@ def test_german_nouns_are_no_names_and_names_still_are() -> None:
     de = doc_facts(_lang_doc("a", text, "de"))
     assert {"barcelona", "junqueras"} <= de.names
     assert not {"polizei", "regierung", "lage", "demonstranten"} & de.names
+    # a compound of two German words is a noun, though neither word list has it whole;
+    # a name's genitive -s is the name ("Corbyns" in one text, "Corbyn" in the other)
+    assert not name_travels("loyalitätsprüfungen", "de")
+    assert not name_travels("schulleitervereinigung", "de")
+    from unspin.evidence import unused_names
+
+    g1 = doc_facts(_lang_doc("g1", "Die Partei prüft Corbyns Pläne für London.", "de"))
+    g2 = doc_facts(_lang_doc("g2", "In London will die Partei die Pläne von Corbyn prüfen.", "de"))
+    assert "corbyns" in g1.names and not unused_names(g1, g2)
     # a noun English writes as a name ("Griff") still reads as one: the rule's known limit
     # in English, capitalised words inside a sentence are names as before
     en = doc_facts(_lang_doc("b", "On Saturday the Police in Barcelona held six people.", "en"))

@@ -54,6 +54,7 @@ from unspin.normalise import (
     cross_language,
     figures,
     headline_case,
+    known_compound,
     numbers,
     rare_word,
     token_spans,
@@ -698,35 +699,16 @@ def artefact_rate(doc: Doc, idx: set[int], spaced: bool = False) -> float:
     return 100.0 * hits / n_words if n_words else 0.0
 
 
-#: languages that write compounds as one word ("Bereitschaftspolizeieinsatz"): a word the
-#: word list lacks is known there when it splits into two words it has (``_known``)
-COMPOUNDING = frozenset({"de", "nl", "sv", "da", "nb", "no", "fi", "is"})
-#: the shortest part of such a split, and the linking letters a first part may end with
-COMPOUND_MIN_PART = 3
-COMPOUND_LINKS = ("", "s", "es", "n", "en", "e")
-
-
 @lru_cache(maxsize=100_000)
 def _known(word: str, lang: str) -> bool:
     """Whether the language knows ``word``: its word list has it, or, in a compounding
-    language, it is two words the list has (a first part with or without a linking
-    letter: "Raketen|tests", "Arbeit|s|markt"); a translation's untranslated or fused
-    word is neither."""
+    language, it is two words the list has (:func:`unspin.normalise.known_compound`:
+    "Raketen|tests", "Arbeit|s|markt"); a translation's untranslated or fused word is
+    neither."""
     z = zipf(word, lang)  # None: a language wordfreq does not cover: no evidence either way
     if z is None or z > 0:
         return True
-    if lang not in COMPOUNDING:
-        return False
-    n = COMPOUND_MIN_PART
-    for k in range(n, len(word) - n + 1):
-        head, tail = word[:k], word[k:]
-        if (zipf(tail, lang) or 0) <= 0:
-            continue
-        for link in COMPOUND_LINKS:
-            if head.endswith(link) and len(head) - len(link) >= n:
-                if (zipf(head[: len(head) - len(link)] if link else head, lang) or 0) > 0:
-                    return True
-    return False
+    return known_compound(word, lang)
 
 
 def function_word_share(doc: Doc, idx: set[int]) -> float:

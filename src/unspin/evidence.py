@@ -38,6 +38,7 @@ from unspin.fingerprint import kept_body, salient_keys
 from unspin.model import Alignment, Doc, Sentence, compared_text
 from unspin.normalise import (
     DATE_WORDS,
+    NAME_GENITIVE_S,
     NAME_INFLECTING,
     POSSESSIVE,
     cross_language,
@@ -47,6 +48,7 @@ from unspin.normalise import (
     figures,
     full_names,
     inflection_keys,
+    known_compound,
     name_lemma,
     names,
     rare_word,
@@ -124,8 +126,9 @@ class DocFacts:
     #: its two-word names (:func:`unspin.normalise.full_names`), and those of its lead
     name_pairs: frozenset[str] = frozenset()
     lead_pairs: frozenset[str] = frozenset()
-    #: in a language whose names inflect (:data:`unspin.normalise.NAME_INFLECTING`), the
-    #: keys by which its words meet other cases of a name
+    #: in a language whose names inflect (:data:`unspin.normalise.NAME_INFLECTING`,
+    #: :data:`unspin.normalise.NAME_GENITIVE_S`), the keys by which its words meet other
+    #: cases of a name
     #: (:func:`unspin.normalise.inflection_keys`); empty elsewhere
     word_keys: frozenset[str] = frozenset()
     lang: str | None = None
@@ -155,11 +158,15 @@ def name_travels(word: str, lang: str) -> bool:
     cross languages unchanged ("Junqueras", "Sainsbury", "Trump", "London"), nouns do not
     ("Polizei", "Bereitschaftspolizei", "Rangeleien"); so a word English writes about as
     often (wordfreq Zipf, within ``NAME_TRAVEL_MARGIN``), or one neither language lists,
-    is a name. Loanwords both languages use ("Hotel", "Internet") read as names too."""
+    is a name, unless it is a compound of two words its language lists
+    ("Loyalitätsprüfungen", "Schulleitervereinigung": :func:`known_compound`). Loanwords
+    both languages use ("Hotel", "Internet") read as names too."""
     own, en = zipf(word, lang), zipf(word, "en")
     if own is None or en is None:
         return True
-    return (own == 0 and en == 0) or (en > 0 and en >= own - NAME_TRAVEL_MARGIN)
+    if own == 0 and en == 0:
+        return not known_compound(word, lang)
+    return en > 0 and en >= own - NAME_TRAVEL_MARGIN
 
 
 def doc_facts(doc: Doc) -> DocFacts:
@@ -188,7 +195,8 @@ def doc_facts(doc: Doc) -> DocFacts:
         lang = doc.lang
         nms, lead = _lemmas(nms, lang), _lemmas(lead, lang)
         known = known | _lemmas(known, lang)
-        keys = frozenset().union(*(inflection_keys(w, lang) for w in set(ws)))
+    if doc.lang in NAME_INFLECTING or doc.lang in NAME_GENITIVE_S:
+        keys = frozenset().union(*(inflection_keys(w, doc.lang) for w in set(ws)))
     facts = DocFacts(
         figures=figs,
         names=nms,
@@ -240,8 +248,8 @@ def _lemmas(xs: frozenset[str], lang: str) -> frozenset[str]:
 def _pair_keys(pair: str, lang: str | None) -> frozenset[str]:
     """The keys by which a two-word name meets its other cases ("джеффа флейка" /
     "джеффом флейком"): each word's :func:`inflection_keys`, paired; outside
-    :data:`NAME_INFLECTING` the name itself."""
-    if lang not in NAME_INFLECTING:
+    :data:`NAME_INFLECTING` and :data:`NAME_GENITIVE_S` the name itself."""
+    if lang not in NAME_INFLECTING and lang not in NAME_GENITIVE_S:
         return frozenset((pair,))
     first, _, last = pair.partition(" ")
     return frozenset(
@@ -252,7 +260,7 @@ def _pair_keys(pair: str, lang: str | None) -> frozenset[str]:
 def _meet(pairs: frozenset[str], other: frozenset[str], lang: str | None) -> frozenset[str]:
     """The two-word names of ``pairs`` that ``other`` has too, in any case where names
     inflect (:func:`_pair_keys`)."""
-    if lang not in NAME_INFLECTING:
+    if lang not in NAME_INFLECTING and lang not in NAME_GENITIVE_S:
         return pairs & other
     keys = frozenset().union(*(_pair_keys(x, lang) for x in other))
     return frozenset(x for x in pairs if _pair_keys(x, lang) & keys)

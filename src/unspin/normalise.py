@@ -410,6 +410,34 @@ def rare_word(word: str, lang: str = "en") -> bool:
     return z is None or z < RARE_ZIPF
 
 
+#: languages that write compounds as one word ("Bereitschaftspolizeieinsatz"): a word the
+#: word list lacks may still be two words it has (:func:`known_compound`)
+COMPOUNDING = frozenset({"de", "nl", "sv", "da", "nb", "no", "fi", "is"})
+#: the shortest part of such a split, and the linking letters a first part may end with
+COMPOUND_MIN_PART = 3
+COMPOUND_LINKS = ("", "s", "es", "n", "en", "e")
+
+
+@lru_cache(maxsize=100_000)
+def known_compound(word: str, lang: str) -> bool:
+    """Whether, in a compounding language (:data:`COMPOUNDING`), ``word`` is two words its
+    word list has, the first with or without a linking letter ("Raketen|tests",
+    "Arbeit|s|markt", "Loyalität|s|prüfungen"): a common noun, not a name nor a
+    translation's fused word. False in any other language."""
+    if lang not in COMPOUNDING:
+        return False
+    n = COMPOUND_MIN_PART
+    for k in range(n, len(word) - n + 1):
+        head, tail = word[:k], word[k:]
+        if (zipf(tail, lang) or 0) <= 0:
+            continue
+        for link in COMPOUND_LINKS:
+            if head.endswith(link) and len(head) - len(link) >= n:
+                if (zipf(head[: len(head) - len(link)] if link else head, lang) or 0) > 0:
+                    return True
+    return False
+
+
 #: languages whose names take case endings ("Трампа", "Trumpowi", "Helsingissä", "Çin'in"):
 #: there one name in two cases must read as one name when two texts' facts are compared
 #: (:func:`name_lemma`); elsewhere a name keeps its one written form
@@ -417,6 +445,9 @@ NAME_INFLECTING = frozenset(
     {"ru", "uk", "pl", "cs", "sk", "sl", "hr", "sr", "bs", "lt", "lv", "et", "fi", "hu"}
     | {"tr", "az", "el", "is", "ro"}
 )
+#: languages whose names take a genitive -s without an apostrophe ("Corbyns Partei",
+#: "Trumps beslut"): there a name and its genitive are one name (:func:`inflection_keys`)
+NAME_GENITIVE_S = frozenset({"de", "lb", "nl", "sv", "da", "nb", "no"})
 #: ... those that write a proper name's ending after an apostrophe ("Ankara'da")
 APOSTROPHE_ENDINGS = frozenset({"tr", "az"})
 #: simplemma's code where it differs from a language identifier's
@@ -465,9 +496,13 @@ def inflection_keys(word: str, lang: str | None) -> frozenset[str]:
     """The prefixes by which ``word`` meets its other cases: of its form and of its
     :func:`name_lemma`, every prefix that leaves at most ``INFLECTION_TAIL`` letters and
     has at least ``INFLECTION_MIN_STEM`` (or the whole word when it is shorter). Two words
-    share a key when they share such a prefix; outside :data:`NAME_INFLECTING`, only the
-    lowercased word itself."""
+    share a key when they share such a prefix. In a language with a genitive -s
+    (:data:`NAME_GENITIVE_S`) the word and, ending in "s", the word without it; elsewhere
+    only the lowercased word itself."""
     low = word.lower().replace("’", "'")
+    if lang in NAME_GENITIVE_S:
+        cut = len(low) > INFLECTION_MIN_STEM and low.endswith("s")
+        return frozenset((low, low[:-1])) if cut else frozenset((low,))
     if lang not in NAME_INFLECTING:
         return frozenset((low,))
     out = set()
