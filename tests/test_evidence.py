@@ -930,10 +930,10 @@ def test_model_style_is_graded_and_points_away_from_the_model_written_side() -> 
         assert _ev("model_style", _style_pair(0.1, 0.95, relation=rel)) is None
 
 
-def test_outside_english_the_style_gap_is_read_in_log_odds() -> None:
+def test_outside_english_the_style_leads_by_its_gap_in_log_odds() -> None:
     import math
 
-    from unspin.evidence import doc_facts
+    from unspin.evidence import _style_lead_value, doc_facts
 
     def pair(pa: float, pb: float, params: ClassifyParams = P) -> PairCtx:
         docs = []
@@ -945,19 +945,26 @@ def test_outside_english_the_style_gap_is_read_in_log_odds() -> None:
             docs.append(d)
         return ctx(docs[0], docs[1], relation="spun", params=params)
 
+    def lead(c: PairCtx) -> float:
+        got = DIRECTION_EVIDENCE["model_style"](c)
+        assert got is not None
+        return _style_lead_value(c, *got)[0]
+
     def logit(p: float) -> float:
         return math.log(p / (1 - p))
 
-    # a Russian original read 0.84 beside its rewrite's 0.98 is as far apart as 0.3 and 0.7
-    # in log-odds, where a difference of probabilities would read it as 0.14
-    v = _ev("model_style", pair(0.84, 0.98))
+    # the evidence itself is the probabilities' difference in every language (what the
+    # decider stage weighs); where it leads, a Russian original read 0.84 beside its
+    # rewrite's 0.98 is as far apart as 0.3 and 0.7 in log-odds, not 0.14
+    assert _ev("model_style", pair(0.84, 0.98)) == pytest.approx(0.14)
+    v = lead(pair(0.84, 0.98))
     assert v == pytest.approx((logit(0.98) - logit(0.84)) / P.style_logit_scale)
-    assert v > 0.5 and _ev("model_style", pair(0.98, 0.84)) == pytest.approx(-v)
-    assert _ev("model_style", pair(0.001, 0.999)) == 1.0  # clipped
-    # scale 0: probabilities, as in English (where the scale is never read)
+    assert v > P.lead_min and lead(pair(0.98, 0.84)) == pytest.approx(-v)
+    assert lead(pair(0.001, 0.999)) == 1.0  # clipped
+    # scale 0, and English: the probabilities' difference
     plain = dataclasses.replace(P, style_logit_scale=0.0)
-    assert _ev("model_style", pair(0.84, 0.98, plain)) == pytest.approx(0.14)
-    assert _ev("model_style", _style_pair(0.84, 0.98)) == pytest.approx(0.14)
+    assert lead(pair(0.84, 0.98, plain)) == pytest.approx(0.14)
+    assert lead(_style_pair(0.84, 0.98)) == pytest.approx(0.14)
 
 
 def test_model_style_decides_only_where_the_rest_is_unsure(monkeypatch) -> None:

@@ -412,10 +412,10 @@ class ClassifyParams:
     # was fitted there without it), and the words of its own each side needs
     word_rarity_skip_langs: tuple[str, ...] = ("en",)
     word_rarity_min_words: int = 5
-    # ``model_style`` outside English: the two texts' style log-odds apart over this
-    # (clipped to [-1, 1]) rather than their probabilities' difference, which the shape-only
-    # model's calibration squeezes in languages whose originals it reads near 0 or 1
-    # (docs/benchmarks.md, session 34); 0: probabilities as in English
+    # ``model_style`` leading outside English: the two texts' style log-odds apart over
+    # this (clipped to [-1, 1]) rather than their probabilities' difference, which the
+    # shape-only model's calibration squeezes in languages whose originals it reads near 0
+    # or 1 (docs/benchmarks.md, session 34); 0: probabilities as in English
     style_logit_scale: float = 4.0
     # ``merged_sentences``: sentence cosine from which a sentence's best counterpart on the
     # other side is where its content went (lower than ``soft_match``: a sentence merged

@@ -1561,17 +1561,6 @@ def _model_style(c: PairCtx) -> tuple[float, str] | None:
     if pa is None or pb is None or pa == pb:
         return None
     more = c.b if pb > pa else c.a
-    scale = c.params.style_logit_scale
-    if c.a.lang != "en" and scale > 0:
-        # the shape-only model of other languages is calibrated on their pooled texts, so
-        # one language's originals sit near 0 or 1 (Russian ~0.85, Spanish ~0.05) and
-        # a rewrite's gap in probability is small there; in log-odds it is the same gap
-        v = (style_logit(pb) - style_logit(pa)) / scale
-        return max(-1.0, min(1.0, v)), (
-            f"reads more as written by a language model: {more.id} "
-            f"(probability {c.a.id} {pa:.2f}, {c.b.id} {pb:.2f}; log-odds apart "
-            f"{abs(v) * scale:.2f})"
-        )
     return pb - pa, (
         f"reads more as written by a language model: {more.id} "
         f"(probability {c.a.id} {pa:.2f}, {c.b.id} {pb:.2f})"
@@ -1797,6 +1786,24 @@ def machine_made(c: PairCtx, out: Sequence[Contribution]) -> tuple[bool, str]:
     )
 
 
+def _style_lead_value(c: PairCtx, v: float, detail: str) -> tuple[float, str]:
+    """The style gap as the lead stage reads it: outside English the two texts' style
+    log-odds apart over ``ClassifyParams.style_logit_scale`` (clipped to [-1, 1]) rather
+    than their probabilities' difference ``v``. The shape-only model of other languages is
+    calibrated on their texts pooled, so one language's originals sit near 0 or 1
+    (Russian ~0.85, Spanish ~0.05) and a rewrite's gap in probability is small there; in
+    log-odds it is the gap it is elsewhere. Only where the style leads (a pair that does
+    not read machine-made): where it decides beside the rest, machine translation's
+    round trips read more model-written than their sources as often as not, and the
+    probability difference is kept (docs/benchmarks.md, session 34)."""
+    scale = c.params.style_logit_scale
+    pa, pb = c.fa.style, c.fb.style
+    if c.a.lang == "en" or scale <= 0 or pa is None or pb is None:
+        return v, detail
+    gap = style_logit(pb) - style_logit(pa)
+    return max(-1.0, min(1.0, gap / scale)), f"{detail}; log-odds apart {abs(gap):.2f}"
+
+
 def _reads_written(c: PairCtx) -> bool:
     """Whether one text of the pair reads as written by a language model (its style
     probability at least ``ClassifyParams.lead_written``; 0: always): the lead stage's
@@ -1893,6 +1900,8 @@ def direction_score(c: PairCtx) -> tuple[float, list[Contribution]]:
         led = []
         for name, _ in deciders:
             got = got_of.get(name)
+            if name == "model_style" and got is not None:
+                got = _style_lead_value(c, *got)
             if name not in p.lead_evidence or got is None or abs(got[0]) < p.lead_min:
                 continue
             v, detail = got
