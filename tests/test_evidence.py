@@ -965,6 +965,12 @@ def test_outside_english_the_style_leads_by_its_gap_in_log_odds() -> None:
     plain = dataclasses.replace(P, style_logit_scale=0.0)
     assert lead(pair(0.84, 0.98, plain)) == pytest.approx(0.14)
     assert lead(_style_pair(0.84, 0.98)) == pytest.approx(0.14)
+    # a rewrite read at 0.2 reads model-written enough to lead outside English, not in
+    # English (its model's calibration: ``lead_written`` 0.3)
+    from unspin.evidence import _reads_written
+
+    assert _reads_written(pair(0.05, 0.2)) and not _reads_written(pair(0.02, 0.05))
+    assert not _reads_written(_style_pair(0.05, 0.2))
 
 
 def test_model_style_decides_only_where_the_rest_is_unsure(monkeypatch) -> None:

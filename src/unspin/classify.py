@@ -298,6 +298,11 @@ class ClassifyParams:
     # with machine-made pairs told apart by the recogniser, a rewrite reading 0.3-0.6
     # model-written may lead too (docs/benchmarks.md, session 17)
     lead_written: float = 0.3
+    # ... outside English, where the shape-only model reads some languages' rewrites at
+    # 0.03-0.3 (Dutch, Portuguese, Spanish: its calibration is over all languages pooled);
+    # chosen among 0 / 0.1 / 0.3 on the design rewrite sets and the MT tune half (256 /
+    # 255 / 251 of 324, 114 / 116 / 116 of 150; docs/benchmarks.md, session 34)
+    lead_written_intl: float = 0.1
     # the machine-made recogniser (session 17): whether a machine (an MT round trip, a
     # thesaurus spinner) made the pair, rather than a language model or a person, from a
     # logistic model over the pair's evidence (:func:`unspin.evidence.machine_made`);
@@ -569,13 +574,15 @@ class ClassifyParams:
             "lead_written",
             "condensed_weight",
             "style_logit_scale",
+            "lead_written_intl",
         ):
             v = getattr(self, name)
             if not (v >= 0 and math.isfinite(v)):
                 raise ValueError(f"ClassifyParams.{name} must be finite and >= 0, got {v}")
-        if self.lead_written > 1:
+        if self.lead_written > 1 or self.lead_written_intl > 1:
             raise ValueError(
-                f"ClassifyParams.lead_written is a probability (<= 1), got {self.lead_written}"
+                "ClassifyParams.lead_written and lead_written_intl are probabilities (<= 1), "
+                f"got {self.lead_written}, {self.lead_written_intl}"
             )
         stray = [n for n in self.lead_evidence if n not in self.decider_evidence]
         if stray:

@@ -1806,13 +1806,15 @@ def _style_lead_value(c: PairCtx, v: float, detail: str) -> tuple[float, str]:
 
 def _reads_written(c: PairCtx) -> bool:
     """Whether one text of the pair reads as written by a language model (its style
-    probability at least ``ClassifyParams.lead_written``; 0: always): the lead stage's
+    probability at least ``ClassifyParams.lead_written``, outside English
+    ``lead_written_intl``; 0: always): the lead stage's
     condition, since a pair of two texts people or machines wrote has no model-written
     side for the style to point at."""
-    if c.params.lead_written <= 0:
+    bar = c.params.lead_written if c.a.lang == "en" else c.params.lead_written_intl
+    if bar <= 0:
         return True
     styles = [s for s in (c.fa.style, c.fb.style) if s is not None]
-    return bool(styles) and max(styles) >= c.params.lead_written
+    return bool(styles) and max(styles) >= bar
 
 
 def condensed_lead(c: PairCtx) -> tuple[float, str] | None:
