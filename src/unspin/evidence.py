@@ -37,6 +37,7 @@ import regex
 from unspin.fingerprint import kept_body, salient_keys
 from unspin.model import Alignment, Doc, Sentence, compared_text
 from unspin.normalise import (
+    APOSTROPHE_ENDINGS,
     DATE_WORDS,
     NAME_GENITIVE_S,
     NAME_INFLECTING,
@@ -49,7 +50,7 @@ from unspin.normalise import (
     full_names,
     inflection_keys,
     known_compound,
-    name_lemma,
+    name_form,
     names,
     rare_word,
     spaced_style,
@@ -191,10 +192,11 @@ def doc_facts(doc: Doc) -> DocFacts:
     lead, pairs = _lead_facts(opening, title), frozenset(full_names(cased))
     lead_pairs = frozenset(full_names(opening) | full_names(title))
     known, keys = frozenset(ws), frozenset()
-    if doc.lang in NAME_INFLECTING:  # one name in two cases is one name ("Трампа", "Трамп")
+    if doc.lang in APOSTROPHE_ENDINGS:  # "Çin'in" is "Çin": a name without its ending
         lang = doc.lang
-        nms, lead = _lemmas(nms, lang), _lemmas(lead, lang)
-        known = known | _lemmas(known, lang)
+        nms, lead = _forms(nms, lang), _forms(lead, lang)
+        known = known | _forms(known, lang)
+    # one name in two cases is one name ("Трампа", "Трамп"): its words' keys
     if doc.lang in NAME_INFLECTING or doc.lang in NAME_GENITIVE_S:
         keys = frozenset().union(*(inflection_keys(w, doc.lang) for w in set(ws)))
     facts = DocFacts(
@@ -240,9 +242,10 @@ def _used_share(mine: DocFacts, theirs: DocFacts) -> float:
     return (len(mine.names) - len(unused_names(mine, theirs)) + 1) / (len(mine.names) + 2)
 
 
-def _lemmas(xs: frozenset[str], lang: str) -> frozenset[str]:
-    """Each name or word in its dictionary form (:func:`unspin.normalise.name_lemma`)."""
-    return frozenset(name_lemma(x, lang) for x in xs)
+def _forms(xs: frozenset[str], lang: str) -> frozenset[str]:
+    """Each name or word in the form names are compared by
+    (:func:`unspin.normalise.name_form`: Turkish "çin'in" -> "çin")."""
+    return frozenset(name_form(x, lang) for x in xs)
 
 
 def _pair_keys(pair: str, lang: str | None) -> frozenset[str]:

@@ -440,7 +440,7 @@ def known_compound(word: str, lang: str) -> bool:
 
 #: languages whose names take case endings ("Трампа", "Trumpowi", "Helsingissä", "Çin'in"):
 #: there one name in two cases must read as one name when two texts' facts are compared
-#: (:func:`name_lemma`); elsewhere a name keeps its one written form
+#: (:func:`inflection_keys`); elsewhere a name keeps its one written form
 NAME_INFLECTING = frozenset(
     {"ru", "uk", "pl", "cs", "sk", "sl", "hr", "sr", "bs", "lt", "lv", "et", "fi", "hu"}
     | {"tr", "az", "el", "is", "ro"}
@@ -450,42 +450,29 @@ NAME_INFLECTING = frozenset(
 NAME_GENITIVE_S = frozenset({"de", "lb", "nl", "sv", "da", "nb", "no"})
 #: ... those that write a proper name's ending after an apostrophe ("Ankara'da")
 APOSTROPHE_ENDINGS = frozenset({"tr", "az"})
-#: simplemma's code where it differs from a language identifier's
-_SIMPLEMMA_LANG = {"hr": "hbs", "sr": "hbs", "bs": "hbs"}
 _APOSTROPHE_ENDING = regex.compile(r"^(\p{L}[\p{L}.-]*)['’]\p{Ll}{1,6}$")
 
 
 @lru_cache(maxsize=200_000)
-def name_lemma(word: str, lang: str | None) -> str:
-    """The lower-case dictionary form of a name in a language whose names inflect
-    (:data:`NAME_INFLECTING`), so "Трампа" and "Трамп", "Warszawie" and "Warszawa",
-    "Çin'in" and "Çin" compare equal; any other word or language: ``word`` lowercased.
-
-    Turkish and Azerbaijani cut the ending after an apostrophe (their spelling rule for
-    proper names); the rest is simplemma's lemma of the capitalised form (its dictionaries
-    and, for some languages, suffix rules ship inside the package; a name neither knows
-    keeps its form, so two cases of it stay apart)."""
+def name_form(word: str, lang: str | None) -> str:
+    """The lower-case form a name is compared by: in Turkish and Azerbaijani without the
+    case ending their spelling puts after an apostrophe ("Çin'in", "Ankara'da" -> "çin",
+    "ankara"); any other word or language: ``word`` lowercased. Other cases meet by
+    :func:`inflection_keys`. (A dictionary lemmatiser, simplemma, was measured beside the
+    prefix rule: no gain on Russian and Turkish rewrites, 100-350 MB resident a language
+    per process: docs/benchmarks.md, session 34.)"""
     low = word.lower().replace("’", "'")
-    if lang not in NAME_INFLECTING:
-        return low
     if lang in APOSTROPHE_ENDINGS:
         m = _APOSTROPHE_ENDING.match(low)
         if m:
             return m.group(1)
-    code = _SIMPLEMMA_LANG.get(lang, lang)
-    try:
-        from simplemma import lemmatize
-
-        lemma = lemmatize(low[:1].upper() + low[1:], lang=code)
-    except (ValueError, KeyError, ImportError):  # a language simplemma does not list
-        return low
-    return lemma.lower()
+    return low
 
 
 #: in a language whose names inflect, two words are one name in two cases when they share
 #: a prefix of at least ``INFLECTION_MIN_STEM`` letters that leaves at most
 #: ``INFLECTION_TAIL`` letters of either (:func:`inflection_keys`): "Брайтон" / "Брайтона",
-#: "Рахим" / "Рахима", "Erdoğan" / "Erdoğanı", which no dictionary lists. Case endings of
+#: "Трамп" / "Трампа", "Erdoğan" / "Erdoğanı", "Warszawa" / "Warszawie". Case endings of
 #: Slavic, Baltic, Finnic and Turkic nouns are one to three letters
 INFLECTION_TAIL = 3
 INFLECTION_MIN_STEM = 4
@@ -493,9 +480,9 @@ INFLECTION_MIN_STEM = 4
 
 @lru_cache(maxsize=200_000)
 def inflection_keys(word: str, lang: str | None) -> frozenset[str]:
-    """The prefixes by which ``word`` meets its other cases: of its form and of its
-    :func:`name_lemma`, every prefix that leaves at most ``INFLECTION_TAIL`` letters and
-    has at least ``INFLECTION_MIN_STEM`` (or the whole word when it is shorter). Two words
+    """The prefixes by which ``word`` meets its other cases: of its :func:`name_form`,
+    every prefix that leaves at most ``INFLECTION_TAIL`` letters and has at least
+    ``INFLECTION_MIN_STEM`` (or the whole word when it is shorter). Two words
     share a key when they share such a prefix. In a language with a genitive -s
     (:data:`NAME_GENITIVE_S`) the word and, ending in "s", the word without it; elsewhere
     only the lowercased word itself."""
@@ -505,11 +492,9 @@ def inflection_keys(word: str, lang: str | None) -> frozenset[str]:
         return frozenset((low, low[:-1])) if cut else frozenset((low,))
     if lang not in NAME_INFLECTING:
         return frozenset((low,))
-    out = set()
-    for base in {low, name_lemma(word, lang)}:
-        lo = min(len(base), max(INFLECTION_MIN_STEM, len(base) - INFLECTION_TAIL))
-        out.update(base[:k] for k in range(lo, len(base) + 1))
-    return frozenset(out)
+    base = name_form(word, lang)
+    lo = min(len(base), max(INFLECTION_MIN_STEM, len(base) - INFLECTION_TAIL))
+    return frozenset(base[:k] for k in range(lo, len(base) + 1))
 
 
 def names(
