@@ -971,6 +971,17 @@ def test_outside_english_the_style_leads_by_its_gap_in_log_odds() -> None:
 
     assert _reads_written(pair(0.05, 0.2)) and not _reads_written(pair(0.02, 0.05))
     assert not _reads_written(_style_pair(0.05, 0.2))
+    # the machine-made recogniser (fitted on the English model's levels) reads a Russian
+    # pair at 0.84 / 0.98 as the English model would a pair at the base and the same
+    # log-odds gap above it: not as two texts that both read model-written
+    from unspin.evidence import _recogniser_styles
+
+    lo, hi = _recogniser_styles(pair(0.98, 0.84))[::-1]
+    assert lo == pytest.approx(P.recogniser_style_base)
+    assert logit(hi) - logit(lo) == pytest.approx(logit(0.98) - logit(0.84))
+    assert _recogniser_styles(_style_pair(0.84, 0.98)) == (0.84, 0.98)  # English: as read
+    plain = dataclasses.replace(P, recogniser_style_base=0.0)
+    assert _recogniser_styles(pair(0.84, 0.98, plain)) == (0.84, 0.98)
 
 
 def test_model_style_decides_only_where_the_rest_is_unsure(monkeypatch) -> None:

@@ -303,6 +303,12 @@ class ClassifyParams:
     # chosen among 0 / 0.1 / 0.3 on the design rewrite sets and the MT tune half (256 /
     # 255 / 251 of 324, 114 / 116 / 116 of 150; docs/benchmarks.md, session 34)
     lead_written_intl: float = 0.1
+    # ... and, outside English, the level at which the machine-made recogniser reads the
+    # less model-written text of a pair, the other at the pair's log-odds gap above it
+    # (``evidence._recogniser_styles``); chosen among 0 (as read) / 0.1 / 0.2 on the design
+    # rewrite sets and the MT tune half (256 / 259 / 260 of 324; 116 of 150 each;
+    # docs/benchmarks.md, session 34)
+    recogniser_style_base: float = 0.2
     # the machine-made recogniser (session 17): whether a machine (an MT round trip, a
     # thesaurus spinner) made the pair, rather than a language model or a person, from a
     # logistic model over the pair's evidence (:func:`unspin.evidence.machine_made`);
@@ -575,6 +581,7 @@ class ClassifyParams:
             "condensed_weight",
             "style_logit_scale",
             "lead_written_intl",
+            "recogniser_style_base",
         ):
             v = getattr(self, name)
             if not (v >= 0 and math.isfinite(v)):
@@ -583,6 +590,11 @@ class ClassifyParams:
             raise ValueError(
                 "ClassifyParams.lead_written and lead_written_intl are probabilities (<= 1), "
                 f"got {self.lead_written}, {self.lead_written_intl}"
+            )
+        if self.recogniser_style_base >= 1:
+            raise ValueError(
+                "ClassifyParams.recogniser_style_base is a probability (< 1), "
+                f"got {self.recogniser_style_base}"
             )
         stray = [n for n in self.lead_evidence if n not in self.decider_evidence]
         if stray:

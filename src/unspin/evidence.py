@@ -1751,6 +1751,23 @@ def recogniser_features(
     return [pair[n] if n in pair else abs(values.get(n, 0.0)) for n in names]
 
 
+def _recogniser_styles(c: PairCtx) -> tuple[float | None, float | None]:
+    """The two style probabilities as the machine-made recogniser reads them. It was
+    fitted on the English model's, where an original reads low; the shape-only model of
+    other languages reads one language's originals near 0 and another's near 1 (Russian,
+    Polish, Turkish 0.8-0.95), which its ``style_min`` weight took for a machine's pair.
+    So outside English the lower side is put at ``ClassifyParams.recogniser_style_base``
+    and the higher one at the same log-odds gap above it (docs/benchmarks.md, session 34);
+    0 reads them as they are."""
+    pa, pb = c.fa.style, c.fb.style
+    base = c.params.recogniser_style_base
+    if c.a.lang == "en" or base <= 0 or pa is None or pb is None:
+        return pa, pb
+    gap = abs(style_logit(pa) - style_logit(pb))
+    lo, hi = logistic(style_logit(base)), logistic(style_logit(base) + gap)
+    return (lo, hi) if pa <= pb else (hi, lo)
+
+
 def recogniser_probability(p: Any, feats: Sequence[float]) -> float:
     """Probability that a machine (MT round trip, thesaurus spinner) made the pair rather
     than a language model or a person: the logistic model ``machine_weights`` /
@@ -1776,7 +1793,7 @@ def machine_made(c: PairCtx, out: Sequence[Contribution]) -> tuple[bool, str]:
         return mass >= p.machine_bar, f"machine evidence {mass:.2f} {word} {p.machine_bar:g}"
     values = {x.name: x.value for x in out}
     lenratio = float(TYPING_FEATURES["lenratio"](c))
-    feats = recogniser_features(p.machine_features, values, (c.fa.style, c.fb.style), lenratio)
+    feats = recogniser_features(p.machine_features, values, _recogniser_styles(c), lenratio)
     prob = recogniser_probability(p, feats)
     terms = sorted(
         zip(p.machine_features, feats, p.machine_weights), key=lambda t: -abs(t[1] * t[2])
