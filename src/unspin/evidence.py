@@ -39,8 +39,6 @@ from unspin.model import Alignment, Doc, Sentence, compared_text
 from unspin.normalise import (
     APOSTROPHE_ENDINGS,
     DATE_WORDS,
-    NAME_GENITIVE_S,
-    NAME_INFLECTING,
     POSSESSIVE,
     cross_language,
     decase_headlines,
@@ -52,6 +50,7 @@ from unspin.normalise import (
     known_compound,
     name_form,
     names,
+    names_inflect,
     rare_word,
     spaced_style,
     words,
@@ -127,12 +126,11 @@ class DocFacts:
     #: its two-word names (:func:`unspin.normalise.full_names`), and those of its lead
     name_pairs: frozenset[str] = frozenset()
     lead_pairs: frozenset[str] = frozenset()
-    #: in a language whose names inflect (:data:`unspin.normalise.NAME_INFLECTING`,
-    #: :data:`unspin.normalise.NAME_GENITIVE_S`), the keys by which its words meet other
-    #: cases of a name
-    #: (:func:`unspin.normalise.inflection_keys`); empty elsewhere
+    #: where names inflect (:func:`unspin.normalise.names_inflect`), the keys by which its
+    #: words meet other cases of a name (:func:`unspin.normalise.inflection_keys`); empty
+    #: elsewhere
     word_keys: frozenset[str] = frozenset()
-    lang: str | None = None
+    lang: str | None = None  # the text's language (the keys' and names' forms)
 
     @cached_property
     def style(self) -> float | None:
@@ -196,8 +194,7 @@ def doc_facts(doc: Doc) -> DocFacts:
         lang = doc.lang
         nms, lead = _forms(nms, lang), _forms(lead, lang)
         known = known | _forms(known, lang)
-    # one name in two cases is one name ("Трампа", "Трамп"): its words' keys
-    if doc.lang in NAME_INFLECTING or doc.lang in NAME_GENITIVE_S:
+    if names_inflect(doc.lang):  # one name in two cases is one name ("Трампа", "Трамп")
         keys = frozenset().union(*(inflection_keys(w, doc.lang) for w in set(ws)))
     facts = DocFacts(
         figures=figs,
@@ -250,9 +247,9 @@ def _forms(xs: frozenset[str], lang: str) -> frozenset[str]:
 
 def _pair_keys(pair: str, lang: str | None) -> frozenset[str]:
     """The keys by which a two-word name meets its other cases ("джеффа флейка" /
-    "джеффом флейком"): each word's :func:`inflection_keys`, paired; outside
-    :data:`NAME_INFLECTING` and :data:`NAME_GENITIVE_S` the name itself."""
-    if lang not in NAME_INFLECTING and lang not in NAME_GENITIVE_S:
+    "джеффом флейком"): each word's :func:`inflection_keys`, paired; where names do not
+    inflect (:func:`unspin.normalise.names_inflect`), the name itself."""
+    if not names_inflect(lang):
         return frozenset((pair,))
     first, _, last = pair.partition(" ")
     return frozenset(
@@ -263,7 +260,7 @@ def _pair_keys(pair: str, lang: str | None) -> frozenset[str]:
 def _meet(pairs: frozenset[str], other: frozenset[str], lang: str | None) -> frozenset[str]:
     """The two-word names of ``pairs`` that ``other`` has too, in any case where names
     inflect (:func:`_pair_keys`)."""
-    if lang not in NAME_INFLECTING and lang not in NAME_GENITIVE_S:
+    if not names_inflect(lang):
         return pairs & other
     keys = frozenset().union(*(_pair_keys(x, lang) for x in other))
     return frozenset(x for x in pairs if _pair_keys(x, lang) & keys)

@@ -448,7 +448,15 @@ NAME_INFLECTING = frozenset(
 #: languages whose names take a genitive -s without an apostrophe ("Corbyns Partei",
 #: "Trumps beslut"): there a name and its genitive are one name (:func:`inflection_keys`)
 NAME_GENITIVE_S = frozenset({"de", "lb", "nl", "sv", "da", "nb", "no"})
-#: ... those that write a proper name's ending after an apostrophe ("Ankara'da")
+
+
+def names_inflect(lang: str | None) -> bool:
+    """Whether a name takes other forms in ``lang`` (case endings or a genitive -s), so
+    that its forms are compared by :func:`inflection_keys` rather than as written."""
+    return lang in NAME_INFLECTING or lang in NAME_GENITIVE_S
+
+
+#: languages that write a proper name's ending after an apostrophe ("Ankara'da")
 APOSTROPHE_ENDINGS = frozenset({"tr", "az"})
 _APOSTROPHE_ENDING = regex.compile(r"^(\p{L}[\p{L}.-]*)['’]\p{Ll}{1,6}$")
 
