@@ -210,6 +210,16 @@ class ClassifyParams:
     # the gate, the rewrite model is read too. ``whole_min_carried`` or more: the gate
     # for every claim, as before
     rewrite_min_carried: int = 0
+    # ... except in languages whose script has no capitals (the rewrite model's name and key
+    # features read names by their capitals; there they are figures and Latin-script words
+    # only, and two reports of one event share most of them): there the rewrite model's
+    # own claim needs the pieces every whole claim needs (NTREX: three claims between
+    # independent reports in Japanese and Chinese, 2 pieces each; docs/benchmarks.md,
+    # session 34)
+    caseless_langs: tuple[str, ...] = (
+        "zh", "zh-Hant", "ja", "ko", "th", "lo", "km", "my", "ar", "fa", "ur", "he", "yi",
+        "hi", "mr", "ne", "bn", "pa", "gu", "ta", "te", "kn", "ml", "si", "ka", "am",
+    )  # fmt: skip
     soft_match: float = 0.7  # sentence cosine from which a sentence has a counterpart
     # ``peak_hi``: a sentence's best cosine this far above the median of its cosines to
     # the other text is a counterpart of its own (0.25/0.3/0.35 tried: 0.3 the lowest
@@ -1717,13 +1727,14 @@ def reuse_type(
                 whole, prob = True, rprob if second is None else max(rprob, p.rewrite_cut)
     if whole:
         got, need = carried_evidence(c)
+        least = need if a.lang in p.caseless_langs else p.rewrite_min_carried
         if (
             got < need
             and not rewrite
             and not cross
             and p.rewrite_model
             and f["verbatim"] < p.copy_verbatim
-            and got >= p.rewrite_min_carried
+            and got >= least
         ):
             # the whole-text model's claim would be turned away: the rewrite model's own
             # claim (from its cut, not the band) may still stand, as below
@@ -1732,7 +1743,7 @@ def reuse_type(
                 rewrite, prob = True, rprob
                 contrib += rcontrib
                 reasons += why
-        if got < need and rewrite and second is None and got >= p.rewrite_min_carried:
+        if got < need and rewrite and second is None and got >= least:
             # the rewrite model's own claim: fitted against independent reports of one
             # event, it needs no pieces of the text beyond ``rewrite_min_carried``
             reasons.append(
