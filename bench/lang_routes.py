@@ -184,6 +184,8 @@ def rewrites(folder: Path, out: Path) -> int:
 ISO = {
     "spa": "es", "fra": "fr", "deu": "de", "por": "pt", "ita": "it",
     "nld": "nl", "rus": "ru", "pol": "pl", "tur": "tr",
+    "jpn": "ja", "zho-CN": "zh", "zho-TW": "zh-Hant", "kor": "ko", "arb": "ar", "hin": "hi",
+    "ell": "el",
 }  # fmt: skip
 
 

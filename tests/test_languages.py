@@ -80,6 +80,11 @@ def test_words_of_latin_text_are_unchanged() -> None:
             ["투표를 하게 된다.", "이 국민 투표는 실시되었다."],
         ),
         ("He met Dr. Smith. then he left.", ["He met Dr. Smith. then he left."]),
+        (
+            "Die Wahl ist am 3. Oktober. Zum 5. Mal seit 1990. Bis 1. Januar gilt es.",
+            ["Die Wahl ist am 3. Oktober.", "Zum 5. Mal seit 1990.", "Bis 1. Januar gilt es."],
+        ),
+        ("The toll rose to 12. Police said so.", ["The toll rose to 12.", "Police said so."]),
     ],
 )
 def test_sentences_end_at_every_scripts_stops(text: str, expected: list[str]) -> None:

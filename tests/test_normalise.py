@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from unspin.normalise import (
     detect_language,
     find_quotes,
@@ -36,6 +38,33 @@ def test_quotes_of_every_style_with_offsets() -> None:
     assert [q.text for q in quotes] == ["we are not done yet", "this is final", "nous restons ici"]
     for q in quotes:
         assert q.text in text[q.start : q.end]
+
+
+@pytest.mark.parametrize(
+    ("text", "quoted"),
+    [
+        (
+            "Minister powiedział: „To jest bardzo ważna decyzja”. Potem wyszedł.",
+            "To jest bardzo ważna decyzja",
+        ),
+        (
+            "Er sagte: „Das ist eine sehr wichtige Entscheidung“. Dann ging er.",
+            "Das ist eine sehr wichtige Entscheidung",
+        ),
+        ("首相は「これは重要な決定だ」と述べた。", "これは重要な決定だ"),
+        ("他表示：『這是一個非常重要的決定』。", "這是一個非常重要的決定"),
+    ],
+)
+def test_quotes_in_polish_german_and_corner_brackets(text: str, quoted: str) -> None:
+    """Polish (and Hungarian, Romanian) close „ with ”, German with “; Japanese and
+    traditional Chinese quote in corner brackets."""
+    assert [q.text for q in find_quotes(text)] == [quoted]
+
+
+def test_a_sentence_opening_with_a_low_quotation_mark_is_its_own() -> None:
+    text = "Er ging nach Hause. „Wir bleiben hier“, sagte er. Dann war Ruhe."
+    got = [text[s:e] for s, e in split_sentences(text)]
+    assert got == ["Er ging nach Hause.", "„Wir bleiben hier“, sagte er.", "Dann war Ruhe."]
 
 
 def test_quote_spanning_two_sentences_marks_both() -> None:

@@ -403,3 +403,26 @@ def test_later_new_names_and_later_min_names_are_validated() -> None:
             ClassifyParams(**bad)
     ClassifyParams(later_new_names=0, later_min_names=0)
     ClassifyParams(later_new_names=None)
+
+
+# a reworded report whose one figure the rewrite writes another way ("25.000" and
+# "25 000", "77.000" and "77 ألف" in the texts that showed it): one figure, not two items
+DE_SOURCE = [
+    "Die Polizei hielt eine Menge von 25.000 Menschen von der Moschee fern.",
+    "Viele Anhänger versammelten sich dennoch in der Nähe, um den Präsidenten zu sehen.",
+]
+DE_REWRITE = [
+    "Aus Sicherheitsgründen hielt die Polizei 25 000 Menschen von dem Gotteshaus fern.",
+    "Trotzdem kamen viele Anhänger in die Nähe, um ihren Präsidenten zu erleben.",
+]
+
+
+def test_one_figure_written_two_ways_outside_english_is_no_series() -> None:
+    a, b = _aligned(DE_SOURCE, DE_REWRITE)
+    a.lang = b.lang = "de"
+    groups = [[(k, k, 1.0, 0.97, 1.0, False, True) for k in range(2)]]
+    assert series_lines(a, b, groups, AlignParams())[1] == 0  # no line with other figures
+    assert not align(a, b).features["series"]
+    # compared as written (the English reading), the two spellings are two figures
+    exact = AlignParams(exact_figure_langs=("en", "de"))
+    assert series_lines(a, b, groups, exact)[:2] == (0, 1)

@@ -473,3 +473,29 @@ def test_a_hard_wrapped_texts_cache_key_is_marked_and_no_other_key_moves() -> No
     )
     assert cache_key(plain, "use") == old(plain)
     assert cache_key(wrapped, "use") != old(wrapped)
+
+
+def test_a_text_with_a_german_ordinal_has_its_cache_key_marked_and_no_other() -> None:
+    """Docs cached when "am 3. Oktober" was cut into two sentences, or when quotations
+    in „…” or corner brackets were not read, are not reused for such a text; a text
+    whose every full stop after a figure ends a sentence keeps its key."""
+    import hashlib
+
+    from unspin.fingerprint import FINGERPRINT_VERSION
+    from unspin.model import key_json
+    from unspin.store import cache_key
+
+    def old(a: Article) -> str:
+        parts = [FINGERPRINT_VERSION, "use", a.text, a.title, a.lang]
+        return hashlib.sha1(key_json(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+    english = Article(id="e", text="The toll rose to 12. Police said so on Monday.")
+    german = Article(id="g", text="Die Wahl findet am 3. Oktober statt. Sie ist offen.")
+    lower = Article(id="l", text="Valget finder sted den 3. oktober. Det er åbent.")
+    assert cache_key(english, "use") == old(english)
+    assert cache_key(lower, "use") == old(lower)  # a lower-case month was never cut
+    assert cache_key(german, "use") != old(german)
+    polish = Article(id="q", text="Minister powiedział: „To jest ważna decyzja”.")
+    japanese = Article(id="j", text="首相は「これは重要な決定だ」と述べた。")
+    assert cache_key(polish, "use") != old(polish)
+    assert cache_key(japanese, "use") != old(japanese)

@@ -118,6 +118,13 @@ class AlignParams:
     # language only (a translation keeps its figures). Reuters series are often written
     # again in other words (the money market on two days, a tender a week later).
     series_reworded: bool = True
+    # languages whose figures the series, template and form checks compare as written
+    # (:func:`unspin.normalise.figures`, "77,000" == 77000, "five" == 5); in every other
+    # language they compare by their digits (:func:`unspin.normalise.figure_signatures`):
+    # number formats there vary between writers of one language ("77.000" and "77 ألف",
+    # "25.000" and "25 000", "2万5000" and "25.000"), and one figure written two ways
+    # made a whole rewrite "two items of one series" (docs/benchmarks.md, session 35)
+    exact_figure_langs: tuple[str, ...] = ("en",)
 
     def __post_init__(self) -> None:
         for name in (
@@ -362,7 +369,12 @@ def name_lost(name: str, other: set[str]) -> bool:
     return 2 * sum(w not in other for w in ws) > len(ws)
 
 
-def slot_mismatch(ta: str, tb: str, casing: Casing | None = None) -> Slots:
+def slot_mismatch(
+    ta: str,
+    tb: str,
+    casing: Casing | None = None,
+    figs: Callable[[str], frozenset[str]] = figures,
+) -> Slots:
     """Figures and names of two aligned texts that the other side lacks.
 
     Figures as :func:`unspin.normalise.figures` finds them (spelled-out figures and
@@ -378,12 +390,14 @@ def slot_mismatch(ta: str, tb: str, casing: Casing | None = None) -> Slots:
     title hides it, and English frequency misreads names made of common words
     ("PREMIER", "OHIO") and template words rare in English ("DEBENTURES"); where the
     corpus tells, it decides (:func:`unspin.normalise.names`). Without it, as above.
+    ``figs``: how figures are read (:func:`figures_for`: by their digits outside
+    ``AlignParams.exact_figure_langs``).
     """
 
     def bare(ws: set[str] | list[str]) -> set[str]:  # "Google's" keeps the name "Google"
         return {w.removesuffix("'s") for w in ws}
 
-    na, nb = figures(ta), figures(tb)
+    na, nb = figs(ta), figs(tb)
     ma = _name_runs(ta, bare(_names(ta, casing)))
     mb = _name_runs(tb, bare(_names(tb, casing)))
     wa, wb = bare(words(ta)), bare(words(tb))
@@ -442,7 +456,8 @@ def _templates(a: Doc, b: Doc, passages: list[AlignedPassage], p: AlignParams) -
 
     # a translation renders names its own way ("Estados Unidos"), and number formats
     # ("3,5"): across languages figures are compared by their digits alone
-    slots = figure_slots if cross_language(a, b) else slot_mismatch
+    figs = figures_for(a.lang, p)
+    slots = figure_slots if cross_language(a, b) else lambda x, y: slot_mismatch(x, y, None, figs)
     none = Slots(0, 0, 0, 0, 0, 0)
 
     def frame(idx: list[int]) -> float:
@@ -1050,6 +1065,7 @@ def series_lines(
     # in other words only within one language: a translation keeps its figures, and
     # one edited figure in a short translated text must not make it another item
     reworded = p.series_reworded and a.lang == b.lang
+    figs = figures_for(a.lang, p)
     differ = 0
     flags = []
     keep: list[tuple[str, str]] = []  # lines that keep their figures, for the agree count
@@ -1059,13 +1075,13 @@ def series_lines(
             if x[5] or not x[6]:
                 continue
             ta, tb = a.sentences[x[0]].text, b.sentences[x[1]].text
-            fa, fb = figures(ta), figures(tb)
+            fa, fb = figs(ta), figs(tb)
             if fa == fb:
                 if fa:  # the same figures; lines without any cannot tell
                     kept += 1
                     keep.append((ta, tb))
             elif 2 * len(fa & fb) < len(fa | fb) and (
-                (reworded and _own_figures(ta, tb)) or same_frame(ta, tb)
+                (reworded and _own_figures(ta, tb, figs)) or same_frame(ta, tb)
             ):
                 # most of the line's figures are others (a corrected figure among kept
                 # ones, "70 cts vs 70" -> "70 cts vs 75", is an edit, not another item)
@@ -1081,13 +1097,28 @@ def series_lines(
     return agree, differ, flags
 
 
-def _own_figures(ta: str, tb: str) -> bool:
+def figures_for(lang: str, p: AlignParams) -> Callable[[str], frozenset[str]]:
+    """How two texts in ``lang`` compare figures: as written (:func:`figures`) in
+    ``p.exact_figure_langs``, else by their digits (:func:`_signatures`)."""
+    return figures if lang in p.exact_figure_langs else _signatures
+
+
+def _signatures(text: str) -> frozenset[str]:
+    """:func:`unspin.normalise.figure_signatures` as a frozenset (figures by their digits)."""
+    return frozenset(figure_signatures(text))
+
+
+def _own_figures(ta: str, tb: str, figs: Callable[[str], frozenset[str]] = figures) -> bool:
     """Whether each of two lines has a figure the other lacks, "one" as a word left out
     unless the line also writes 1 in digits, and the two differ in a figure written in
     digits: a line of another item in other words ("4.03 billion dlrs" / "4.96 billion
     dlrs", "six pct" / "6-3/16 pct"), not the pronoun or the name read as a figure ("one
     of the core battlegrounds", "BBC One" against "£178m") nor one amount in two
     counting words ("three million" / "thirty lakh")."""
+
+    if figs is not figures:  # by their digits: "77.000" and "77 ألف" are one figure
+        fa, fb = figs(ta), figs(tb)
+        return bool(fa - fb) and bool(fb - fa)
 
     def own(t: str) -> frozenset[str]:
         f = figures(t)

@@ -28,7 +28,7 @@ from unspin.model import CHANGE_KINDS, Change, Doc, Relation, Result, Sentence, 
 from unspin.normalise import STOPWORDS, UPPER
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
-_QMARK = re.compile(r"[\"“”„«»‹›]|(?<!\w)['‘’]|['‘’](?!\w)")
+_QMARK = re.compile(r"[\"“”„«»‹›「」『』]|(?<!\w)['‘’]|['‘’](?!\w)")
 _CAPS = regex.compile(
     rf"(?<![\w'’]){UPPER}[\w'’.&-]*(?:\s+(?:(?:of|de|del|la|le|the|van|von|al|da|di|du)\s+)?"
     rf"{UPPER}[\w'’.&-]*)*"

@@ -480,7 +480,7 @@ def shipped_intl_style_model() -> StyleModel | None:
 
 #: languages the shape-only style model is not read in: English (its own model) and
 #: scripts written without spaces (words and sentence lengths are not what it was fitted on)
-INTL_STYLE_SKIP = frozenset({"en", "und", "zh", "ja", "th", "lo", "km", "my"})
+INTL_STYLE_SKIP = frozenset({"en", "und", "zh", "zh-Hant", "ja", "th", "lo", "km", "my"})
 
 
 def model_style(text: str, lang: str = "en") -> float | None:
@@ -1376,9 +1376,10 @@ def _fluency(c: PairCtx) -> tuple[float, str] | None:
     other lacks, the share that other articles use too. Machine translation, synonym
     spinners and paraphrasers put words together as nobody writes them ("ample consumer",
     "gentleman Callaghan"); a source's wording is the language of its beat. Same language
-    only; needs ``min_fluency_pairs`` such word pairs a side and a corpus."""
+    only, not in a script written without spaces (``ClassifyParams.unspaced_langs``);
+    needs ``min_fluency_pairs`` such word pairs a side and a corpus."""
     phrase = getattr(c.support, "phrase_support", None)
-    if phrase is None or not c.same_language:
+    if phrase is None or not c.same_language or c.a.lang in c.params.unspaced_langs:
         return None
     from unspin.corpus import bigram_hashes
 
@@ -1426,7 +1427,8 @@ def _word_rarity(c: PairCtx) -> tuple[float, str] | None:
     side's aligned text has and the other's lacks, the mean word frequency (wordfreq's
     Zipf scale) in the text's language; the side whose own words are rarer is the
     derivative. Same language; copies, spins and partial reuse; not in
-    ``word_rarity_skip_langs`` nor a language wordfreq does not list; each side needs
+    ``word_rarity_skip_langs`` or ``unspaced_langs`` nor a language wordfreq does not
+    list; each side needs
     ``word_rarity_min_words`` such words. Measured on Apertium round trips of Spanish,
     French, Italian and Portuguese articles (docs/benchmarks.md, session 33)."""
     p = c.params
@@ -1434,6 +1436,7 @@ def _word_rarity(c: PairCtx) -> tuple[float, str] | None:
         not c.same_language
         or c.relation not in ("spun", "copy", "partial")
         or c.a.lang in p.word_rarity_skip_langs
+        or c.a.lang in p.unspaced_langs
     ):
         return None
     wa = {w for i in c.ia for w in words(c.a.sentences[i].text) if w.isalpha()}

@@ -808,6 +808,53 @@ def paragraphs(text: str) -> list[tuple[int, int]]:
     return [(s, e) for s, e in out]
 
 
+#: a full stop after a number of at most three figures is an ordinal, not the end of a
+#: sentence, where one of these words comes before the number (German writes "am 3.
+#: Oktober", "das 5. Mal", "im 20. Jahrhundert": the next word is capitalised, so the
+#: capital rule alone would cut there); English "rose to 12. Then" still ends
+ORDINAL_LEADS = frozenset(
+    """am im zum zur vom beim der die das dem den des seit bis ab ihr ihre ihrem ihren
+    ihres sein seine seinem seinen seines dieses diesem diesen jedes jedem""".split()
+)
+#: ... or a month name (German, capitalised) follows it: "Bis 1. Januar"
+ORDINAL_MONTHS = frozenset(
+    """januar jänner februar märz april mai juni juli august september oktober november
+    dezember""".split()
+)
+_ORDINAL_BEFORE = re.compile(r"(\w+)\s+\d{1,3}$")
+
+
+def _is_ordinal(chunk: str, dot_pos: int, after: int) -> bool:
+    """Whether the full stop at ``dot_pos`` closes an ordinal number (:data:`ORDINAL_LEADS`,
+    :data:`ORDINAL_MONTHS`); ``after``: where the next word starts."""
+    m = _ORDINAL_BEFORE.search(chunk, max(0, dot_pos - ABBREV_LOOKBEHIND), dot_pos)
+    if m is None:
+        return False
+    if m.group(1).lower() in ORDINAL_LEADS:
+        return True
+    nxt = re.match(r"\w+", chunk[after : after + 12])
+    return nxt is not None and nxt.group(0).lower() in ORDINAL_MONTHS
+
+
+def has_ordinal_stop(text: str) -> bool:
+    """Whether ``text`` holds a full stop :func:`split_sentences` reads as an ordinal's
+    (:func:`_is_ordinal`) before a word that opens with a capital: the texts whose
+    sentences fingerprint version fp-9's code split otherwise (the store's cache key
+    marks them, :func:`unspin.store.cache_key`)."""
+    for m in re.finditer(r"\d\.[\"'”’»)\]]*\s+", text):
+        if _opens(text[m.end() : m.end() + 1]) and _is_ordinal(text, m.start() + 1, m.end()):
+            return True
+    return False
+
+
+def _opens(nxt: str) -> bool:
+    """Whether a sentence can open with character ``nxt``: a capital, a figure, a
+    quotation or a letter of a script without case (Arabic, Korean...), not a
+    lower-case word."""
+    caseless = nxt.isalpha() and not (nxt.isupper() or nxt.islower())
+    return nxt.isupper() or nxt.isdigit() or caseless or nxt in "\"'“‘«([„「『"
+
+
 def split_sentences(text: str) -> list[tuple[int, int]]:
     """Sentence spans ``(start, end)`` into ``text``; the end of a paragraph
     (:func:`paragraphs`: a line break, except a soft wrap) always ends a sentence."""
@@ -818,13 +865,11 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
         for m in _BOUNDARY.finditer(chunk):
             end = m.end(2) if m.group(1) else m.end(5)
             nxt = chunk[m.end() : m.end() + 1]
-            if m.group(1) == "." and _is_abbreviation(chunk, m.start(1)):
+            if m.group(1) == "." and (
+                _is_abbreviation(chunk, m.start(1)) or _is_ordinal(chunk, m.start(1), m.end())
+            ):
                 continue
-            # the next sentence opens with a capital, a figure, a quotation or a letter
-            # of a script without case (Arabic, Korean...), not with a lower-case word
-            caseless = nxt.isalpha() and not (nxt.isupper() or nxt.islower())
-            opens = nxt.isupper() or nxt.isdigit() or caseless or nxt in "\"'“‘«(["
-            if m.group(1) and nxt and not opens:
+            if m.group(1) and nxt and not _opens(nxt):
                 continue
             spans.append((p_start + start, p_start + end))
             start = m.end()
@@ -841,10 +886,27 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
 
 # ---------------------------------------------------------------- quotations
 
-_OPEN_CLOSE = {"“": "”", "«": "»", "„": "“", "‘": "’"}
+#: each opening mark and the marks that close it: "„" closes with "“" in German and
+#: Czech, with "”" in Polish, Hungarian and Romanian (the nearer one is taken); Japanese
+#: and Chinese in traditional characters quote in corner brackets
+_OPEN_CLOSE = {"“": "”", "«": "»", "„": "“”", "‘": "’", "「": "」", "『": "』"}
 _STRAIGHT = re.compile(r"\"|''|``")
 #: the first character of every opening mark :func:`find_quotes` knows
 _QUOTE_CHAR = re.compile("[" + re.escape("".join(_OPEN_CLOSE)) + "\"'`]")
+
+
+def _nearest(chunk: str, marks: str, start: int) -> int:
+    """The first place from ``start`` where any of ``marks`` stands, -1 if none."""
+    got = [j for j in (chunk.find(m, start) for m in marks) if j != -1]
+    return min(got) if got else -1
+
+
+def quote_marks_changed(text: str) -> bool:
+    """Whether ``text`` holds a mark fingerprint version fp-9's code read otherwise: a
+    quotation in corner brackets or one that opens with "„" and closes with "”" (read
+    since), or a sentence that opens with "„", "「" or "『" (cut from the one before
+    since). The store's cache key marks such a text."""
+    return "„" in text or "「" in text or "『" in text
 
 
 def find_quotes(text: str, min_words: int = 3) -> list[Quote]:
@@ -872,7 +934,7 @@ def find_quotes(text: str, min_words: int = 3) -> list[Quote]:
                 close = None
             j = -1
             if close:
-                j = chunk.find(close, i + 1)
+                j = _nearest(chunk, close, i + 1)
                 if close == "’":
                     while j != -1 and j + 1 < len(chunk) and chunk[j + 1].isalpha():
                         j = chunk.find(close, j + 1)

@@ -83,7 +83,7 @@ _BEFORE = regex.compile(rf"{_SPK}{_ADV}\s+{_SAY}[^\x00\x01]{{0,60}}?[:,]?\W{{0,4
 #: anywhere in the sentence: ``according to X`` or ``X said in a statement``
 _ACCORDING = regex.compile(rf"\baccording to (?:(?P<s>{_SOURCE})|{_ROLE}(?P<n>{_NAME}))")
 _ANYWHERE = regex.compile(rf"{_SPK}{_ADV}\s+{_SAY}")
-_MARKS = "\"“”„‟«»‘’‚‛`'"
+_MARKS = "\"“”„‟«»‘’‚‛`'「」『』"
 _MASKED = re.compile(rf"[{_MARKS}]*([\x00\x01])[,.;:!?]?[{_MARKS}]*")
 
 
