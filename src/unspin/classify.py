@@ -433,13 +433,6 @@ class ClassifyParams:
     # ``word_rarity``: languages it is not read in (English: the direction evidence above
     # was fitted there without it), and the words of its own each side needs
     word_rarity_skip_langs: tuple[str, ...] = ("en",)
-    # scripts written without spaces between words, cut into character bigrams as words
-    # (:func:`unspin.normalise.token_spans`): the direction evidence read from words and
-    # their pairs (``artefacts``' rate per whitespace token, ``fluency``, ``word_rarity``)
-    # is not read there. It was fitted and checked on spaced languages only; on Japanese
-    # model-written rewrites (docs/benchmarks.md, session 35) fluency pointed the wrong
-    # way on 29 of 30 pairs, word_rarity on 19 of 24
-    unspaced_langs: tuple[str, ...] = ("zh", "zh-Hant", "ja", "th", "lo", "km", "my")
     word_rarity_min_words: int = 5
     # ``model_style`` leading outside English: the two texts' style log-odds apart over
     # this (clipped to [-1, 1]) rather than their probabilities' difference, which the
@@ -1087,10 +1080,8 @@ def _artefacts(c: PairCtx) -> tuple[float, str] | None:
     """Machine-translation and spinning artefacts per 100 words of the aligned text
     (:func:`artefact_rate`, names left half lower case, odd words; within one language
     also names split or translated word for word and lost possessives): the side with
-    more is the derivative. Copies, spins and partial reuse; not in a script written
-    without spaces (``ClassifyParams.unspaced_langs``: no words to count per)."""
-    unspaced = c.params.unspaced_langs
-    if c.relation not in ("spun", "copy", "partial") or {c.a.lang, c.b.lang} & set(unspaced):
+    more is the derivative. Copies, spins and partial reuse."""
+    if c.relation not in ("spun", "copy", "partial"):
         return None
     a, b, ia, ib, support = c.a, c.b, c.ia, c.ib, c.support
     ra, rb = artefact_rate(a, ia, c.fa.spaced), artefact_rate(b, ib, c.fb.spaced)

@@ -1376,10 +1376,9 @@ def _fluency(c: PairCtx) -> tuple[float, str] | None:
     other lacks, the share that other articles use too. Machine translation, synonym
     spinners and paraphrasers put words together as nobody writes them ("ample consumer",
     "gentleman Callaghan"); a source's wording is the language of its beat. Same language
-    only, not in a script written without spaces (``ClassifyParams.unspaced_langs``);
-    needs ``min_fluency_pairs`` such word pairs a side and a corpus."""
+    only; needs ``min_fluency_pairs`` such word pairs a side and a corpus."""
     phrase = getattr(c.support, "phrase_support", None)
-    if phrase is None or not c.same_language or c.a.lang in c.params.unspaced_langs:
+    if phrase is None or not c.same_language:
         return None
     from unspin.corpus import bigram_hashes
 
@@ -1427,8 +1426,7 @@ def _word_rarity(c: PairCtx) -> tuple[float, str] | None:
     side's aligned text has and the other's lacks, the mean word frequency (wordfreq's
     Zipf scale) in the text's language; the side whose own words are rarer is the
     derivative. Same language; copies, spins and partial reuse; not in
-    ``word_rarity_skip_langs`` or ``unspaced_langs`` nor a language wordfreq does not
-    list; each side needs
+    ``word_rarity_skip_langs`` nor a language wordfreq does not list; each side needs
     ``word_rarity_min_words`` such words. Measured on Apertium round trips of Spanish,
     French, Italian and Portuguese articles (docs/benchmarks.md, session 33)."""
     p = c.params
@@ -1436,7 +1434,6 @@ def _word_rarity(c: PairCtx) -> tuple[float, str] | None:
         not c.same_language
         or c.relation not in ("spun", "copy", "partial")
         or c.a.lang in p.word_rarity_skip_langs
-        or c.a.lang in p.unspaced_langs
     ):
         return None
     wa = {w for i in c.ia for w in words(c.a.sentences[i].text) if w.isalpha()}
