@@ -573,3 +573,56 @@ def test_a_rewrite_on_shared_facts_alone_is_no_claim_across_days(later: str, exp
     else:
         # one story's two steps (the stories stage's claim), not a rewrite
         assert rel.relation == "same_story"
+
+
+# the council vote again, in Hindi (a script without capitals: no word reads as a name);
+# written for the test. The source's lead is its first two sentences; its body names an
+# opposition councillor, the librarian and the hub the books go to
+COUNCIL_HI = (
+    "नगर परिषद ने सोमवार को पुरानी लाइब्रेरी बंद करने का फ़ैसला किया। "
+    "परिषद की नेता रूथ काल्डर ने कहा कि इमारत का ख़र्च बहुत ज़्यादा है। "
+    "विपक्ष के पार्षद टोमास एर्डल ने इस फ़ैसले की कड़ी आलोचना की। "
+    "लाइब्रेरियन मॉड पाइक ने बताया कि पाठकों की संख्या दोगुनी हो गई है। "
+    "सारी किताबें केलावे कम्युनिटी हब में भेजी जाएँगी।"
+)
+# a rewrite: every sentence reworded, the body's people and the hub spelled as the source
+COUNCIL_HI_REWRITE = (
+    "मार्लो की पुरानी लाइब्रेरी अब बंद होगी। "
+    "पार्षद टोमास एर्डल इस कदम से नाराज़ हैं, जबकि मॉड पाइक के मुताबिक़ पाठक बढ़े हैं। "
+    "किताबों को केलावे कम्युनिटी हब ले जाया जाएगा।"
+)
+# another article of the pile that names the librarian
+COUNCIL_HI_OTHER = "लाइब्रेरियन मॉड पाइक ने शनिवार को भीड़ से बात की और आँकड़े पढ़े।"
+
+
+def test_in_a_script_without_capitals_the_body_phrases_a_rewrite_keeps_are_pieces() -> None:
+    """Where no word reads as a name, the phrases of the source's body that the rewrite
+    writes word for word and no other article of the pile uses stand for the body's
+    names among the carried pieces (``evidence.body_phrases``): runs of word pairs, the
+    lead's left out; none without a pile (a phrase two texts share may be the
+    language's)."""
+    from unspin.align import align
+    from unspin.corpus import CorpusSupport
+    from unspin.evidence import PairCtx, body_phrases, carried_evidence
+    from unspin.pipeline import Config, fingerprint
+
+    arts = [
+        Article(id=k, text=t, lang="hi")
+        for k, t in (("s", COUNCIL_HI), ("r", COUNCIL_HI_REWRITE), ("o", COUNCIL_HI_OTHER))
+    ]
+    src, rw, other = fingerprint(arts, Config())
+    al = align(src, rw)
+    p = ClassifyParams()
+    assert "hi" in p.caseless_langs
+    # "पार्षद टोमास एर्डल", "मॉड पाइक", "केलावे कम्युनिटी हब"
+    assert body_phrases(PairCtx(src, rw, al, p, CorpusSupport([src, rw]))) == 3
+    # the librarian is named by another article of the pile: the event's, not the text's
+    pile = CorpusSupport([src, rw, other])
+    assert body_phrases(PairCtx(src, rw, al, p, pile)) == 2
+    assert body_phrases(PairCtx(src, rw, al, p)) == 0  # no pile
+    got_pile, _ = carried_evidence(PairCtx(src, rw, al, p, pile))
+    got_none, _ = carried_evidence(PairCtx(src, rw, al, p))
+    assert got_pile == got_none + 2
+    # the same texts read as a cased language: the names path (none here), no phrases
+    cased = dataclasses.replace(p, caseless_langs=())
+    assert carried_evidence(PairCtx(src, rw, al, cased, pile))[0] == got_none

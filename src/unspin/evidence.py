@@ -53,6 +53,7 @@ from unspin.normalise import (
     names_inflect,
     rare_word,
     spaced_style,
+    token_spans,
     words,
     zipf,
 )
@@ -995,12 +996,63 @@ def carried_evidence(c: PairCtx) -> tuple[int, int]:
     else:
         figs = len(c.fa.figures & c.fb.figures)
         if c.params.carried_body_names:
-            body = len(body_names(c))
+            caseless = c.a.lang in c.params.caseless_langs
+            body = body_phrases(c) if caseless else len(body_names(c))
     quotes = max(
         sum(q in c.fb.joined for q in c.fa.quotes), sum(q in c.fa.joined for q in c.fb.quotes)
     )
     need = min(c.params.whole_min_carried, len(c.fa.content), len(c.fb.content))
     return sents + figs + quotes + body, need
+
+
+def _word_pairs(doc: Doc, idx: Sequence[int]) -> list[list[str]]:
+    """Per sentence of ``idx``: its adjacent word pairs with only a space between them
+    ("a b"), both words with a letter; ``""`` for any other adjacent pair, so a run of
+    pairs breaks there."""
+    out = []
+    for i in idx:
+        text = doc.sentences[i].text
+        spans = token_spans(text)
+        row = []
+        for (s0, e0), (s1, e1) in zip(spans, spans[1:]):
+            w0, w1 = text[s0:e0], text[s1:e1]
+            keep = text[e0:s1].isspace() and any(ch.isalpha() for ch in w0 + w1)
+            keep = keep and any(ch.isalpha() for ch in w0) and any(ch.isalpha() for ch in w1)
+            row.append(f"{w0.lower()} {w1.lower()}" if keep else "")
+        out.append(row)
+    return out
+
+
+def body_phrases(c: PairCtx) -> int:
+    """:func:`body_names` in a script without capitals (``ClassifyParams.caseless_langs``),
+    where no word reads as a name: the phrases of the longer text's body (its content
+    sentences after the first ``LEAD_SENTENCES``) that the shorter writes word for word
+    and no other article of the pile uses, counted as runs of adjacent word pairs
+    ("डोनाल्ड ट्रम्प", "घोस्ट टाउन", "إليفي لتكنولوجيا"): the people, places and terms a
+    rewrite carries down from its source's later paragraphs, as names are elsewhere.
+    Without a pile (no ``phrase_support``) none counts: a phrase both texts use may be
+    the language's, not the text's."""
+    phrase = getattr(c.support, "phrase_support", None)
+    if phrase is None:
+        return 0
+    from unspin.corpus import bigram_hashes
+
+    (sd, sf), (ld, lf) = ((c.a, c.fa), (c.b, c.fb))[:: 1 if c.short_side == 0 else -1]
+    short = {x for row in _word_pairs(sd, sf.content) for x in row if x}
+    rows = _word_pairs(ld, lf.content[LEAD_SENTENCES:])
+    shared = sorted({x for row in rows for x in row if x and x in short})
+    if not shared:
+        return 0
+    hashes = np.concatenate([bigram_hashes(x.split(" ")) for x in shared])
+    unique = {x for x, k in zip(shared, phrase(hashes, c.a.id, c.b.id)) if k == 0}
+    runs = 0
+    for row in rows:
+        prev = False
+        for x in row:
+            hit = x in unique
+            runs += hit and not prev
+            prev = hit
+    return runs
 
 
 def body_names(c: PairCtx) -> frozenset[str]:
