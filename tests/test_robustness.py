@@ -1224,8 +1224,9 @@ def test_find_quotes_equals_the_character_by_character_reader() -> None:
                 if ch == "‘" and i > 0 and chunk[i - 1].isalnum():
                     close = None
                 j = -1
-                if close:
-                    j = chunk.find(close, i + 1)
+                if close:  # the nearest of its closing marks („ closes with “ or ”)
+                    found = [k for k in (chunk.find(m, i + 1) for m in close) if k != -1]
+                    j = min(found) if found else -1
                     if close == "’":
                         while j != -1 and j + 1 < len(chunk) and chunk[j + 1].isalpha():
                             j = chunk.find(close, j + 1)
@@ -1246,7 +1247,7 @@ def test_find_quotes_equals_the_character_by_character_reader() -> None:
         return quotes
 
     rng = random.Random(17)
-    alphabet = list("ab cd Ef g\n\"'`“”«»„‘’.,?1") + ["''", "``", " word ", "O'Neil "]
+    alphabet = list("ab cd Ef g\n\"'`“”«»„‘’「」『』.,?1") + ["''", "``", " word ", "O'Neil "]
     for _ in range(2000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 160)))
         assert find_quotes(text) == reference(text), text
