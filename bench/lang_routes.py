@@ -185,7 +185,7 @@ ISO = {
     "spa": "es", "fra": "fr", "deu": "de", "por": "pt", "ita": "it",
     "nld": "nl", "rus": "ru", "pol": "pl", "tur": "tr",
     "jpn": "ja", "zho-CN": "zh", "zho-TW": "zh-Hant", "kor": "ko", "arb": "ar", "hin": "hi",
-    "ell": "el",
+    "ell": "el", "tha": "th", "swa": "sw",
 }  # fmt: skip
 
 
