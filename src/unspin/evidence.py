@@ -1008,7 +1008,8 @@ def carried_evidence(c: PairCtx) -> tuple[int, int]:
 def _word_pairs(doc: Doc, idx: Sequence[int]) -> list[list[str]]:
     """Per sentence of ``idx``: its adjacent word pairs with only a space between them
     ("a b"), both words with a letter; ``""`` for any other adjacent pair, so a run of
-    pairs breaks there."""
+    pairs breaks there (a run of a script without spaces, cut into overlapping character
+    bigrams, gives none)."""
     out = []
     for i in idx:
         text = doc.sentences[i].text
@@ -1016,8 +1017,7 @@ def _word_pairs(doc: Doc, idx: Sequence[int]) -> list[list[str]]:
         row = []
         for (s0, e0), (s1, e1) in zip(spans, spans[1:]):
             w0, w1 = text[s0:e0], text[s1:e1]
-            keep = text[e0:s1].isspace() and any(ch.isalpha() for ch in w0 + w1)
-            keep = keep and any(ch.isalpha() for ch in w0) and any(ch.isalpha() for ch in w1)
+            keep = text[e0:s1].isspace() and all(any(ch.isalpha() for ch in w) for w in (w0, w1))
             row.append(f"{w0.lower()} {w1.lower()}" if keep else "")
         out.append(row)
     return out
