@@ -1099,13 +1099,8 @@ def series_lines(
 
 def figures_for(lang: str, p: AlignParams) -> Callable[[str], frozenset[str]]:
     """How two texts in ``lang`` compare figures: as written (:func:`figures`) in
-    ``p.exact_figure_langs``, else by their digits (:func:`_signatures`)."""
-    return figures if lang in p.exact_figure_langs else _signatures
-
-
-def _signatures(text: str) -> frozenset[str]:
-    """:func:`unspin.normalise.figure_signatures` as a frozenset (figures by their digits)."""
-    return frozenset(figure_signatures(text))
+    ``p.exact_figure_langs``, else by their digits (:func:`unspin.normalise.figure_signatures`)."""
+    return figures if lang in p.exact_figure_langs else figure_signatures
 
 
 def _own_figures(ta: str, tb: str, figs: Callable[[str], frozenset[str]] = figures) -> bool:

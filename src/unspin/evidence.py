@@ -209,7 +209,7 @@ def doc_facts(doc: Doc) -> DocFacts:
         joined=" ".join(ws),
         content=content,
         spaced=spaced_style(text),
-        signatures=frozenset(figure_signatures(text)),
+        signatures=figure_signatures(text),
         style_text=text,  # read on first use, by the model of its language (model_style)
         style_lang=doc.lang,
         keys=frozenset(doc.keys if cased is text else _cased_keys(doc, text, cased)),

@@ -242,7 +242,7 @@ CAP_WORD = rf"{UPPER}{LOWER}+"
 _GROUPED_NUMBER = re.compile(r"\d+(?:[ \u00a0\u202f\u2009]\d{3}(?!\d))*(?:[.,]\d+)*")
 
 
-def figure_signatures(text: str) -> set[str]:
+def figure_signatures(text: str) -> frozenset[str]:
     """The figures of a text written in digits, as a translation keeps them whatever its
     number format: digits only, without separators and leading or trailing zeros, so
     "$40 billion", "40.000 millones" and "400亿" agree (4), as do "3.5" and "3,5" (35) and
@@ -253,7 +253,7 @@ def figure_signatures(text: str) -> set[str]:
         sig = re.sub(r"\D", "", m.group(0)).strip("0")
         if sig:
             out.add(sig)
-    return out
+    return frozenset(out)
 
 
 # figures written as words (wire style spells out one to nine: "five cts", "April one")
