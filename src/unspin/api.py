@@ -294,12 +294,12 @@ def compare(a: Article | PathLike, b: Article | PathLike, config: Config | None 
         rel.changes = list(result.changes)  # a pile of two: all its changes are this pair's
         return rel
     from unspin.align import align
-    from unspin.second import pair_config, second_pair, view
+    from unspin.second import outside_pair, pair_config, second_pair, view
 
     da, db = sorted(result.docs, key=lambda d: d.id)
     cfg = config
     if second_pair(da, db):  # as the scan aligned the pair (pipeline.pair_result)
-        da, db, cfg = view(da), view(db), pair_config(config)
+        da, db, cfg = view(da), view(db), pair_config(config, outside_pair(da, db))
     al = align(da, db, cfg.align)
     if rel is None:
         rel = _unrelated(result.docs, config)

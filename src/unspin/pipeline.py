@@ -62,7 +62,14 @@ from unspin.fingerprint import (
     share_words,
 )
 from unspin.model import Article, Doc, InputError, Relation, Result, key_json
-from unspin.second import SecondParams, pair_config, second_pair, story_features, view
+from unspin.second import (
+    SecondParams,
+    outside_pair,
+    pair_config,
+    second_pair,
+    story_features,
+    view,
+)
 from unspin.stories import (
     PAIR_FEATURE_NAMES,
     StoryKeys,
@@ -913,7 +920,7 @@ def pair_result(
     if forms is None:
         forms = pair_forms(a, b, support, config)
     if second_pair(a, b):  # outside the main encoder: the e5 space and its thresholds
-        a, b, config = view(a), view(b), pair_config(config)
+        a, b, config = view(a), view(b), pair_config(config, outside_pair(a, b))
     if a.id > b.id:
         a, b = b, a
         forms = (forms[1], forms[0]) if forms is not None else None

@@ -71,6 +71,19 @@ class SecondParams:
     strong_cross: float = 0.60
     bridge_cos: float = 0.30
     extend_score: float = 0.40
+    #: the same thresholds for two articles in one language outside the main encoder
+    #: (Hindi with Hindi: the main encoder puts any two such sentences close, unrelated
+    #: Hindi and Greek NTREX sentences at a median cosine of 0.77 and 0.73, so its
+    #: passages there are noise): the main encoder's ``min_score``, ``strong``,
+    #: ``prefilter``, ``extend_score`` and ``bridge_cos`` moved to the centred e5 space
+    #: by matching quantiles of unrelated English sentence pairs (BBC) and of MRPC
+    #: paraphrases, where the centred e5 cosine runs about 0.04 above the main
+    #: encoder's (docs/benchmarks.md, session 36)
+    min_score_same: float = 0.84
+    strong_same: float = 0.92
+    prefilter_same: float = 0.60
+    extend_same: float = 0.64
+    bridge_same: float = 0.50
 
     def __post_init__(self) -> None:
         from unspin.embed import SECOND_BACKENDS
@@ -90,12 +103,27 @@ class SecondParams:
             raise ValueError(
                 f"SecondParams.min_lead_sim must be in [-1, 1], got {self.min_lead_sim}"
             )
-        for name in ("min_score_cross", "prefilter", "strong_cross", "bridge_cos", "extend_score"):
+        for name in (
+            "min_score_cross",
+            "prefilter",
+            "strong_cross",
+            "bridge_cos",
+            "extend_score",
+            "min_score_same",
+            "strong_same",
+            "prefilter_same",
+            "extend_same",
+            "bridge_same",
+        ):
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
                 raise ValueError(f"SecondParams.{name} must be in [0, 1], got {v}")
         if self.extend_score < self.prefilter:
             raise ValueError("SecondParams.extend_score must not be below prefilter")
+        if self.prefilter_same > min(self.extend_same, self.min_score_same):
+            raise ValueError(
+                "SecondParams.prefilter_same must not be above extend_same or min_score_same"
+            )
 
 
 #: the centring vector's file (float32, the second encoder's dimension)
@@ -136,13 +164,19 @@ def clear(docs: Sequence[Doc]) -> None:
         d.second_lead = d.second_vectors = d.second_doc_vector = None
 
 
+def outside_pair(a: Doc, b: Doc) -> bool:
+    """Whether two docs are in one language that the main encoder does not cover."""
+    return a.cross_lingual is False and b.cross_lingual is False and not cross_language(a, b)
+
+
 def second_pair(a: Doc, b: Doc) -> bool:
-    """Whether the pair is compared in the second space: the main encoder cannot match
-    them across their languages and both carry e5 sentence vectors."""
+    """Whether the pair is compared in the second space: both carry e5 sentence vectors,
+    and the main encoder cannot match them across their languages or they are in one
+    language it does not cover (:func:`outside_pair`)."""
     return (
         a.second_vectors is not None
         and b.second_vectors is not None
-        and not crosslingual_matching(a, b)
+        and (not crosslingual_matching(a, b) or outside_pair(a, b))
     )
 
 
@@ -156,17 +190,28 @@ def view(doc: Doc) -> Doc:
     )
 
 
-def pair_config(config: Any) -> Any:
-    """``config`` with the alignment thresholds of the second space."""
+def pair_config(config: Any, same: bool = False) -> Any:
+    """``config`` with the alignment thresholds of the second space: across languages,
+    or (``same``) within one language outside the main encoder."""
     p = config.second
-    al = dataclasses.replace(
-        config.align,
-        min_score_cross=p.min_score_cross,
-        prefilter=p.prefilter,
-        strong_cross=p.strong_cross,
-        bridge_cos=p.bridge_cos,
-        extend_score=p.extend_score,
-    )
+    if same:
+        al = dataclasses.replace(
+            config.align,
+            min_score=p.min_score_same,
+            prefilter=p.prefilter_same,
+            strong=p.strong_same,
+            bridge_cos=p.bridge_same,
+            extend_score=p.extend_same,
+        )
+    else:
+        al = dataclasses.replace(
+            config.align,
+            min_score_cross=p.min_score_cross,
+            prefilter=p.prefilter,
+            strong_cross=p.strong_cross,
+            bridge_cos=p.bridge_cos,
+            extend_score=p.extend_score,
+        )
     return dataclasses.replace(config, align=al)
 
 
@@ -293,7 +338,11 @@ def plan(
         or docs[q[1]].second_lead is None
     ]
     out = sorted(set(kept) | found)
-    need = sorted({i for q in found for i in q})
+    # both sides of a pair in one language outside the main encoder are read in the
+    # second space too (the main encoder's vectors of such a pair are noise)
+    inside = {q for q in out if q not in found and outside_pair(docs[q[0]], docs[q[1]])}
+    inside = {q for q in inside if docs[q[0]].lang in langs}
+    need = sorted({i for q in found | inside for i in q})
     texts = [s.text for i in need for s in docs[i].sentences]
     vecs = centred(_encode(texts, p.embedder, cache, cost)) if texts else np.zeros((0, 384))
     pos = 0

@@ -27,7 +27,7 @@ from unspin.evaluate.metrics import (
     pearson_spearman,
     plagdet,
 )
-from unspin.model import REUSE_RELATIONS, Article, Result
+from unspin.model import REUSE_RELATIONS, Article, Relation, Result
 from unspin.pipeline import Config, analyse, fingerprint
 
 Pair = tuple[str, str]
@@ -727,8 +727,13 @@ def ntrex_table(v: loaders.Versions, result: Result, data: list[str]) -> EvalTab
     table.notes.append(
         f"reuse claims between different documents, all pairs: {len(wrong)} "
         f"{dict(sorted(by_type.items()))}"
+        + "".join(f"; {r.a} / {r.b} ({r.relation})" for r in sorted(wrong, key=_ids)[:20])
     )
     return table
+
+
+def _ids(r: Relation) -> tuple[str, str]:
+    return r.a, r.b
 
 
 def eval_duplicates(path: Path, corpus: str, config: Config | None = None) -> EvalTable:
