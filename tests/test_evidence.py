@@ -19,6 +19,7 @@ from unspin.evidence import (
     credited_outlets,
     direction_score,
     kept_share,
+    merges_weighed,
     whole_score,
 )
 from unspin.fingerprint import prepare
@@ -657,9 +658,11 @@ def test_context_fit_points_to_the_article_the_passage_was_written_for() -> None
     assert v is not None and v > 0
 
 
-def _merge_pair(merged: str) -> tuple[Doc, Doc]:
+def _merge_pair(
+    merged: str, second: str = "Dredging starts in spring and lasts a year."
+) -> tuple[Doc, Doc]:
     """a: three sentences; b: two, the first of which takes up a's first two (cosine
-    0.71 with each, above ``merge_match`` 0.5) and the second a's third."""
+    0.71 with each, above ``merge_match`` 0.5) and the second (``second``) a's third."""
     a = doc_of(
         "a",
         [
@@ -668,7 +671,7 @@ def _merge_pair(merged: str) -> tuple[Doc, Doc]:
             "Work will start in the spring and take a year.",
         ],
     )
-    b = doc_of("b", [merged, "Dredging starts in spring and lasts a year."])
+    b = doc_of("b", [merged, second])
     va = np.eye(5, dtype=np.float32)[:3]
     vb = np.eye(5, dtype=np.float32)[3:].copy()
     vb[0] = (va[0] + va[1]) / np.sqrt(2)
@@ -694,6 +697,32 @@ def test_merged_sentences_point_away_from_the_side_that_merged() -> None:
     assert _ev("merged_sentences", ctx(a, b, relation="spun", params=strict)) is None
     with pytest.raises(ValueError, match="merge_unit"):
         dataclasses.replace(P, merge_unit=0.0)
+
+
+def test_merges_are_weighed_only_into_the_condensed_text() -> None:
+    """A text as long as the other that takes up two of its sentences in one has written
+    sentences of its own length (a writer's voice: short-sentence writers split, others
+    join): the evidence is kept for the record with weight 0; the same merge in a text
+    under ``merge_lenratio`` of the other's length is a condensing rewriter's, weighed."""
+    merged = "Meeting on Monday, the harbour board agreed to dredge the channel."
+
+    def merged_weight(a: Doc, b: Doc) -> float:
+        _, ev = direction_score(ctx(a, b, relation="spun"))
+        (got,) = [x for x in ev if x.name == "merged_sentences"]
+        assert got.value != 0.0
+        return got.weight
+
+    a, b = _merge_pair(merged)  # b as long as a (110 characters each)
+    assert len(b.article.text) > P.merge_lenratio * len(a.article.text)
+    assert not merges_weighed(ctx(a, b, relation="spun"), 1.0)
+    assert merged_weight(a, b) == 0.0 and merged_weight(b, a) == 0.0
+    a, b = _merge_pair(merged, "Work starts in spring.")  # b condensed
+    assert len(b.article.text) <= P.merge_lenratio * len(a.article.text)
+    assert merges_weighed(ctx(a, b, relation="spun"), 1.0)
+    assert not merges_weighed(ctx(a, b, relation="spun"), -1.0)  # a is not condensed
+    assert merged_weight(a, b) > 0 and merged_weight(b, a) < 0
+    with pytest.raises(ValueError, match="merge_lenratio"):
+        dataclasses.replace(P, merge_lenratio=0.0)
 
 
 def _cut_pair(long: str, pieces: list[str]) -> tuple[Doc, Doc]:
@@ -1160,6 +1189,7 @@ def test_the_learned_recogniser_decides_where_the_style_leads(monkeypatch) -> No
         machine_weights=(20.0, -4.0, 0.0),
         machine_bias=-2.0,
         machine_cut=0.5,
+        merge_lenratio=1e9,  # merges weighed whatever the lengths (the pair's are equal)
     )
 
     def score(fl: float, merged: float, other: float, pa: float, pb: float, **kw):

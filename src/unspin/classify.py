@@ -456,6 +456,14 @@ class ClassifyParams:
     # pairs) ran 1.00-1.24; a rewriter's merges there have no sentence end inside (they
     # join with "and", a comma, "while")
     split_ratio: float = 1.3
+    # ... and merges count only into a text at most this share of the other's length (in
+    # characters): a rewriter that condenses merges its source's sentences, while one that
+    # writes as much as its source in sentences of its own length merges or splits by its
+    # voice (short-sentence writers split). On 26 model-written rewrite sets in 16
+    # languages (sessions 34-36) merges into the shorter text under 0.9 of the other's
+    # length pointed the right way 182 times of 189, at 0.9 or more 74 of 189
+    # (docs/benchmarks.md, session 36); a large value reads every merge as before
+    merge_lenratio: float = 0.9
     foreign_zipf: float = 3.5  # ``untranslated``: common in the other language ...
     own_rare_zipf: float = 1.5  # ... and rare in one's own
     kept_zipf_other: float = 2.5  # ``kept_words``: a word of the other language (zipf) ...
@@ -647,6 +655,10 @@ class ClassifyParams:
             )
         if self.split_ratio < 1:
             raise ValueError(f"ClassifyParams.split_ratio must be >= 1, got {self.split_ratio}")
+        if self.merge_lenratio <= 0:
+            raise ValueError(
+                f"ClassifyParams.merge_lenratio must be > 0, got {self.merge_lenratio}"
+            )
         if self.direction_margin < 0 or self.evidence_cap <= 0:
             raise ValueError("ClassifyParams needs direction_margin >= 0 and evidence_cap > 0")
 

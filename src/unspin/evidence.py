@@ -1571,7 +1571,8 @@ def _merged_sentences(c: PairCtx) -> tuple[float, str] | None:
     the splitter cut in two on one side only is no merge, ``split_ratio``); as many
     merged each way say nothing. Machine translation and spinners keep their source's
     sentences one for one and so say nothing here. One language only (the cosines of a
-    sentence and its translation run lower)."""
+    sentence and its translation run lower). Weighed only where the merging text is
+    condensed (:func:`merges_weighed`)."""
     if not c.same_language:
         return None
     bar, split = c.params.merge_match, c.params.split_ratio
@@ -1585,6 +1586,18 @@ def _merged_sentences(c: PairCtx) -> tuple[float, str] | None:
         f"sentences merged into one: {na} of {c.a.id} into {len(into_b)} of {c.b.id}, "
         f"{nb} of {c.b.id} into {len(into_a)} of {c.a.id}"
     )
+
+
+def merges_weighed(c: PairCtx, v: float) -> bool:
+    """Whether a ``merged_sentences`` value ``v`` is weighed: the text it calls derived
+    (the merging one: ``b`` when ``v`` > 0) is at most ``ClassifyParams.merge_lenratio`` of
+    the other's length in characters. A rewriter that condenses merges its source's
+    sentences; one that writes as much as its source in sentences of its own merges or
+    splits by its voice (short-sentence writers split), which says nothing of order. The
+    value is kept for the machine-made recogniser, which was fitted on it as it is."""
+    la, lb = len(c.a.article.text), len(c.b.article.text)
+    der, other = (lb, la) if v > 0 else (la, lb)
+    return der <= c.params.merge_lenratio * other
 
 
 def style_logit(p: float) -> float:
@@ -1948,6 +1961,10 @@ def direction_score(c: PairCtx) -> tuple[float, list[Contribution]]:
             continue
         v, detail = got
         if v == 0.0 or w == 0.0:
+            continue
+        if name == "merged_sentences" and not merges_weighed(c, v):
+            why = f"{detail}; not weighed: the merging text is not condensed (its voice)"
+            out.append(Contribution("direction", name, v, 0.0, why))
             continue
         z += w * v
         out.append(Contribution("direction", name, v, w * v, detail))
