@@ -187,11 +187,12 @@ def test_add_and_remove_equal_full_rescans_with_the_second_encoder(tmp_path) -> 
     base = [Article("en", EN), Article("hi", HI), Article("en-other", EN_OTHER)]
     out = tmp_path / "res"
     unspin.scan(folder("base", base), out=out, config=cfg)
-    now = base + [Article("el", EL), Article("el-other", EL_OTHER)]
+    now = base + [Article("el", EL), Article("el-other", EL_OTHER), Article("el-para", EL_PARA)]
     unspin.add(now[3:], out=out, config=cfg)
     same_as_fresh(out, now, "added")
     rel = {(r["a"], r["b"]): r["relation"] for r in read_tables(out)["relations"]}
     assert rel.get(("el", "en")) == "translation"
+    assert rel.get(("el", "el-para")) == "spun"  # one language outside the main encoder
     unspin.remove(["hi"], out=out, config=cfg)
     same_as_fresh(out, [a for a in now if a.id != "hi"], "removed")
 

@@ -448,8 +448,9 @@ def spark_warnings(docs: Sequence[Any], config: Any) -> list[Any]:
             d.article.location,
             f"article {d.id!r} is in a language ({d.lang}) the main sentence encoder does not "
             f"cover; the Spark engine does not run the second encoder ({p.embedder}), so "
-            "cross-language matching is not available for it here: scan with the local "
-            "engine to match it across languages",
+            "cross-language matching is not available for it here, and it is compared with "
+            "articles of its own language in the main encoder's space, which does not tell "
+            "its sentences apart: scan with the local engine to match it",
             severity="warning",
         )
         for d in docs
