@@ -286,3 +286,21 @@ def test_a_rewrite_in_a_language_outside_the_main_encoder_is_aligned_in_the_seco
     for rel in result.relations:
         if "el-other" in (rel.a, rel.b):
             assert rel.relation not in reuse, rel
+
+
+def test_story_features_of_two_articles_outside_the_encoder_with_leads_only() -> None:
+    """Two Greek articles with e5 leads and no e5 sentence vectors (no candidate pair
+    between them): their story features' vector values are the lead cosine, not the main
+    encoder's cosine, which puts any two Greek texts close."""
+    import numpy as np
+
+    from unspin.second import story_features
+
+    cfg = Config()
+    a, b = fingerprint([Article("el", EL), Article("el-other", EL_OTHER)], cfg)
+    assert outside_pair(a, b) and not second_pair(a, b)
+    a.second_lead = np.array([1.0, 0.0], np.float32)
+    b.second_lead = np.array([0.6, 0.8], np.float32)
+    got = story_features(a, b, lambda x, y: {"doc_sim": 0.97, "top_sent": 0.97, "quotes": 0.0})
+    assert got["doc_sim"] == pytest.approx(0.6) and got["top_sent"] == pytest.approx(0.6)
+    assert got["quotes"] == 0.0

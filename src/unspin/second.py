@@ -414,13 +414,14 @@ def bounded_reach(
 
 def story_features(a: Doc, b: Doc, fn: Any) -> dict[str, float]:
     """Story features of a pair by ``fn(a, b)``: on the e5 views for a second-space pair;
-    for a pair the main encoder cannot compare whose docs have e5 leads only, with the
-    vector features (``doc_sim``, ``top_sent``) the lead cosine; else as they are."""
+    for a pair the main encoder cannot compare (across languages, or within one it does
+    not cover) whose docs have e5 leads only, with the vector features (``doc_sim``,
+    ``top_sent``) the lead cosine; else as they are."""
     if second_pair(a, b):
         return fn(view(a), view(b))
     f = fn(a, b)
     s = lead_sim(a, b)
-    if s is not None and not crosslingual_matching(a, b):
+    if s is not None and (not crosslingual_matching(a, b) or outside_pair(a, b)):
         f = {**f, "doc_sim": s, "top_sent": s}
     return f
 
