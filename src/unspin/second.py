@@ -17,7 +17,12 @@ in where it is needed, and only there:
 * the two sides of every such pair get e5 sentence vectors (each distinct sentence
   embedded once, cached by model in the store), and the pair is aligned, typed and given
   its story features on *views* of the two docs whose vectors are the e5 ones, with the
-  alignment thresholds of this space (:class:`SecondParams`, chosen on NTREX half A).
+  alignment thresholds of this space (:class:`SecondParams`, chosen on NTREX half A);
+* so does every candidate pair of two articles in one language outside the main encoder
+  (:func:`outside_pair`: Hindi with Hindi): the main encoder puts any two such sentences
+  close, so their passages there are noise; such a pair is read with the main encoder's
+  same-language thresholds moved to the e5 space (``SecondParams.min_score_same`` and
+  the rest, set on English by matching quantiles).
 
 The e5 space is not the USE space: a comparison across the two spaces is never made.
 e5 cosines sit high for any two texts (0.78 median between unrelated English and Greek
