@@ -195,29 +195,30 @@ def view(doc: Doc) -> Doc:
     )
 
 
+#: the aligner's thresholds the second space sets (``AlignParams`` field, ``SecondParams``
+#: field): across languages, and within one language outside the main encoder
+CROSS_THRESHOLDS = (
+    ("min_score_cross", "min_score_cross"),
+    ("prefilter", "prefilter"),
+    ("strong_cross", "strong_cross"),
+    ("bridge_cos", "bridge_cos"),
+    ("extend_score", "extend_score"),
+)
+SAME_THRESHOLDS = (
+    ("min_score", "min_score_same"),
+    ("prefilter", "prefilter_same"),
+    ("strong", "strong_same"),
+    ("bridge_cos", "bridge_same"),
+    ("extend_score", "extend_same"),
+)
+
+
 def pair_config(config: Any, same: bool = False) -> Any:
     """``config`` with the alignment thresholds of the second space: across languages,
     or (``same``) within one language outside the main encoder."""
     p = config.second
-    if same:
-        al = dataclasses.replace(
-            config.align,
-            min_score=p.min_score_same,
-            prefilter=p.prefilter_same,
-            strong=p.strong_same,
-            bridge_cos=p.bridge_same,
-            extend_score=p.extend_same,
-        )
-    else:
-        al = dataclasses.replace(
-            config.align,
-            min_score_cross=p.min_score_cross,
-            prefilter=p.prefilter,
-            strong_cross=p.strong_cross,
-            bridge_cos=p.bridge_cos,
-            extend_score=p.extend_score,
-        )
-    return dataclasses.replace(config, align=al)
+    moved = {a: getattr(p, s) for a, s in (SAME_THRESHOLDS if same else CROSS_THRESHOLDS)}
+    return dataclasses.replace(config, align=dataclasses.replace(config.align, **moved))
 
 
 def lead_sim(a: Doc, b: Doc) -> float | None:
