@@ -159,3 +159,14 @@ def test_a_lone_capitalised_word_opening_a_sentence_is_no_name() -> None:
         "LIVESTOCK SLAUGHTER GUESSTIMATES",
     )
     assert notice_subjects(a, b, WHOLE) is None
+
+
+def test_the_notice_rule_is_read_only_in_its_languages() -> None:
+    """Set on English wire notices; elsewhere (words that inflect, character bigrams) a
+    headline word the other text lacks says nothing of two subjects: not read."""
+    a, b = _pair(NORTH, EAST, NORTH_HEAD, EAST_HEAD)
+    assert a.lang == b.lang == "en" and notice_subjects(a, b, WHOLE) is not None
+    assert notice_subjects(a, b, dataclasses.replace(WHOLE, notice_langs=())) is None
+    a.lang = b.lang = "ko"
+    assert notice_subjects(a, b, WHOLE) is None
+    assert reuse_type(a, b, align(a, b), WHOLE)[0] == "spun"
