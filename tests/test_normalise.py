@@ -275,3 +275,21 @@ def test_full_names_are_the_last_two_words_of_a_run_of_capitalised_words() -> No
         "ms kennedy",  # a month breaks the run ("March Ms Kennedy")
     }  # a line end breaks a run ("Ruth" / "Calder"); one word is no pair ("Paris")
     assert full_names("no names here at all, only words") == set()
+
+
+def test_myriad_units_read_as_the_figure_they_write() -> None:
+    """East Asian myriad units with digits after them are one figure: "2万6750" is
+    26,750 (not 2 and 6750), "1億2000万" 120 million; a unit with nothing after it keeps
+    its digits, which already agree ("400亿" and "$40 billion": 4)."""
+    from unspin.normalise import figure_signatures, myriad_numbers
+
+    assert myriad_numbers("現金2万6750ドル") == "現金26750ドル"
+    assert myriad_numbers("1億2000万人") == "120000000人"
+    assert myriad_numbers("2만 6750달러") == "26750달러"  # Korean, a space after the unit
+    assert myriad_numbers("37万5,000ドル") == "375000ドル"  # thousands grouped after it
+    assert myriad_numbers("1億4,200万") == "142000000"
+    for kept in ("400亿美元", "3万人", "10년 만에", "2.5万円", "No units here: 26,750"):
+        assert myriad_numbers(kept) == kept
+    assert figure_signatures("2万6750ドル") == figure_signatures("$26,750")
+    assert figure_signatures("1億2000万人") == figure_signatures("120 million people")
+    assert figure_signatures("400亿美元") == figure_signatures("$40 billion")

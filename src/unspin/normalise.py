@@ -242,14 +242,46 @@ CAP_WORD = rf"{UPPER}{LOWER}+"
 _GROUPED_NUMBER = re.compile(r"\d+(?:[ \u00a0\u202f\u2009]\d{3}(?!\d))*(?:[.,]\d+)*")
 
 
+#: a number written with East Asian myriad units and digits after them: 10^8 (億 亿 억)
+#: and 10^4 (万 萬 만) ("1億2000万", "2万6750", Korean "2만 6750")
+_MYRIAD_PART = r"\d{1,3}(?:,\d{3})+|\d+"  # its parts may group thousands: "37万5,000"
+_MYRIAD = re.compile(
+    rf"(?<![\d.,])(?:({_MYRIAD_PART}) ?[億亿억] ?)(?:({_MYRIAD_PART}) ?[万萬만] ?)?"
+    rf"({_MYRIAD_PART})?(?![\d.,])"
+    rf"|(?<![\d.,])({_MYRIAD_PART}) ?[万萬만] ?({_MYRIAD_PART})(?![\d.,])"
+)
+
+
+def myriad_numbers(text: str) -> str:
+    """``text`` with each number written in East Asian myriad units followed by more
+    digits ("2万6750", "1億2000万", "2만 6750") replaced by its value in digits ("26750",
+    "120000000"), so its digits are those of the same figure written as "26,750". A unit
+    with nothing after it ("400亿") is left as it is: its digits already agree."""
+    if not any(u in text for u in "億亿억万萬만"):
+        return text
+
+    def value(m: re.Match[str]) -> str:
+        if m.group(1) is not None:
+            if m.group(2) is None and m.group(3) is None:
+                return m.group(0)  # "400亿": nothing after the unit
+            parts = (m.group(1), m.group(2), m.group(3))
+        else:
+            parts = ("0", m.group(4), m.group(5))
+        hundred_m, ten_k, rest = (int(g.replace(",", "")) if g else 0 for g in parts)
+        return str(hundred_m * 10**8 + ten_k * 10**4 + rest)
+
+    return _MYRIAD.sub(value, text)
+
+
 def figure_signatures(text: str) -> frozenset[str]:
     """The figures of a text written in digits, as a translation keeps them whatever its
     number format: digits only, without separators and leading or trailing zeros, so
     "$40 billion", "40.000 millones" and "400亿" agree (4), as do "3.5" and "3,5" (35) and
-    "March 01" and "3月1日" (1), "1,127" and "1 127" (1127). Loose on purpose: two texts
-    that disagree here disagree in their figures, not in how they write them."""
+    "March 01" and "3月1日" (1), "1,127" and "1 127" (1127), "26,750" and "2万6750"
+    (2675: :func:`myriad_numbers`). Loose on purpose: two texts that disagree here
+    disagree in their figures, not in how they write them."""
     out = set()
-    for m in _GROUPED_NUMBER.finditer(text):
+    for m in _GROUPED_NUMBER.finditer(myriad_numbers(text)):
         sig = re.sub(r"\D", "", m.group(0)).strip("0")
         if sig:
             out.add(sig)
