@@ -346,8 +346,7 @@ def plan(
     out = sorted(set(kept) | found)
     # both sides of a pair in one language outside the main encoder are read in the
     # second space too (the main encoder's vectors of such a pair are noise)
-    inside = {q for q in out if q not in found and outside_pair(docs[q[0]], docs[q[1]])}
-    inside = {q for q in inside if docs[q[0]].lang in langs}
+    inside = {q for q in out if outside_pair(docs[q[0]], docs[q[1]]) and docs[q[0]].lang in langs}
     need = sorted({i for q in found | inside for i in q})
     texts = [s.text for i in need for s in docs[i].sentences]
     vecs = centred(_encode(texts, p.embedder, cache, cost)) if texts else np.zeros((0, 384))
