@@ -626,3 +626,60 @@ def test_in_a_script_without_capitals_the_body_phrases_a_rewrite_keeps_are_piece
     # the same texts read as a cased language: the names path (none here), no phrases
     cased = dataclasses.replace(p, caseless_langs=())
     assert carried_evidence(PairCtx(src, rw, al, cased, pile))[0] == got_none
+
+
+# the council vote once more, in Thai (written without spaces between words, so no word
+# pair has a space inside it); written for the test. The lead is the first two
+# sentences; the body names an opposition councillor, the librarian and the hub
+COUNCIL_TH = (
+    "สภาเมืองลงมติเมื่อวันจันทร์ให้ปิดห้องสมุดเก่าของเมือง\n\n"
+    "หัวหน้าสภากล่าวว่าค่าใช้จ่ายของอาคารสูงเกินไป\n\n"
+    "สมาชิกสภาฝ่ายค้านโทมัสเออร์ดัลวิจารณ์การตัดสินใจนี้อย่างรุนแรง\n\n"
+    "บรรณารักษ์มอดไพค์บอกว่าจำนวนผู้อ่านเพิ่มเป็นสองเท่า\n\n"
+    "หนังสือทั้งหมดจะถูกส่งไปที่ศูนย์ชุมชนเคลาเวย์"
+)
+COUNCIL_TH_REWRITE = (
+    "ห้องสมุดเก่าของมาร์โลว์จะปิดตัวลงแล้ว\n\n"
+    "โทมัสเออร์ดัลไม่พอใจกับมติครั้งนี้เลย\n\n"
+    "ด้านมอดไพค์ระบุว่าคนอ่านมีมากขึ้น\n\n"
+    "ทุกเล่มจะย้ายไปยังศูนย์ชุมชนเคลาเวย์"
+)
+# another article of the pile that names the librarian
+COUNCIL_TH_OTHER = "เมื่อวันเสาร์มอดไพค์ได้พูดคุยกับผู้มาเยือนที่ห้องโถงใหญ่"
+
+
+def test_in_a_script_without_spaces_kept_runs_of_characters_are_body_phrases() -> None:
+    """In Thai no word pair has a space inside it: a phrase of the source's body the
+    rewrite keeps is a run of overlapping character-bigram pairs
+    (``ClassifyParams.spaceless_run`` of them at least), read only in
+    ``spaceless_run_langs``; what another article of the pile writes is the pile's."""
+    from unspin.align import align
+    from unspin.corpus import CorpusSupport
+    from unspin.evidence import PairCtx, body_phrases, carried_evidence
+    from unspin.pipeline import Config, fingerprint
+
+    arts = [
+        Article(id=k, text=t, lang="th")
+        for k, t in (("s", COUNCIL_TH), ("r", COUNCIL_TH_REWRITE), ("o", COUNCIL_TH_OTHER))
+    ]
+    src, rw, other = fingerprint(arts, Config())
+    al = align(src, rw)
+    p = ClassifyParams()
+    assert "th" in p.caseless_langs and "th" in p.spaceless_run_langs
+    pair = CorpusSupport([src, rw])
+    got = body_phrases(PairCtx(src, rw, al, p, pair))
+    # the councillor, the librarian and the hub, each a run of its own
+    assert got == 3
+    off = dataclasses.replace(p, spaceless_run_langs=())
+    assert body_phrases(PairCtx(src, rw, al, off, pair)) == 0
+    # a run must be long enough: one pair (three characters) is no phrase
+    assert body_phrases(PairCtx(src, rw, al, dataclasses.replace(p, spaceless_run=40), pair)) == 0
+    # the librarian is named by another article of the pile: the event's, not the text's
+    pile = CorpusSupport([src, rw, other])
+    assert body_phrases(PairCtx(src, rw, al, p, pile)) == 2
+    assert (
+        carried_evidence(PairCtx(src, rw, al, p, pair))[0]
+        > (carried_evidence(PairCtx(src, rw, al, off, pair))[0])
+    )
+    with pytest.raises(ValueError, match="spaceless_run"):
+        ClassifyParams(spaceless_run=-1)

@@ -221,6 +221,17 @@ class ClassifyParams:
         "zh", "zh-Hant", "ja", "ko", "th", "lo", "km", "my", "ar", "fa", "ur", "he", "yi",
         "hi", "mr", "ne", "bn", "pa", "gu", "ta", "te", "kn", "ml", "si", "ka", "am",
     )  # fmt: skip
+    # ... and in a script written without spaces, where no word pair has a space between
+    # its words, a kept phrase of the longer text's body is a run of at least this many
+    # overlapping character-bigram pairs (a pair is three characters: ``spaceless_run``
+    # pairs are ``spaceless_run`` + 2) that the shorter text writes as it does and no
+    # other article of the pile uses (:func:`unspin.evidence.body_phrases`); read in
+    # ``spaceless_run_langs`` only. Set on Thai, Japanese and Chinese rewrite sets
+    # (docs/benchmarks.md, session 37): in Thai, 2 found 5 more rewrites of 72 and made
+    # no claim; in Japanese and Chinese every length tried claimed a brief of one event
+    # of another outlet's report (CNBC / Reuters) for at most 3 more found of 216
+    spaceless_run: int = 2
+    spaceless_run_langs: tuple[str, ...] = ("th",)
     soft_match: float = 0.7  # sentence cosine from which a sentence has a counterpart
     # ``peak_hi``: a sentence's best cosine this far above the median of its cosines to
     # the other text is a counterpart of its own (0.25/0.3/0.35 tried: 0.3 the lowest
@@ -523,6 +534,10 @@ class ClassifyParams:
         if self.rewrite_secondary < 0.0:
             raise ValueError(
                 f"ClassifyParams.rewrite_secondary must be >= 0, got {self.rewrite_secondary}"
+            )
+        if self.spaceless_run < 0:
+            raise ValueError(
+                f"ClassifyParams.spaceless_run must be >= 0 (0: off), got {self.spaceless_run}"
             )
         if self.rewrite_min_carried < 0:
             raise ValueError(

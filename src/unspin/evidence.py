@@ -1008,8 +1008,10 @@ def carried_evidence(c: PairCtx) -> tuple[int, int]:
 def _word_pairs(doc: Doc, idx: Sequence[int]) -> list[list[str]]:
     """Per sentence of ``idx``: its adjacent word pairs with only a space between them
     ("a b"), both words with a letter; ``""`` for any other adjacent pair, so a run of
-    pairs breaks there (a run of a script without spaces, cut into overlapping character
-    bigrams, gives none)."""
+    pairs breaks there. In a run of a script without spaces, cut into overlapping
+    character bigrams (:func:`unspin.normalise.token_spans`), two adjacent bigrams make
+    a pair too (three characters, marked by a leading ``"\x00"``: :func:`body_phrases`
+    counts their runs only from ``spaceless_run`` pairs on)."""
     out = []
     for i in idx:
         text = doc.sentences[i].text
@@ -1017,6 +1019,9 @@ def _word_pairs(doc: Doc, idx: Sequence[int]) -> list[list[str]]:
         row = []
         for (s0, e0), (s1, e1) in zip(spans, spans[1:]):
             w0, w1 = text[s0:e0], text[s1:e1]
+            if s0 < s1 < e0:  # two overlapping bigrams of one run
+                row.append(f"\x00{w0.lower()} {w1.lower()}")
+                continue
             keep = text[e0:s1].isspace() and all(any(ch.isalpha() for ch in w) for w in (w0, w1))
             row.append(f"{w0.lower()} {w1.lower()}" if keep else "")
         out.append(row)
@@ -1043,15 +1048,20 @@ def body_phrases(c: PairCtx) -> int:
     shared = sorted({x for row in rows for x in row if x and x in short})
     if not shared:
         return 0
-    hashes = np.concatenate([bigram_hashes(x.split(" ")) for x in shared])
+    hashes = np.concatenate([bigram_hashes(x.lstrip("\x00").split(" ")) for x in shared])
     unique = {x for x, k in zip(shared, phrase(hashes, c.a.id, c.b.id)) if k == 0}
+    p = c.params
+    least = p.spaceless_run if c.a.lang in p.spaceless_run_langs else 0
     runs = 0
     for row in rows:
-        prev = False
-        for x in row:
-            hit = x in unique
-            runs += hit and not prev
-            prev = hit
+        spaced = length = 0  # the current run: its spaced word pairs, all its pairs
+        for x in [*row, ""]:
+            if x in unique:
+                length += 1
+                spaced += not x.startswith("\x00")
+                continue
+            runs += bool(length) and (spaced > 0 or (least > 0 and length >= least))
+            spaced = length = 0
     return runs
 
 
