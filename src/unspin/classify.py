@@ -229,7 +229,7 @@ class ClassifyParams:
     # ``spaceless_run_langs`` only. Set on Thai, Japanese and Chinese rewrite sets
     # (docs/benchmarks.md, session 37): in Thai, 2 found 5 more rewrites of 72 and made
     # no claim; in Japanese and Chinese every length tried claimed a brief of one event
-    # of another outlet's report (CNBC / Reuters) for at most 3 more found of 216
+    # of another outlet's report (CNBC / Reuters) for at most 4 more found of 216
     spaceless_run: int = 2
     spaceless_run_langs: tuple[str, ...] = ("th",)
     soft_match: float = 0.7  # sentence cosine from which a sentence has a counterpart
