@@ -291,3 +291,29 @@ def test_a_pair_of_unknown_direction_lists_its_differences(tmp_path: Path) -> No
         Article(id="first", text=SOURCE), Article(id="second", text=records[1]["text"])
     )
     assert [(c.kind, c.directed) for c in cmp.changes] == [("number_changed", False)]
+
+
+# the harbour story in Chinese, written for the test
+SOURCE_ZH = """港口委员会批准新建渡轮码头
+
+西港港口委员会周二以微弱多数批准了一座耗资4500万美元的渡轮码头。
+市长琳达·奥卡福说，该项目将在四年内创造约300个就业岗位。
+反对者认为投票过于仓促，并表示可能向法院提出上诉。
+工程预计于2026年3月开工，2029年底完工。
+新码头将取代一座建于1958年、每天接待1200名乘客的旧码头。"""
+
+
+def test_a_credit_line_in_chinese_on_one_side_only_and_changed() -> None:
+    der = SOURCE_ZH + "\n\n来源：星河日报"
+    c = _one(_pair(der, SOURCE_ZH), "attribution_changed")
+    assert c.source_span is None and _spans(c, SOURCE_ZH, der)[1] == "来源：星河日报"
+    # both credit a line in one form, to two outlets: the credit was changed
+    src = SOURCE_ZH + "\n\n来源：海湾晚报"
+    c = _one(_pair(der, src, kind="copy"), "attribution_changed")
+    assert _spans(c, src, der) == ("来源：海湾晚报", "来源：星河日报")
+    # the same outlet on both sides: nothing changed
+    assert not [
+        x
+        for x in _pair(der, der.replace("西港", "西港 "), kind="copy")
+        if x.kind == "attribution_changed"
+    ]

@@ -1530,3 +1530,45 @@ def test_a_credit_line_of_another_language_is_a_credit_line_to_the_changes() -> 
     for text in ("Fuente: Diario Horizonte", "Quelle: dpa", "Con información de El Faro"):
         assert kind(text) is not None, text
     assert kind("Source: USDA") is None and kind("La fuente: nadie lo sabe") is None
+
+
+def test_credits_in_the_forms_of_the_chinese_japanese_korean_and_thai_press() -> None:
+    from unspin.evidence import outlet_names
+
+    # a credit label opening a line, "reprinted from / first published in", "according
+    # to X's report", "first carried by X": the outlet as written (these texts written
+    # for the test, the outlets invented)
+    for text, name in (
+        ("港口疏浚计划获批。\n来源：星河日报", "星河日报"),
+        ("据《东方观察网》报道，港口疏浚计划获批。", "东方观察网"),
+        ("本文首发于东方观察网，经授权转载。", "东方观察网"),
+        ("港の浚渫計画が承認された。\n出典：ミドリ新聞", "ミドリ新聞"),
+        ("この記事は「北海タイムズ」より転載しました。", "北海タイムズ"),
+        ("항만 준설 계획이 승인됐다.\n출처: 한빛신문", "한빛신문"),
+        ("이 기사는 바다뉴스에 먼저 실렸습니다.", "바다뉴스"),
+        ("ที่มา: ข่าวทะเลใต้", "ข่าวทะเลใต้"),
+        ("ตามรายงานของข่าวทะเลใต้ ระบุว่า แผนขุดลอกท่าเรือได้รับอนุมัติ", "ข่าวทะเลใต้"),
+    ):
+        got = outlet_names(text)
+        assert got.credits == {name} and not got.bylines, text
+    # not credits: a source of the news that is no outlet's credit form, a name run on
+    # into the sentence (Thai, no space after it), a label word in prose without its colon
+    for text in (
+        "警察によると、男は逃げた。",
+        "ตามรายงานของสำนักข่าวรอยเตอร์ระบุว่ามีผู้เสียชีวิต",
+        "ข้อมูลจากกระทรวงสาธารณสุขระบุว่าผู้ป่วยเพิ่มขึ้น",
+        "来源于当地的消息称港口将关闭。",
+    ):
+        assert not outlet_names(text).credits, text
+
+
+def test_an_invented_outlet_credited_in_chinese_points_at_the_rewrite() -> None:
+    body = "港务局周二批准了港口疏浚计划，工程将耗资1200万元，预计明年春天完工。"
+    source = _art("a", "港口疏浚计划获批\n\n" + body)
+    rewrite = _art("b", "疏浚计划终获批准\n\n" + body + "\n\n来源：星河日报")
+    c = ctx(source, rewrite, relation="spun", support=_support())
+    assert _ev("unknown_credit", c) == 1.0
+    assert _ev("unknown_credit", ctx(rewrite, source, relation="spun", support=_support())) == -1.0
+    # an outlet another article of the pile names is no evidence
+    known = _support("星河日报周一报道了港口的新闻。")
+    assert _ev("unknown_credit", ctx(source, rewrite, relation="spun", support=known)) is None

@@ -103,8 +103,17 @@ _CREDIT = [
         r"|\b(?:publicad[oa]|publi[ée]e?|pubblicat[oa]|ver[öo]ffentlicht|erschienen)\s+"
         r"(?:originalmente|originariamente|initialement|zuerst|urspr[üu]nglich)\b"
         r"|\berschien\s+(?:zuerst|urspr[üu]nglich)\s+(?:bei|in)\b",
+        # the Chinese, Japanese, Korean and Thai press: a credit label opening the line,
+        # "reprinted from / first published in / first carried by" forms
+        # (:data:`unspin.evidence._CREDIT_EAST` reads the outlet they name)
+        r"^\W*(?:来源|來源|出处|出處|出典|出所|ソース|参照元|引用元|情報元|記事提供|初出|출처"
+        r"|기사\s*원문|ที่มา|แหล่งที่มา|อ้างอิง)\s*[:：]|^\W*(?:ขอบคุณข้อมูลจาก|เรียบเรียงจาก)"
+        r"|转载自|轉載自|首发于|首發於|原载于|原載於|より転載|먼저\s*실렸|เผยแพร่ครั้งแรก",
     )
 ]
+#: the index in :data:`_CREDIT` of the East Asian and Thai credit forms: their lines are
+#: compared by the outlet they credit (no capitals to read names by)
+_CREDIT_EAST_KIND = len(_CREDIT) - 1
 _ATTRIBUTION = regex.compile(
     r"\b(?:told|according to|reported by|citing|via|cited by)\s+"
     r"((?:the\s+)?\p{Lu}[\w'’&.-]*(?:\s+\p{Lu}[\w'’&.-]*)*)"
@@ -800,7 +809,7 @@ class _Extractor:
         for s, kind in s_cr:
             peers = [d for d, k in d_cr if k == kind]
             d = max(peers, key=lambda d: _dice(_words(s.text), _words(d.text)), default=None)
-            if d is not None and _names(s.text) != _names(d.text):
+            if d is not None and _credit_names(s.text, kind) != _credit_names(d.text, kind):
                 self.add("attribution_changed", (s.start, s.end), (d.start, d.end))
         if self.rel in ("duplicate", "copy", "spun"):  # whole copies: a credit on one side only
             for side, mine, theirs in (("s", s_cr, d_cr), ("d", d_cr, s_cr)):
@@ -1059,6 +1068,16 @@ _CREDIT_WORDS = set("contributed report story article additional reporting writi
 _CREDIT_WORDS |= set("fuente fuentes fonte fontes fonti quelle quellen source sources".split())
 _CREDIT_WORDS |= set("con com mit avec informacion informacoes informazioni material".split())
 _CREDIT_WORDS |= set("editing written edited by copyright all rights reserved".split())
+
+
+def _credit_names(s: str, kind: int) -> set[str]:
+    """What a credit line of ``kind`` names: its capitalised words, or for the East Asian
+    and Thai forms the outlets it credits (:func:`unspin.evidence.outlet_names`)."""
+    if kind != _CREDIT_EAST_KIND:
+        return _names(s)
+    from unspin.evidence import outlet_names
+
+    return set(outlet_names(s).credits)
 
 
 def _names(s: str) -> set[str]:

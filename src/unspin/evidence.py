@@ -1202,6 +1202,47 @@ _CREDIT_INTL = regex.compile(
 )
 
 
+#: an outlet's name in Chinese, Japanese, Korean or Thai text: a run of letters, marks
+#: and digits (with "・", "·", "&", ".", "-" inside), optionally in brackets, ending at a
+#: space, punctuation or the line's end (a Thai name run on into the sentence, "ตามรายงาน
+#: ของX ระบุ...", is no name); ``_NAME_EAST``: the run alone, for a form that ends it
+_NAME_EAST = r"[\p{L}\p{N}][\p{L}\p{M}\p{N}・·&.\-]{0,23}?"
+_OUTLET_EAST = rf"[「『《〈【“\"]?({_NAME_EAST})[」』》〉】”\"]?(?=[\s\p{{P}}]|$)"
+#: credit labels opening a line: the label and its colon ("来源：", "出典：", "출처:",
+#: "ที่มา:"); Thai labels that are credits by their words alone need none
+_LABEL_EAST = (
+    r"(?:(?:来源|來源|资料来源|資料來源|出处|出處|文章来源|本文来源|原文来源|出典|出典元|出所"
+    r"|ソース|参照元|引用元|情報元|記事提供|元記事|初出|출처|기사[ \t]*제공|기사[ \t]*원문"
+    r"|원문[ \t]*출처|콘텐츠[ \t]*제휴|ที่มา|แหล่งที่มา|อ้างอิง)[ \t]*[:：=][ \t]*"
+    r"|(?:ขอบคุณข้อมูลจาก|เรียบเรียงจาก)[ \t]*[:：]?[ \t]*)"
+)
+#: "reprinted from / first published in X" and Thai "according to X's report"
+_FROM_EAST = (
+    r"(?:转载自|轉載自|本文首发于|首发于|首發於|原载于|原載於|原文刊载于|原文刊載於"
+    r"|整理自|本文由|ตามรายงานของ|(?:เผยแพร่|ตีพิมพ์)ครั้งแรก(?:ที่|บน|ใน)(?:เว็บไซต์)?"
+    r"|ต้นฉบับ(?:เผยแพร่|ตีพิมพ์)(?:ที่|บน|ใน)(?:เว็บไซต์)?)[ \t]*"
+)
+#: credits to an outlet in the forms of the Chinese, Japanese, Korean and Thai press: a
+#: credit label opening a line (:data:`_LABEL_EAST`), "reprinted from / first published
+#: in X" (:data:`_FROM_EAST`), "according to X's report" ("据X报道", "X 보도에 따르면"),
+#: "first carried by X" ("X에 먼저 실렸", "Xより転載"). Read as :data:`_CREDIT_INTL`:
+#: credits, never bylines.
+_CREDIT_EAST = regex.compile(
+    rf"^[ \t(（【\[*_—–-]*{_LABEL_EAST}{_OUTLET_EAST}"
+    rf"|{_FROM_EAST}{_OUTLET_EAST}"
+    rf"|据[ \t]*[「『《“]?({_NAME_EAST})[」』》”]?[ \t]*(?:的)?(?:报道|报导|消息)"
+    rf"|據[ \t]*[「『《“]?({_NAME_EAST})[」』》”]?[ \t]*(?:的)?(?:報導|報道|消息)"
+    rf"|(?:^|[ \t「『])({_NAME_EAST})(?:의)?[ \t]*보도에[ \t]*따르면"
+    rf"|(?:^|[ \t「『])({_NAME_EAST})에[ \t]*(?:먼저|처음)[ \t]*(?:실렸|실린|게재)"
+    rf"|(?:^|[ \t「『])({_NAME_EAST})(?:를|을)[ \t]*통해[ \t]*(?:처음|먼저)[ \t]*알려"
+    r"|(?<![\p{Han}\p{Katakana}\p{Latin}\p{N}ー・&.\-])"
+    r"([\p{Han}\p{Katakana}\p{Latin}\p{N}ー・&.\-]{2,24})[」』]?に(?:最初に|初めて)?掲載され"
+    r"|(?<![\p{Han}\p{Katakana}\p{Latin}\p{N}ー・&.\-])"
+    r"([\p{Han}\p{Katakana}\p{Latin}\p{N}ー・&.\-]{2,24})[」』]?(?:より|から)(?:転載|転電|引用)",
+    regex.MULTILINE,
+)
+
+
 #: where a credited name ends although capitalised words go on: a line break, or a full
 #: stop (!, ?) after a word of four or more letters with a lower-case letter in it
 #: ("... by Alaska State Troopers.\nAccording to the police report"); a stop after a
@@ -1319,6 +1360,10 @@ def outlet_names(
         toks = _outlet_tokens(next((g for g in m.groups() if g), ""))
         if toks and not all(t in DATE_WORDS for t in toks):
             credits.add(" ".join(toks))
+    for m in _CREDIT_EAST.finditer(text):  # credits, never a byline; the name as written
+        name = next((g for g in m.groups() if g), "").strip(".-・·&")
+        if len(name) >= 2 and not name.isdigit():
+            credits.add(name.lower())
     for m in _MASTHEAD_CREDIT.finditer(text):
         toks = _masthead(_outlet_tokens(m.group(1)))
         if not toks:
@@ -1399,7 +1444,7 @@ def _unknown_credits(d: Doc, other: Doc, other_lower: str, c: PairCtx) -> list[s
     for name in _claimed_outlets(d, other, c.params):
         if name in other_lower:
             continue
-        toks = name.split()
+        toks = name.split() if " " in name or name.isascii() else words(name)
         if phrase is None:
             continue  # without a corpus there is no telling an outlet found nowhere else
         if len(toks) == 1:
@@ -1918,8 +1963,9 @@ def condensed_lead(c: PairCtx) -> tuple[float, str] | None:
     source's details and rarely adds checkable ones. The value is the details' log ratio
     (as the ``details`` evidence), read only in that direction: a shorter text richer in
     details than a longer one is no condensed rewrite, and the other evidence speaks. Nor
-    where one text credits an outlet the pile names nowhere else (``unknown_credit``): a
-    framed rewrite's byline and masthead are names only it has; the credit tells."""
+    where one text credits an outlet the pile names nowhere else (``unknown_credit``) and
+    the credit points the other way: a framed rewrite's byline and masthead are names only
+    it has; the credit tells."""
     p = c.params
     if p.condensed_weight <= 0 or not c.same_language or c.relation != "spun":
         return None
@@ -1931,9 +1977,11 @@ def condensed_lead(c: PairCtx) -> tuple[float, str] | None:
     shorter, longer = (ua, ub) if c.short_side == 0 else (ub, ua)
     if (1 + longer) < p.condensed_details * (1 + shorter):
         return None
-    if capped_evidence(c, "unknown_credit") is not None:
+    value = math.log((1 + ua) / (1 + ub))
+    credit = capped_evidence(c, "unknown_credit")
+    if credit is not None and credit[0] * value <= 0:
         return None  # a credit to an outlet named nowhere else says which is the rewrite
-    return math.log((1 + ua) / (1 + ub)), (
+    return value, (
         f"a condensed rewrite: {der.id} is {ratio:.0%} of {src.id}'s length, and details "
         f"only in {src.id}: {longer}, only in {der.id}: {shorter}"
     )
