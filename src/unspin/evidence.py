@@ -1243,6 +1243,10 @@ _CREDIT_EAST = regex.compile(
 )
 
 
+#: a letter of the scripts :data:`_CREDIT_EAST` reads (a text without one is not searched)
+_EAST_SCRIPT = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\p{Thai}]")
+
+
 #: where a credited name ends although capitalised words go on: a line break, or a full
 #: stop (!, ?) after a word of four or more letters with a lower-case letter in it
 #: ("... by Alaska State Troopers.\nAccording to the police report"); a stop after a
@@ -1360,7 +1364,8 @@ def outlet_names(
         toks = _outlet_tokens(next((g for g in m.groups() if g), ""))
         if toks and not all(t in DATE_WORDS for t in toks):
             credits.add(" ".join(toks))
-    for m in _CREDIT_EAST.finditer(text):  # credits, never a byline; the name as written
+    east = _EAST_SCRIPT.search(text) is not None  # the forms below are written in these
+    for m in _CREDIT_EAST.finditer(text) if east else ():  # credits, never bylines
         name = next((g for g in m.groups() if g), "").strip(".-・·&")
         if len(name) >= 2 and not name.isdigit():
             credits.add(name.lower())
