@@ -595,23 +595,29 @@ COUNCIL_HI_REWRITE = (
 COUNCIL_HI_OTHER = "लाइब्रेरियन मॉड पाइक ने शनिवार को भीड़ से बात की और आँकड़े पढ़े।"
 
 
+def _council_pair(lang: str, source: str, rewrite: str, other: str):
+    """The council texts of ``lang`` fingerprinted (source, rewrite, another article of
+    the pile) and the source / rewrite alignment."""
+    from unspin.align import align
+    from unspin.pipeline import Config, fingerprint
+
+    arts = [
+        Article(id=k, text=t, lang=lang) for k, t in (("s", source), ("r", rewrite), ("o", other))
+    ]
+    src, rw, oth = fingerprint(arts, Config())
+    return src, rw, oth, align(src, rw)
+
+
 def test_in_a_script_without_capitals_the_body_phrases_a_rewrite_keeps_are_pieces() -> None:
     """Where no word reads as a name, the phrases of the source's body that the rewrite
     writes word for word and no other article of the pile uses stand for the body's
     names among the carried pieces (``evidence.body_phrases``): runs of word pairs, the
     lead's left out; none without a pile (a phrase two texts share may be the
     language's)."""
-    from unspin.align import align
     from unspin.corpus import CorpusSupport
     from unspin.evidence import PairCtx, body_phrases, carried_evidence
-    from unspin.pipeline import Config, fingerprint
 
-    arts = [
-        Article(id=k, text=t, lang="hi")
-        for k, t in (("s", COUNCIL_HI), ("r", COUNCIL_HI_REWRITE), ("o", COUNCIL_HI_OTHER))
-    ]
-    src, rw, other = fingerprint(arts, Config())
-    al = align(src, rw)
+    src, rw, other, al = _council_pair("hi", COUNCIL_HI, COUNCIL_HI_REWRITE, COUNCIL_HI_OTHER)
     p = ClassifyParams()
     assert "hi" in p.caseless_langs
     # "पार्षद टोमास एर्डल", "मॉड पाइक", "केलावे कम्युनिटी हब"
@@ -653,17 +659,10 @@ def test_in_a_script_without_spaces_kept_runs_of_characters_are_body_phrases() -
     rewrite keeps is a run of overlapping character-bigram pairs
     (``ClassifyParams.spaceless_run`` of them at least), read only in
     ``spaceless_run_langs``; what another article of the pile writes is the pile's."""
-    from unspin.align import align
     from unspin.corpus import CorpusSupport
     from unspin.evidence import PairCtx, body_phrases, carried_evidence
-    from unspin.pipeline import Config, fingerprint
 
-    arts = [
-        Article(id=k, text=t, lang="th")
-        for k, t in (("s", COUNCIL_TH), ("r", COUNCIL_TH_REWRITE), ("o", COUNCIL_TH_OTHER))
-    ]
-    src, rw, other = fingerprint(arts, Config())
-    al = align(src, rw)
+    src, rw, other, al = _council_pair("th", COUNCIL_TH, COUNCIL_TH_REWRITE, COUNCIL_TH_OTHER)
     p = ClassifyParams()
     assert "th" in p.caseless_langs and "th" in p.spaceless_run_langs
     pair = CorpusSupport([src, rw])
