@@ -174,15 +174,17 @@ def outside_pair(a: Doc, b: Doc) -> bool:
     return a.cross_lingual is False and b.cross_lingual is False and not cross_language(a, b)
 
 
+def main_space_blind(a: Doc, b: Doc) -> bool:
+    """Whether the main encoder's vectors say nothing about the pair: it cannot match
+    them across their languages, or they are in one language it does not cover
+    (:func:`outside_pair`)."""
+    return not crosslingual_matching(a, b) or outside_pair(a, b)
+
+
 def second_pair(a: Doc, b: Doc) -> bool:
-    """Whether the pair is compared in the second space: both carry e5 sentence vectors,
-    and the main encoder cannot match them across their languages or they are in one
-    language it does not cover (:func:`outside_pair`)."""
-    return (
-        a.second_vectors is not None
-        and b.second_vectors is not None
-        and (not crosslingual_matching(a, b) or outside_pair(a, b))
-    )
+    """Whether the pair is compared in the second space: both carry e5 sentence vectors
+    and the main encoder's say nothing about it (:func:`main_space_blind`)."""
+    return a.second_vectors is not None and b.second_vectors is not None and main_space_blind(a, b)
 
 
 def view(doc: Doc) -> Doc:
@@ -426,7 +428,7 @@ def story_features(a: Doc, b: Doc, fn: Any) -> dict[str, float]:
         return fn(view(a), view(b))
     f = fn(a, b)
     s = lead_sim(a, b)
-    if s is not None and (not crosslingual_matching(a, b) or outside_pair(a, b)):
+    if s is not None and main_space_blind(a, b):
         f = {**f, "doc_sim": s, "top_sent": s}
     return f
 
