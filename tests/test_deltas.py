@@ -284,3 +284,33 @@ def test_stored_docs_read_tokens_and_keys_on_first_use_equal_a_whole_read(tmp_pa
     )
     head, tail = us._split_tail(row)
     assert {**head, **json.loads(tail)} == json.loads(row)
+
+
+def test_a_reader_keeping_a_line_memo_parses_only_new_lines(tmp_path) -> None:
+    """``read_tables`` with a ``LineMemo`` (as the service rebuilds its snapshot after
+    each write) reads the same tables as a plain read, before and after an add, and
+    parses again only the lines the add changed: every other row is the last read's
+    dict."""
+    from unspin.output import LineMemo
+
+    cfg = Config(embedder="hashing")
+    out = tmp_path / "res"
+    unspin.scan(arts_folder(tmp_path, _pile()), out=out, config=cfg)
+    memo = LineMemo()
+    first = read_tables(out, memo)
+    assert first == read_tables(out)
+    total = sum(len(rows) for rows in first.values())
+    assert memo.parsed == total and memo.reused == 0
+    again = read_tables(out, memo)  # nothing written since: nothing parsed
+    assert again == first and memo.parsed == 0 and memo.reused == total
+    assert all(x is y for name in FILES for x, y in zip(first[name], again[name]))
+    unspin.add(
+        [Article(id="bridge-4", text=BRIDGE + " Repairs begin next week.")], out=out, config=cfg
+    )
+    after = read_tables(out, memo)
+    assert after == read_tables(out)
+    old_rows = {id(r) for rows in again.values() for r in rows}
+    shared = sum(id(r) in old_rows for rows in after.values() for r in rows)
+    assert 0 < memo.parsed < sum(len(rows) for rows in after.values())
+    assert shared == memo.reused and memo.reused > 0
+    assert any(r["id"] == "bridge-4" for r in after["articles"])

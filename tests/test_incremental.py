@@ -894,13 +894,13 @@ def test_paused_collector_leaves_the_blocks_objects_old_and_still_collectable() 
     import gc
     import weakref
 
-    from unspin.api import _collector_paused
+    from unspin.api import collector_paused
 
     class Node:
         pass
 
     assert gc.isenabled() and gc.get_freeze_count() == 0
-    with _collector_paused():
+    with collector_paused():
         assert not gc.isenabled()
         kept = [Node() for _ in range(5000)]
         loop = Node()
@@ -916,7 +916,7 @@ def test_paused_collector_leaves_the_blocks_objects_old_and_still_collectable() 
     gc.freeze()
     try:
         frozen = gc.get_freeze_count()
-        with _collector_paused():
+        with collector_paused():
             more = [Node() for _ in range(100)]
         assert gc.get_freeze_count() == frozen and gc.isenabled() and more
     finally:

@@ -184,7 +184,7 @@ def _remove(ids, out, config, store, progress) -> Result:
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """Python's cyclic garbage collector off for the block (on again after, if it was).
 
     An add or a removal reads the pile's fingerprints and stored results back as many
@@ -219,9 +219,9 @@ def _run(
     """Fingerprint, analyse and write. The archive gets ``save`` (default: every
     article; ``replace`` drops the others first) and loses the ids in ``drop``. An add
     or removal (not a scan, whose allocations are the whole pile's) runs with the
-    cyclic collector paused (:func:`_collector_paused`)."""
+    cyclic collector paused (:func:`collector_paused`)."""
     if not replace:
-        with _collector_paused():
+        with collector_paused():
             return _run_all(articles, errors, config, out, st, progress, replace, save, drop)
     return _run_all(articles, errors, config, out, st, progress, replace, save, drop)
 

@@ -778,10 +778,54 @@ def results_folder(out: str | os.PathLike) -> Path:
     return out
 
 
-def read_tables(out: str | os.PathLike) -> dict[str, list[dict[str, Any]]]:
+class LineMemo:
+    """The rows of the last :func:`read_tables` by their JSON line, so the next read of
+    the same results folder parses only the lines that are new.
+
+    An add to a large pile changes a few lines of each table; a reader that keeps its
+    tables between generations (the service rebuilds its snapshot after every write)
+    would otherwise parse every line again (1.2 s of a 5 s ``POST /articles`` at 20,000
+    articles: 34 MB of JSON). A row read through the memo is the dict of the last read
+    when its line is byte for byte the same: the rows are shared between the two reads,
+    so their readers must not change them (the service and the report copy a row before
+    adding to it). Holds the lines of the last read only."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, dict[bytes, dict[str, Any]]] = {}
+        #: lines parsed, lines taken from the memo, in the last read
+        self.parsed = self.reused = 0
+
+
+def _read_rows(
+    path: Path, known: dict[bytes, dict[str, Any]], seen: dict[bytes, dict[str, Any]]
+) -> tuple[list[dict[str, Any]], int]:
+    """The rows of one JSON Lines table, each line parsed unless ``known`` has it;
+    every line read is put in ``seen``. Returns the rows and the lines parsed."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    out, parsed = [], 0
+    for line in data.split(b"\n"):
+        if not line.strip():
+            continue
+        row = known.get(line)
+        if row is None:
+            row = seen.get(line)
+        if row is None:
+            row = json.loads(line)
+            parsed += 1
+        seen[line] = row
+        out.append(row)
+    return out, parsed
+
+
+def read_tables(
+    out: str | os.PathLike, memo: LineMemo | None = None
+) -> dict[str, list[dict[str, Any]]]:
     """Every table of a results folder (``FILES``) as lists of dicts; a table the folder
     lacks is an empty list. Readers (``unspin quotes``, the report, the service) go through
     this one function, so how a results folder is laid out on disk stays in this module.
+    ``memo``: a :class:`LineMemo` kept between reads (lines read before are not parsed
+    again; the rows are then shared with the last read's).
 
     All tables come from one generation, checked against its manifest's counts; when a
     writer prunes the generation while it is being read, the read starts again."""
@@ -789,12 +833,23 @@ def read_tables(out: str | os.PathLike) -> dict[str, list[dict[str, Any]]]:
     for _ in range(READ_RETRIES):
         base = results_folder(out)
         try:
-            tables = {
-                name: read_jsonl(base / f"{name}.jsonl")
-                if (base / f"{name}.jsonl").is_file()
-                else []
-                for name in FILES
-            }
+            if memo is None:
+                tables = {
+                    name: read_jsonl(base / f"{name}.jsonl")
+                    if (base / f"{name}.jsonl").is_file()
+                    else []
+                    for name in FILES
+                }
+            else:
+                tables, seen_all, parsed = {}, {}, 0
+                for name in FILES:
+                    path = base / f"{name}.jsonl"
+                    seen_all[name] = seen = {}
+                    if not path.is_file():
+                        tables[name] = []
+                        continue
+                    tables[name], n = _read_rows(path, memo.rows.get(name, {}), seen)
+                    parsed += n
             manifest = base / "manifest.json"
             if manifest.is_file():
                 counts = json.loads(manifest.read_text(encoding="utf-8")).get("counts", {})
@@ -803,6 +858,10 @@ def read_tables(out: str | os.PathLike) -> dict[str, list[dict[str, Any]]]:
                     raise ValueError(f"{', '.join(torn)} do not match {manifest}")
             if base != Path(out) and not base.is_dir():
                 raise FileNotFoundError(base)
+            if memo is not None:  # kept only for a whole, checked read
+                memo.rows = seen_all
+                memo.parsed = parsed
+                memo.reused = sum(len(t) for t in tables.values()) - parsed
             return tables
         except (FileNotFoundError, ValueError) as e:
             last = e

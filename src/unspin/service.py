@@ -45,8 +45,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from unspin.api import collector_paused
 from unspin.ingest import HTML_EXTS, RECORD_EXTS, TEXT_EXTS, IngestOptions, read_paths
 from unspin.model import RELATIONS, Article, InputError
+from unspin.output import LineMemo
 from unspin.pipeline import Config
 from unspin.report import (
     ReportData,
@@ -155,6 +157,7 @@ class Service:
         self._articles = stored_articles(self.out)
         self._generation = 0
         self._signature: tuple[int, int] | None = None
+        self._lines = LineMemo()  # each snapshot parses only the lines new since the last
         self.snapshot = self._build()
 
     # -------------------------------------------------------------- set-up
@@ -214,7 +217,7 @@ class Service:
         from unspin.output import read_tables
 
         signature = self._manifest_signature()
-        tables = read_tables(self.out)
+        tables = read_tables(self.out, self._lines)
         articles = dict(self._articles)
         data = ReportData(tables, {k: a.text for k, a in articles.items()})
         now = time.time()
@@ -339,7 +342,8 @@ class Service:
             else:
                 unspin.add(items, out=self.out, config=self.settings.config)
             self._articles.update(by_id)
-            snap = self.snapshot = self._build()
+            with collector_paused():
+                snap = self.snapshot = self._build()
         return snap, before, time.perf_counter() - t0
 
     def _store_has_articles(self) -> bool:
