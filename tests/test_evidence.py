@@ -1572,3 +1572,24 @@ def test_an_invented_outlet_credited_in_chinese_points_at_the_rewrite() -> None:
     # an outlet another article of the pile names is no evidence
     known = _support("星河日报周一报道了港口的新闻。")
     assert _ev("unknown_credit", ctx(source, rewrite, relation="spun", support=known)) is None
+
+
+def test_an_artefact_rate_names_what_it_counted_per() -> None:
+    """The rate is per 100 runs between spaces: words in most scripts, whole clauses in
+    Chinese, Japanese or Thai, where the reason says so rather than "words"."""
+    from unspin.classify import _count_unit
+
+    zh_a = doc_of("a", ["美国总统特朗普周二表示，他将于下周访问日本。"])
+    zh_b = doc_of("b", ["美国总统特朗普周二表示 , 他将于下周访问日本 。"])
+    assert _count_unit(zh_a, {0}) == "runs of text between spaces"
+    got = DIRECTION_EVIDENCE["artefacts"](ctx(zh_a, zh_b, [(0, 0)], relation="spun"))
+    assert got is not None and got[0] > 0
+    assert "per 100 runs of text between spaces" in got[1] and "words" not in got[1]
+    th = doc_of("t", ["นายกรัฐมนตรีกล่าวว่ารัฐบาลจะลดภาษีในปีหน้า"])
+    assert _count_unit(th, {0}) == "runs of text between spaces"
+    ko = doc_of("k", ["대통령은 화요일 다음 주에 일본을 방문하겠다고 말했다."])
+    assert _count_unit(ko, {0}) == "words"  # Korean is written with spaces
+    a = doc_of("a", ["The mayor met him on Thursday to discuss the $60 million plan."])
+    b = doc_of("b", ["the mayor met him On thursday to discuss the $ 60 million plan ."])
+    got = DIRECTION_EVIDENCE["artefacts"](ctx(a, b, [(0, 0)], relation="spun"))
+    assert got is not None and "per 100 words: a 0.0, b" in got[1]

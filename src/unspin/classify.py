@@ -50,6 +50,7 @@ from unspin.normalise import (
     FUNCTION_WORDS,
     LOWER,
     NUMBER_WORDS,
+    SPACELESS,
     STOPWORDS,
     UPPER,
     cross_language,
@@ -1130,10 +1131,33 @@ def _artefacts(c: PairCtx) -> tuple[float, str] | None:
     ra, rb = ra + 100.0 * la / words_a, rb + 100.0 * lb / words_b
     if ra == rb:
         return None
-    return (
-        rb - ra,
-        f"translation/spinning artefacts per 100 words: {a.id} {ra:.1f}, {b.id} {rb:.1f}",
-    )
+    ua, ub = _count_unit(a, ia), _count_unit(b, ib)
+    if ua == ub == "words":
+        line = f"translation/spinning artefacts per 100 words: {a.id} {ra:.1f}, {b.id} {rb:.1f}"
+    else:
+        line = (
+            f"translation/spinning artefacts: {a.id} {ra:.1f} per 100 {ua}, "
+            f"{b.id} {rb:.1f} per 100 {ub}"
+        )
+    return rb - ra, line
+
+
+#: letters of scripts written without spaces between words (Chinese, Japanese, Thai...)
+_SPACELESS_LETTER = regex.compile(rf"[{SPACELESS}]")
+#: share of a text's letters in such scripts above which its runs between spaces are
+#: phrases or clauses, not words
+SPACELESS_TEXT_SHARE = 0.5
+
+
+def _count_unit(doc: Doc, idx: set[int]) -> str:
+    """What :func:`_artefacts` counted its rate per: whitespace-separated tokens, which
+    are words in most scripts but whole phrases or clauses in a text written without
+    spaces between words (its reason names them so, not as words)."""
+    text = "".join(doc.sentences[i].text for i in idx)
+    letters = sum(c.isalpha() for c in text)
+    if letters and len(_SPACELESS_LETTER.findall(text)) > SPACELESS_TEXT_SHARE * letters:
+        return "runs of text between spaces"
+    return "words"
 
 
 @direction_evidence("function_words")
