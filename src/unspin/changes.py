@@ -1058,7 +1058,12 @@ def _tok_range(toks: list[Tok], span: Span) -> range:
 
 
 def _credit(s: Sentence) -> int | None:
-    """Which kind of credit line a sentence is (boilerplate or short), if any."""
+    """Which kind of credit line a sentence is (boilerplate or short), if any.
+
+    "Short" is at most 15 runs between spaces: words in most scripts; in Chinese,
+    Japanese or Thai a whole sentence is one or two such runs, so there every sentence
+    is searched, whatever its length (their forms, :data:`_CREDIT`'s last, are labels
+    opening a line and "reprinted from" verbs, which body text does not use)."""
     if s.boilerplate or len(s.text.split()) <= 15:
         return next((k for k, p in enumerate(_CREDIT) if p.search(s.text)), None)
     return None
