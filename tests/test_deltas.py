@@ -314,3 +314,49 @@ def test_a_reader_keeping_a_line_memo_parses_only_new_lines(tmp_path) -> None:
     assert 0 < memo.parsed < sum(len(rows) for rows in after.values())
     assert shared == memo.reused and memo.reused > 0
     assert any(r["id"] == "bridge-4" for r in after["articles"])
+
+
+def test_adds_in_one_process_reuse_its_articles_and_docs_and_equal_rescans(
+    tmp_path, monkeypatch
+) -> None:
+    """A process that adds to one store again and again (the service) makes Article and
+    doc objects only for archive rows new or changed since its last read: the second
+    add builds the doc of the first add's article alone; a row changed by another
+    writer (an article replaced under its id) is read again. Each result equals a full
+    rescan."""
+    import unspin.store as store_mod
+
+    cfg = Config(embedder="hashing")
+    out = tmp_path / "res"
+    arts = _pile()
+    unspin.scan(arts_folder(tmp_path, arts), out=out, config=cfg)
+    built: list[str] = []
+    real = store_mod._doc_from_row
+
+    def counting(article, row, lazy=None):
+        built.append(article.id)
+        return real(article, row, lazy)
+
+    monkeypatch.setattr(store_mod, "_doc_from_row", counting)
+    first = Article(id="bridge-4", text=BRIDGE + " Repairs begin next week.")
+    unspin.add([first], out=out, config=cfg)  # this process's first read: every doc built
+    assert len(built) == len(arts)
+    built.clear()
+    second = Article(id="mine-4", text=MINE + " The union welcomed the news.")
+    unspin.add([second], out=out, config=cfg)
+    assert built == ["bridge-4"]  # the one doc this process had not read from the store
+    arts += [first, second]
+    _same_as_fresh(out, arts, cfg)
+    # another writer replaces an article under its id: its row changed, so it is read
+    # again (a new Article and doc), and the result is the rescan's
+    other = store_mod.Store(out / ".unspin")
+    changed = Article(id="harvest-2", text=HARVEST + " Prices rose at once.")
+    other.save_articles([changed])
+    other.close()
+    built.clear()
+    third = Article(id="sport-9", text="Team 9 lost its away game on Sunday afternoon.")
+    unspin.add([third], out=out, config=cfg)
+    assert "harvest-2" not in built  # its new text has no doc yet: fingerprinted afresh
+    assert set(built) <= {"mine-4"}
+    arts = [changed if a.id == "harvest-2" else a for a in arts] + [third]
+    _same_as_fresh(out, arts, cfg)

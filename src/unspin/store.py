@@ -351,6 +351,21 @@ _READERS: dict[tuple, sqlite3.Connection] = {}
 #: the Store that last read lazy docs, per store folder (its connection serves them
 #: while it is open, in its process)
 _OPEN: dict[str, Store] = {}
+#: per store folder, what the last :meth:`Store.load_articles` of this process made of
+#: each archive row: the row's JSON -> the Article and the keys kept with it. A process
+#: that reads one store again (the service, at every write) makes no new Article for a
+#: row unchanged since, so the docs bound to it can be kept too (:data:`_DOC_READS`).
+#: Only the last read's rows are held.
+_ARCHIVE_READS: dict[str, dict[str, tuple[Article, Any]]] = {}
+#: per store folder, the StoredDocs the last lazy :meth:`Store.get_docs` of this process
+#: returned, by (cache key, article id); one is given again only for the very Article
+#: object it is bound to (an archive row unchanged since: :data:`_ARCHIVE_READS`), with
+#: its sentence vectors dropped (read again on first use, as a new one's are). A doc
+#: row is never changed under its key (the key hashes what it was made from), so a
+#: kept doc is the one a new read would build; what a run sets on a doc is either set
+#: again by every run (``cross_lingual``, the second encoder's vectors) or a per-doc
+#: cache that checks what it was computed from (facts, story keys, the cut).
+_DOC_READS: dict[str, dict[tuple[str, str], Doc]] = {}
 
 
 def _read_vectors(store_path: str, key: str, n: int, dim: int) -> np.ndarray:
@@ -646,10 +661,18 @@ class Store:
         rows: dict[str, tuple] = {}
         cols = self._LAZY_COLUMNS if lazy else self._DOC_COLUMNS
         where = str(self.path.resolve()) if lazy else ""
+        kept: dict[tuple[str, str], Doc] = {}
         if lazy:
             _OPEN[where] = self
+            last = _DOC_READS.get(where, {})
+            for a, key in zip(articles, keys):
+                doc = last.get((key, a.id))
+                if doc is not None and doc.article is a:
+                    if doc.__dict__.get("_source") is not None:
+                        doc.__dict__["_vectors"] = _UNREAD  # read again when used
+                    kept[(key, a.id)] = doc
         try:
-            uniq = list(dict.fromkeys(keys))
+            uniq = list(dict.fromkeys(k for a, k in zip(articles, keys) if (k, a.id) not in kept))
             for k in range(0, len(uniq), 500):
                 part = uniq[k : k + 500]
                 marks = ",".join("?" * len(part))
@@ -658,14 +681,21 @@ class Store:
                 ):
                     rows[key] = tuple(row)
             out: list[Doc | None] = []
+            made: dict[tuple[str, str], Doc] = {}
             for a, key in zip(articles, keys):
-                row = rows.get(key)
-                if row is None:
+                doc = kept.get((key, a.id))
+                row = rows.get(key) if doc is None else None
+                if doc is None and row is None:
                     self.misses += 1
                     out.append(None)
-                else:
-                    self.hits += 1
-                    out.append(_doc_from_row(a, row, (where, key) if lazy else None))
+                    continue
+                self.hits += 1
+                if doc is None:
+                    doc = _doc_from_row(a, row, (where, key) if lazy else None)
+                made[(key, a.id)] = doc
+                out.append(doc)
+            if lazy:
+                _DOC_READS[where] = made
         except (sqlite3.Error, ValueError, KeyError, TypeError) as e:
             raise self._error(e) from e
         return out
@@ -764,14 +794,21 @@ class Store:
             out = []
             known = self._archived = {}
             self._archived_embedder = cache_name if keys_tag is not None else None
+            where = str(self.path.resolve())
+            last, seen = _ARCHIVE_READS.get(where, {}), {}
             for (raw,) in rows:
-                d = json.loads(raw)
-                a = Article(**{k: v for k, v in d.items() if k in _ARTICLE_FIELDS})
-                got = d.get(_ARCHIVED_KEYS)
+                made = last.get(raw)
+                if made is None:  # a row new or changed since this process last read it
+                    d = json.loads(raw)
+                    a = Article(**{k: v for k, v in d.items() if k in _ARTICLE_FIELDS})
+                    made = (a, d.get(_ARCHIVED_KEYS))
+                seen[raw] = made
+                a, got = made
                 if keys_tag is not None and type(got) is list and len(got) == 3:
                     if got[0] == keys_tag and type(got[1]) is str and type(got[2]) is str:
                         known[id(a)] = (a, got[1], got[2])
                 out.append(a)
+            _ARCHIVE_READS[where] = seen
             return out
         except (sqlite3.Error, ValueError, TypeError) as e:
             raise self._error(e) from e
