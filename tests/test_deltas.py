@@ -360,3 +360,32 @@ def test_adds_in_one_process_reuse_its_articles_and_docs_and_equal_rescans(
     assert set(built) <= {"mine-4"}
     arts = [changed if a.id == "harvest-2" else a for a in arts] + [third]
     _same_as_fresh(out, arts, cfg)
+
+
+def test_preload_reads_what_the_first_add_would(tmp_path, monkeypatch) -> None:
+    """``unspin.api.preload`` (the service's start-up) reads every stored doc, so the
+    first add after it builds none of them again; a folder with no store reads none."""
+    import unspin.store as store_mod
+    from unspin.api import preload
+
+    cfg = Config(embedder="hashing")
+    out = tmp_path / "res"
+    arts = _pile()
+    unspin.scan(arts_folder(tmp_path, arts), out=out, config=cfg)
+    store_mod._DOC_READS.clear()
+    store_mod._ARCHIVE_READS.clear()
+    assert preload(out, cfg) == len(arts)
+    built: list[str] = []
+    real = store_mod._doc_from_row
+
+    def counting(article, row, lazy=None):
+        built.append(article.id)
+        return real(article, row, lazy)
+
+    monkeypatch.setattr(store_mod, "_doc_from_row", counting)
+    new = Article(id="bridge-4", text=BRIDGE + " Repairs begin next week.")
+    unspin.add([new], out=out, config=cfg)
+    assert built == []
+    _same_as_fresh(out, [*arts, new], cfg)
+    assert preload(tmp_path / "nothing-here", cfg) == 0
+    assert not (tmp_path / "nothing-here").exists()  # and nothing was created there

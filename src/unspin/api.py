@@ -149,6 +149,25 @@ def _add(new, errors, out, config, store, progress) -> Result:
     return _run(list(by_id.values()), errors, config, out, st, progress, save=new)
 
 
+def preload(out: PathLike, config: Config | None = None, store: PathLike | None = None) -> int:
+    """Read the archive and the stored docs of ``out``'s store into this process, as an
+    add would (for ``config``'s embedder), so a long-running process's first add does not
+    pay for it (the service's start-up; see :data:`unspin.store._DOC_READS`). Reads only;
+    returns how many docs it read (0 with no store or no archive)."""
+    config = config or Config()
+    from unspin.store import DB_NAME, STORE_DIRNAME
+
+    where = Path(store) if store is not None else Path(out) / STORE_DIRNAME
+    if not (where / DB_NAME).is_file():
+        return 0  # nothing stored (and nothing created here)
+    st = _store(out, store)
+    try:
+        arts = st.load_articles(archive_tag(config), doc_cache_name(config))
+        return sum(d is not None for d in st.get_docs(arts, doc_cache_name(config), lazy=True))
+    finally:
+        st.close()
+
+
 def remove(
     ids: Sequence[str] | str,
     *,

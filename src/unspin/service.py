@@ -45,7 +45,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from unspin.api import collector_paused
+from unspin.api import collector_paused, preload
 from unspin.ingest import HTML_EXTS, RECORD_EXTS, TEXT_EXTS, IngestOptions, read_paths
 from unspin.model import RELATIONS, Article, InputError
 from unspin.output import LineMemo
@@ -247,13 +247,16 @@ class Service:
 
     def warm_up(self) -> None:
         """Load the models (embedder, NER) before the first request needs them, by
-        comparing two tiny texts; a failure is logged, not fatal (the write will say)."""
+        comparing two tiny texts, and read the store's articles and docs as an add does
+        (:func:`unspin.api.preload`); a failure is logged, not fatal (the write will say)."""
         import unspin
 
         a = "Mayor Anna Berg said the new bridge over the river would open in June."
         b = "Mayor Anna Borg said the new bridge over the river would open in July."
         try:
             unspin.compare(Article("warm-a", a), Article("warm-b", b), self.settings.config)
+            # the stored articles and docs, which every add reads (built once here)
+            preload(self.out, self.settings.config)
         except Exception:  # noqa: BLE001
             log.exception("warm-up failed")
 

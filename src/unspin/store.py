@@ -36,6 +36,8 @@ from unspin.normalise import hard_wrapped, has_ordinal_stop, quote_marks_changed
 #: bump when the tables change; a store written by a newer schema is refused
 STORE_SCHEMA_VERSION = 1
 STORE_DIRNAME = ".unspin"
+#: the SQLite database of a store, in its folder
+DB_NAME = "store.sqlite"
 COMMIT_EVERY = 64
 #: a memo value pickled to more than this many bytes is kept in a file of its own in
 #: the store's ``MEMO_DIRNAME`` folder, its memo row holding ``_MEMO_FILE_MARK``, the
@@ -572,7 +574,7 @@ class Store:
 
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = Path(path)
-        self.db_path = self.path / "store.sqlite"
+        self.db_path = self.path / DB_NAME
         self.index_path = self.path / "docs.faiss"  # earlier versions' index (removed)
         self.vectors_path = self.path / "docs.f32"
         self.hits = self.misses = self._pending = 0
