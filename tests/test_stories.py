@@ -702,3 +702,18 @@ def test_a_scan_of_two_issuers_notices_makes_no_same_story_claim() -> None:
     assert rel_off[("n0", "n1")].relation == "same_story"
     assert rel_on[("n0", "n1")].relation == "related"
     assert "headlines name other subjects" in " ".join(rel_on[("n0", "n1")].reasons)
+
+
+def test_a_headline_is_kept_on_its_doc_for_its_title() -> None:
+    """``headline`` is worked out once per doc (every add reads every story's label) and
+    again when the doc's title is not the one it was worked out for."""
+    from unspin import stories
+    from unspin.fingerprint import prepare
+    from unspin.model import Article
+
+    doc = prepare(Article(id="x", text="WASHINGTON — The Senate passed the bill. It was late."))
+    assert stories.headline(doc) == "The Senate passed the bill."
+    doc.__dict__["_headline"] = (doc.article.title, doc.id, "kept")
+    assert stories.headline(doc) == "kept"  # read from the doc, not worked out again
+    doc.article.title = "LONDON (Reuters) - Bill passes"
+    assert stories.headline(doc) == "Bill passes"

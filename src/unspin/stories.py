@@ -1343,7 +1343,18 @@ def headline(doc: Doc) -> str:
     """An article's headline for a label: its title, or else its first sentence that is
     neither boilerplate nor a bare dateline; a leading dateline is left out either way.
     The sentences are read only when the title gives none (a doc read from a store
-    builds them on first use)."""
+    builds them on first use). Kept on the doc for its article's title (every story's
+    label is read at every add; a process that adds again keeps its docs)."""
+    title = doc.article.title
+    got = doc.__dict__.get("_headline")
+    if got is not None and got[0] == title and got[1] == doc.id:
+        return got[2]
+    h = _headline(doc)
+    doc.__dict__["_headline"] = (title, doc.id, h)
+    return h
+
+
+def _headline(doc: Doc) -> str:
     h = " ".join(strip_dateline(doc.article.title or "").split())
     if h:
         return h
