@@ -247,8 +247,9 @@ class Service:
 
     def warm_up(self) -> None:
         """Load the models (embedder, NER) before the first request needs them, by
-        comparing two tiny texts, and read the store's articles and docs as an add does
-        (:func:`unspin.api.preload`); a failure is logged, not fatal (the write will say)."""
+        comparing two tiny texts, read the store's articles and docs as an add does
+        (:func:`unspin.api.preload`) and load the Parquet writer; a failure is logged,
+        not fatal (the write will say)."""
         import unspin
 
         a = "Mayor Anna Berg said the new bridge over the river would open in June."
@@ -257,6 +258,10 @@ class Service:
             unspin.compare(Article("warm-a", a), Article("warm-b", b), self.settings.config)
             # the stored articles and docs, which every add reads (built once here)
             preload(self.out, self.settings.config)
+            with contextlib.suppress(ImportError):  # the Parquet copies' writer, if any
+                import pyarrow as pa
+
+                pa.Table.from_pylist([{"warm": 1}])  # its first use imports more
         except Exception:  # noqa: BLE001
             log.exception("warm-up failed")
 
