@@ -693,6 +693,15 @@ DirectionEvidence = Callable[[PairCtx], "tuple[float, str] | None"]
 
 TYPING_FEATURES: dict[str, TypingFeature] = {}
 DIRECTION_EVIDENCE: dict[str, DirectionEvidence] = {}
+#: a condition on weighing a direction evidence's value: (pair context, value) -> weigh it
+WeighGate = Callable[[PairCtx, float], bool]
+#: per direction evidence registered with one, when its value is weighed and what its
+#: reason says when it is not (:func:`direction_score` records it with weight 0)
+DIRECTION_GATES: dict[str, tuple[WeighGate, str]] = {}
+#: how a lead evidence's value reads in the lead stage, where one is registered with it
+#: (:func:`direction_score`): (pair context, value, detail) -> (value, detail)
+LeadValue = Callable[[PairCtx, float, str], "tuple[float, str]"]
+DIRECTION_LEAD_VALUES: dict[str, LeadValue] = {}
 
 
 def typing_feature(name: str) -> Callable[[TypingFeature], TypingFeature]:
@@ -705,11 +714,24 @@ def typing_feature(name: str) -> Callable[[TypingFeature], TypingFeature]:
     return deco
 
 
-def direction_evidence(name: str) -> Callable[[DirectionEvidence], DirectionEvidence]:
-    """Register a direction evidence under ``name`` (weight in ClassifyParams)."""
+def direction_evidence(
+    name: str,
+    weighed: WeighGate | None = None,
+    not_weighed: str = "",
+    lead_value: LeadValue | None = None,
+) -> Callable[[DirectionEvidence], DirectionEvidence]:
+    """Register a direction evidence under ``name`` (weight in ClassifyParams).
+    ``weighed``: when a value of it is weighed at all (else it is recorded with weight
+    0 and ``not_weighed`` as the reason); the value itself is still what it is for the
+    machine-made recogniser, which reads every evidence's value. ``lead_value``: how its
+    value reads where it leads (``ClassifyParams.lead_evidence``), if not as it is."""
 
     def deco(fn: DirectionEvidence) -> DirectionEvidence:
         DIRECTION_EVIDENCE[name] = fn
+        if weighed is not None:
+            DIRECTION_GATES[name] = (weighed, not_weighed)
+        if lead_value is not None:
+            DIRECTION_LEAD_VALUES[name] = lead_value
         return fn
 
     return deco
@@ -1620,7 +1642,23 @@ def _merges_into(
     return n, shown
 
 
-@direction_evidence("merged_sentences")
+def merges_weighed(c: PairCtx, v: float) -> bool:
+    """Whether a ``merged_sentences`` value ``v`` is weighed: the text it calls derived
+    (the merging one: ``b`` when ``v`` > 0) is at most ``ClassifyParams.merge_lenratio`` of
+    the other's length in characters. A rewriter that condenses merges its source's
+    sentences; one that writes as much as its source in sentences of its own merges or
+    splits by its voice (short-sentence writers split), which says nothing of order. The
+    value is kept for the machine-made recogniser, which was fitted on it as it is."""
+    la, lb = len(c.a.article.text), len(c.b.article.text)
+    der, other = (lb, la) if v > 0 else (la, lb)
+    return der <= c.params.merge_lenratio * other
+
+
+@direction_evidence(
+    "merged_sentences",
+    weighed=merges_weighed,
+    not_weighed="the merging text is not condensed (its voice)",
+)
 def _merged_sentences(c: PairCtx) -> tuple[float, str] | None:
     """A rewriter merges sentences of its source into one longer sentence (a condensed
     rewrite above all, and a paraphrase that joins a short sentence to the next); the
@@ -1648,25 +1686,31 @@ def _merged_sentences(c: PairCtx) -> tuple[float, str] | None:
     )
 
 
-def merges_weighed(c: PairCtx, v: float) -> bool:
-    """Whether a ``merged_sentences`` value ``v`` is weighed: the text it calls derived
-    (the merging one: ``b`` when ``v`` > 0) is at most ``ClassifyParams.merge_lenratio`` of
-    the other's length in characters. A rewriter that condenses merges its source's
-    sentences; one that writes as much as its source in sentences of its own merges or
-    splits by its voice (short-sentence writers split), which says nothing of order. The
-    value is kept for the machine-made recogniser, which was fitted on it as it is."""
-    la, lb = len(c.a.article.text), len(c.b.article.text)
-    der, other = (lb, la) if v > 0 else (la, lb)
-    return der <= c.params.merge_lenratio * other
-
-
 def style_logit(p: float) -> float:
     """Log-odds of a probability (kept finite)."""
     p = min(max(p, 1e-6), 1.0 - 1e-6)
     return math.log(p / (1.0 - p))
 
 
-@direction_evidence("model_style")
+def _style_lead_value(c: PairCtx, v: float, detail: str) -> tuple[float, str]:
+    """The style gap as the lead stage reads it: outside English the two texts' style
+    log-odds apart over ``ClassifyParams.style_logit_scale`` (clipped to [-1, 1]) rather
+    than their probabilities' difference ``v``. The shape-only model of other languages is
+    calibrated on their texts pooled, so one language's originals sit near 0 or 1
+    (Russian ~0.85, Spanish ~0.05) and a rewrite's gap in probability is small there; in
+    log-odds it is the gap it is elsewhere. Only where the style leads (a pair that does
+    not read machine-made): where it decides beside the rest, machine translation's
+    round trips read more model-written than their sources as often as not, and the
+    probability difference is kept (docs/benchmarks.md, session 34)."""
+    scale = c.params.style_logit_scale
+    pa, pb = c.fa.style, c.fb.style
+    if c.a.lang == "en" or scale <= 0 or pa is None or pb is None:
+        return v, detail
+    gap = style_logit(pb) - style_logit(pa)
+    return max(-1.0, min(1.0, gap / scale)), f"{detail}; log-odds apart {abs(gap):.2f}"
+
+
+@direction_evidence("model_style", lead_value=_style_lead_value)
 def _model_style(c: PairCtx) -> tuple[float, str] | None:
     """How much more the one text reads as written by a language model than the other:
     the difference of the two calibrated style probabilities (:attr:`DocFacts.style`, the
@@ -1928,24 +1972,6 @@ def machine_made(c: PairCtx, out: Sequence[Contribution]) -> tuple[bool, str]:
     )
 
 
-def _style_lead_value(c: PairCtx, v: float, detail: str) -> tuple[float, str]:
-    """The style gap as the lead stage reads it: outside English the two texts' style
-    log-odds apart over ``ClassifyParams.style_logit_scale`` (clipped to [-1, 1]) rather
-    than their probabilities' difference ``v``. The shape-only model of other languages is
-    calibrated on their texts pooled, so one language's originals sit near 0 or 1
-    (Russian ~0.85, Spanish ~0.05) and a rewrite's gap in probability is small there; in
-    log-odds it is the gap it is elsewhere. Only where the style leads (a pair that does
-    not read machine-made): where it decides beside the rest, machine translation's
-    round trips read more model-written than their sources as often as not, and the
-    probability difference is kept (docs/benchmarks.md, session 34)."""
-    scale = c.params.style_logit_scale
-    pa, pb = c.fa.style, c.fb.style
-    if c.a.lang == "en" or scale <= 0 or pa is None or pb is None:
-        return v, detail
-    gap = style_logit(pb) - style_logit(pa)
-    return max(-1.0, min(1.0, gap / scale)), f"{detail}; log-odds apart {abs(gap):.2f}"
-
-
 def _reads_written(c: PairCtx) -> bool:
     """Whether one text of the pair reads as written by a language model (its style
     probability at least ``ClassifyParams.lead_written``, outside English
@@ -2025,9 +2051,9 @@ def direction_score(c: PairCtx) -> tuple[float, list[Contribution]]:
         v, detail = got
         if v == 0.0 or w == 0.0:
             continue
-        if name == "merged_sentences" and not merges_weighed(c, v):
-            why = f"{detail}; not weighed: the merging text is not condensed (its voice)"
-            out.append(Contribution("direction", name, v, 0.0, why))
+        gate = DIRECTION_GATES.get(name)
+        if gate is not None and not gate[0](c, v):
+            out.append(Contribution("direction", name, v, 0.0, f"{detail}; not weighed: {gate[1]}"))
             continue
         z += w * v
         out.append(Contribution("direction", name, v, w * v, detail))
@@ -2051,8 +2077,9 @@ def direction_score(c: PairCtx) -> tuple[float, list[Contribution]]:
         led = []
         for name, _ in deciders:
             got = got_of.get(name)
-            if name == "model_style" and got is not None:
-                got = _style_lead_value(c, *got)
+            reading = DIRECTION_LEAD_VALUES.get(name)
+            if reading is not None and got is not None:
+                got = reading(c, *got)
             if name not in p.lead_evidence or got is None or abs(got[0]) < p.lead_min:
                 continue
             v, detail = got
