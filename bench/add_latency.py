@@ -27,7 +27,9 @@ the Parquet writer), so the adds are timed as ``POST /articles`` runs them; with
 the first add that needs them pays the loading, as a fresh ``unspin add`` process does.
 ``--trials ''`` only builds the base: run the script again to time adds in a process
 other than the one that built the store (as the CLI and a restarted service do). Each add
-prints its engine stages.
+prints its engine stages. ``--service N`` then makes N adds one after another into one
+copy through the service's writer (as a running server does, keeping what it keeps
+between writes), each timed.
 """
 
 from __future__ import annotations
@@ -88,6 +90,9 @@ TIMED = (
     "unspin.output:records",
     "unspin.output:_table_bytes",
     "unspin.output:_write_parquet",
+    "unspin.output:read_tables",
+    "unspin.service:Service._build",
+    "unspin.report:ReportData.__init__",
 )
 
 
@@ -220,6 +225,16 @@ def main() -> int:
         help="a store whose cached sentence vectors to start from, so the first scan "
         "embeds only what it lacks",
     )
+    ap.add_argument(
+        "--service",
+        type=int,
+        default=0,
+        metavar="N",
+        help="after the trials, N adds one after another into one copy of the base "
+        "through the service's writer (unspin.service.Service: warm-up, add, new "
+        "snapshot), as POST /articles runs them in a running server: each timed with "
+        "--timers if given (the service's own passes included)",
+    )
     args = ap.parse_args()
     if args.pin_code_version:
         import unspin.pipeline as pipeline
@@ -340,7 +355,51 @@ def main() -> int:
         unspin.remove([a.id], out=out, config=cfg)
         print(f"{trial}: remove of it: {time.perf_counter() - t2:.2f} s")
         shutil.rmtree(work, ignore_errors=True)
+    if args.service:
+        service_adds(res, base, cfg, arts, rest, args.service, timers)
     return 0
+
+
+def service_adds(
+    res: Path,
+    base: Path,
+    cfg: Config,
+    arts: list[Article],
+    rest: list[Article],
+    n: int,
+    timers: dict[str, list[float]],
+) -> None:
+    """``n`` adds, one after another, into one copy of ``res`` through the service's
+    writer (what a running server keeps between writes is kept): fresh articles of the
+    other corpus and edited copies of stored ones, alternating."""
+    from unspin.service import Service, Settings
+
+    work = Path(tempfile.mkdtemp(prefix="unspin-add-service-", dir=base))
+    shutil.copytree(res, work / "res", symlinks=True)
+    t0 = time.perf_counter()
+    svc = Service(Settings(store=work / "res", token="bench", config=cfg))
+    svc.warm_up()
+    print(f"service: start and warm-up {time.perf_counter() - t0:.2f} s")
+    todo = []
+    for k in range(n):
+        todo.append(rest[-1 - k // 2] if k % 2 == 0 else edited_copy(arts[7 + 93 * (k // 2)]))
+    try:
+        for a in todo:
+            for acc in timers.values():
+                acc[0], acc[1] = 0.0, 0
+            c0, t1 = _cpu_seconds(), time.perf_counter()
+            snap, _, _ = svc._add([a])  # the writer thread's call, in this thread
+            t2 = time.perf_counter()
+            mine = [r for r in snap.data.by_article.get(a.id, ())]
+            print(
+                f"service add of {a.id!r}: {t2 - t1:.2f} s ({_cpu_seconds() - c0:.2f} CPU s), "
+                f"{len(mine)} relations"
+            )
+            for name, (sec, calls, _) in sorted(timers.items(), key=lambda x: -x[1][0]):
+                if calls and sec >= 0.05:
+                    print(f"    {sec:7.3f}  {name} x{calls}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
