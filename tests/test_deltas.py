@@ -316,6 +316,21 @@ def test_a_reader_keeping_a_line_memo_parses_only_new_lines(tmp_path) -> None:
     assert any(r["id"] == "bridge-4" for r in after["articles"])
 
 
+def _count_docs_built(monkeypatch) -> list[str]:
+    """The ids of the stored docs built from their rows from now on (a list it fills)."""
+    import unspin.store as store_mod
+
+    built: list[str] = []
+    real = store_mod._doc_from_row
+
+    def counting(article, row, lazy=None):
+        built.append(article.id)
+        return real(article, row, lazy)
+
+    monkeypatch.setattr(store_mod, "_doc_from_row", counting)
+    return built
+
+
 def test_adds_in_one_process_reuse_its_articles_and_docs_and_equal_rescans(
     tmp_path, monkeypatch
 ) -> None:
@@ -330,14 +345,7 @@ def test_adds_in_one_process_reuse_its_articles_and_docs_and_equal_rescans(
     out = tmp_path / "res"
     arts = _pile()
     unspin.scan(arts_folder(tmp_path, arts), out=out, config=cfg)
-    built: list[str] = []
-    real = store_mod._doc_from_row
-
-    def counting(article, row, lazy=None):
-        built.append(article.id)
-        return real(article, row, lazy)
-
-    monkeypatch.setattr(store_mod, "_doc_from_row", counting)
+    built = _count_docs_built(monkeypatch)
     first = Article(id="bridge-4", text=BRIDGE + " Repairs begin next week.")
     unspin.add([first], out=out, config=cfg)  # this process's first read: every doc built
     assert len(built) == len(arts)
@@ -375,14 +383,7 @@ def test_preload_reads_what_the_first_add_would(tmp_path, monkeypatch) -> None:
     store_mod._DOC_READS.clear()
     store_mod._ARCHIVE_READS.clear()
     assert preload(out, cfg) == len(arts)
-    built: list[str] = []
-    real = store_mod._doc_from_row
-
-    def counting(article, row, lazy=None):
-        built.append(article.id)
-        return real(article, row, lazy)
-
-    monkeypatch.setattr(store_mod, "_doc_from_row", counting)
+    built = _count_docs_built(monkeypatch)
     new = Article(id="bridge-4", text=BRIDGE + " Repairs begin next week.")
     unspin.add([new], out=out, config=cfg)
     assert built == []
