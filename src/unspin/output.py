@@ -754,8 +754,8 @@ def _flat(v: Any) -> Any:
 
 
 def read_jsonl(path: str | os.PathLike) -> list[dict[str, Any]]:
-    with open(path, encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+    """The rows of one JSON Lines table (blank lines skipped)."""
+    return _read_rows(Path(path))[0]
 
 
 def own_entry(name: str) -> bool:
@@ -797,23 +797,27 @@ class LineMemo:
 
 
 def _read_rows(
-    path: Path, known: dict[bytes, dict[str, Any]], seen: dict[bytes, dict[str, Any]]
+    path: Path,
+    known: dict[bytes, dict[str, Any]] | None = None,
+    seen: dict[bytes, dict[str, Any]] | None = None,
 ) -> tuple[list[dict[str, Any]], int]:
-    """The rows of one JSON Lines table, each line parsed unless ``known`` has it;
-    every line read is put in ``seen``. Returns the rows and the lines parsed."""
+    """The rows of one JSON Lines table (blank lines skipped), each line parsed unless
+    ``known`` or ``seen`` has it; with ``seen``, every line read is put there. Returns
+    the rows and the lines parsed."""
     with open(path, "rb") as fh:
         data = fh.read()
     out, parsed = [], 0
     for line in data.split(b"\n"):
         if not line.strip():
             continue
-        row = known.get(line)
-        if row is None:
+        row = known.get(line) if known else None
+        if row is None and seen is not None:
             row = seen.get(line)
         if row is None:
             row = json.loads(line)
             parsed += 1
-        seen[line] = row
+        if seen is not None:
+            seen[line] = row
         out.append(row)
     return out, parsed
 
@@ -833,23 +837,16 @@ def read_tables(
     for _ in range(READ_RETRIES):
         base = results_folder(out)
         try:
-            if memo is None:
-                tables = {
-                    name: read_jsonl(base / f"{name}.jsonl")
-                    if (base / f"{name}.jsonl").is_file()
-                    else []
-                    for name in FILES
-                }
-            else:
-                tables, seen_all, parsed = {}, {}, 0
-                for name in FILES:
-                    path = base / f"{name}.jsonl"
-                    seen_all[name] = seen = {}
-                    if not path.is_file():
-                        tables[name] = []
-                        continue
-                    tables[name], n = _read_rows(path, memo.rows.get(name, {}), seen)
-                    parsed += n
+            tables, seen_all, parsed = {}, {}, 0
+            for name in FILES:
+                path = base / f"{name}.jsonl"
+                seen = seen_all[name] = {} if memo is not None else None
+                if not path.is_file():
+                    tables[name] = []
+                    continue
+                known = memo.rows.get(name) if memo is not None else None
+                tables[name], n = _read_rows(path, known, seen)
+                parsed += n
             manifest = base / "manifest.json"
             if manifest.is_file():
                 counts = json.loads(manifest.read_text(encoding="utf-8")).get("counts", {})

@@ -217,9 +217,10 @@ class Service:
         from unspin.output import read_tables
 
         signature = self._manifest_signature()
-        tables = read_tables(self.out, self._lines)
-        articles = dict(self._articles)
-        data = ReportData(tables, {k: a.text for k, a in articles.items()})
+        with collector_paused():  # many small objects made: no collection walks them all
+            tables = read_tables(self.out, self._lines)
+            articles = dict(self._articles)
+            data = ReportData(tables, {k: a.text for k, a in articles.items()})
         now = time.time()
         keys = {(r["a"], r["b"], r["relation"]) for r in data.relations}
         new = {k: now for k in keys if k not in self._first_seen}
@@ -350,8 +351,7 @@ class Service:
             else:
                 unspin.add(items, out=self.out, config=self.settings.config)
             self._articles.update(by_id)
-            with collector_paused():
-                snap = self.snapshot = self._build()
+            snap = self.snapshot = self._build()
         return snap, before, time.perf_counter() - t0
 
     def _store_has_articles(self) -> bool:
