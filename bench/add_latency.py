@@ -196,7 +196,9 @@ def main() -> int:
     ap.add_argument("--embedder", default="use")
     ap.add_argument("--base", help="folder of the base results (built when missing)")
     ap.add_argument("--check", action="store_true", help="compare with fresh scans")
-    ap.add_argument("--profile", action="store_true", help="cProfile each add")
+    ap.add_argument(
+        "--profile", action="store_true", help="cProfile each add (and the last --service add)"
+    )
     ap.add_argument("--trials", default="fresh,copy", help="which adds: fresh, copy")
     ap.add_argument("--warm", action="store_true", help="load models first, as a service")
     ap.add_argument("--copy-of", type=int, default=7, help="index of the article copied")
@@ -356,7 +358,9 @@ def main() -> int:
         print(f"{trial}: remove of it: {time.perf_counter() - t2:.2f} s")
         shutil.rmtree(work, ignore_errors=True)
     if args.service:
-        service_adds(res, base, cfg, arts, rest, args.service, timers)
+        service_adds(
+            res, base, cfg, arts, rest, args.service, timers, base if args.profile else None
+        )
     return 0
 
 
@@ -368,10 +372,12 @@ def service_adds(
     rest: list[Article],
     n: int,
     timers: dict[str, list[float]],
+    profile_dir: Path | None = None,
 ) -> None:
     """``n`` adds, one after another, into one copy of ``res`` through the service's
     writer (what a running server keeps between writes is kept): fresh articles of the
-    other corpus and edited copies of stored ones, alternating."""
+    other corpus and edited copies of stored ones, alternating. ``profile_dir``: the last
+    add is run under cProfile, its profile kept as ``profile_dir/service-add.prof``."""
     from unspin.service import Service, Settings
 
     work = Path(tempfile.mkdtemp(prefix="unspin-add-service-", dir=base))
@@ -388,7 +394,12 @@ def service_adds(
             for acc in timers.values():
                 acc[0], acc[1] = 0.0, 0
             c0, t1 = _cpu_seconds(), time.perf_counter()
-            snap, _, _ = svc._add([a])  # the writer thread's call, in this thread
+            if profile_dir is not None and a is todo[-1]:
+                prof = cProfile.Profile()
+                snap, _, _ = prof.runcall(svc._add, [a])
+                prof.dump_stats(str(Path(profile_dir) / "service-add.prof"))
+            else:
+                snap, _, _ = svc._add([a])  # the writer thread's call, in this thread
             t2 = time.perf_counter()
             mine = [r for r in snap.data.by_article.get(a.id, ())]
             print(
