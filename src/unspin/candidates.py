@@ -415,17 +415,30 @@ def top_neighbours(
     Exact; only similarities at or above ``min_sim`` are ever sorted (a neighbour below
     it is dropped by every generator anyway and cannot push out one above it).
     """
-    qs, bs, ss = [], [], []
+    parts = []
     step = block_rows(len(base))
     for lo in range(0, len(queries), step):
         q, b, v = _block_top(queries[lo : lo + step] @ base.T, k, min_sim, base_ids)
-        qs.append(query_ids[lo + q])
-        bs.append(b)
-        ss.append(v)
-    if not qs:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty, np.zeros(0, dtype=np.float32)
-    return np.concatenate(qs), np.concatenate(bs), np.concatenate(ss)
+        parts.append((query_ids[lo + q], b, v))
+    return joined_neighbours(parts)
+
+
+#: ``(query id, base id, similarity)`` arrays of a neighbour search
+Neighbours = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def no_neighbours() -> Neighbours:
+    """The empty :data:`Neighbours` of a search that found none (int64 ids, float32)."""
+    empty = np.zeros(0, dtype=np.int64)
+    return empty, empty, np.zeros(0, dtype=np.float32)
+
+
+def joined_neighbours(parts: Sequence[Neighbours]) -> Neighbours:
+    """Per-block :data:`Neighbours` joined in the order given (none: :func:`no_neighbours`)."""
+    if not parts:
+        return no_neighbours()
+    q, b, v = (np.concatenate([x[i] for x in parts]) for i in range(3))
+    return q, b, v
 
 
 def _block_top(
@@ -492,9 +505,9 @@ def _tile_tops(
     return np.concatenate([q1, q2]), np.concatenate([b1, b2]), np.concatenate([v1, v2])
 
 
-def _self_tiles(ctx: tuple, pairs: Sequence[tuple[int, int]]):
+def _self_tiles(ctx: tuple, pairs: Sequence[tuple[int, int]]) -> Neighbours:
     vectors, ids, k, min_sim, tile = ctx
-    qs, bs, ss = [], [], []
+    parts = []
     for i, j in pairs:
         a, b = slice(i * tile, (i + 1) * tile), slice(j * tile, (j + 1) * tile)
         sim = vectors[a] @ vectors[b].T
@@ -503,10 +516,8 @@ def _self_tiles(ctx: tuple, pairs: Sequence[tuple[int, int]]):
             q = ids[a][q]
         else:  # the same products serve the other tile's rows
             q, c, v = _tile_tops(sim, k, min_sim, ids[a], ids[b])
-        qs.append(q)
-        bs.append(c)
-        ss.append(v)
-    return np.concatenate(qs), np.concatenate(bs), np.concatenate(ss)
+        parts.append((q, c, v))
+    return joined_neighbours(parts)
 
 
 def self_search(
@@ -523,8 +534,7 @@ def self_search(
     (docs/benchmarks.md, session 30: 9 of 28,858 relations of all of Reuters)."""
     n = len(vectors)
     if n == 0:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty, np.zeros(0, dtype=np.float32)
+        return no_neighbours()
     tile = self_tile(n)
     t = -(-n // tile)
     pairs = [(i, j) for i in range(t) for j in range(i, t)]
@@ -718,20 +728,14 @@ def ivf_probes(vectors: np.ndarray, centroids: np.ndarray, nprobe: int) -> np.nd
     return out
 
 
-def _ivf_task(ctx: tuple, lists: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _ivf_task(ctx: tuple, lists: Sequence[int]) -> Neighbours:
     vectors, ids, k, min_sim, members, mstart, queries, qstart = ctx
-    qs, bs, ss = [], [], []
+    parts = []
     for li in lists:
         b = members[mstart[li] : mstart[li + 1]]
         q = queries[qstart[li] : qstart[li + 1]]
-        r, c, v = top_neighbours(vectors[q], ids[q], vectors[b], ids[b], k, min_sim)
-        qs.append(r)
-        bs.append(c)
-        ss.append(v)
-    if not qs:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty, np.zeros(0, dtype=np.float32)
-    return np.concatenate(qs), np.concatenate(bs), np.concatenate(ss)
+        parts.append(top_neighbours(vectors[q], ids[q], vectors[b], ids[b], k, min_sim))
+    return joined_neighbours(parts)
 
 
 def ivf_neighbours(
@@ -777,10 +781,8 @@ def ivf_neighbours(
     else:
         parts = mapper(_ivf_task, tasks, ctx)
     if not parts:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty, np.zeros(0, dtype=np.float32)
-    q, c, s = (np.concatenate([x[i] for x in parts]) for i in range(3))
-    return merge_neighbours(q, c, s, k)
+        return no_neighbours()
+    return merge_neighbours(*joined_neighbours(parts), k)
 
 
 class RowKeys(Sequence):
