@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -614,3 +615,41 @@ def test_a_multipart_body_is_read_in_memory_or_a_private_temp_dir(monkeypatch, t
     arts, _ = read_uploads(files, [], unspin.ingest.IngestOptions())
     assert [a.id for a in arts] == ["evil"] and made and not Path(made[0]).exists()
     assert not Path("/tmp/evil.txt").exists() or Path("/tmp/evil.txt").read_text() != ARTICLE
+
+
+def test_story_and_relation_pages_are_paged(tmp_path, monkeypatch):
+    """The list pages show ``PAGE`` rows from the request's offset, with the pager's
+    counts and links; a bad offset is a clear 422."""
+    import unspin.service as service_mod
+
+    monkeypatch.setattr(service_mod, "PAGE", 1)
+    other = (
+        "Harbour ferry fares to rise in spring\n\n"
+        "Ferry fares across Kestrel harbour will rise by ten percent in March, the operator "
+        "said on Friday, blaming fuel costs and a new safety rule for crews.\n"
+    )
+    with running_server(settings(tmp_path / "store", public_read=True)) as base:
+        with httpx.Client(base_url=base, timeout=120) as client:
+            arts = [
+                {"id": "bridge", "text": ARTICLE},
+                {"id": "copy", "text": COPY},
+                {"id": "copy2", "text": COPY.replace("Petra Lind", "Petra Lindqvist")},
+                {"id": "ferry", "text": other},
+            ]
+            assert post(client, arts).status_code == 201
+            n_stories = client.get("/stories", headers=AUTH).json()["total"]
+            assert n_stories >= 2
+            first, second = client.get("/"), client.get("/?offset=1")
+            assert first.status_code == second.status_code == 200
+            assert f"1–1 of {n_stories}" in first.text and "Previous" not in first.text
+            assert f"2–2 of {n_stories}" in second.text and 'href="/?offset=0' in second.text
+            assert 'href="/?offset=1' in first.text
+            # each page lists its own story
+            story_link = r'href="/ui/stories/([^"?]+)"'
+            links = [set(re.findall(story_link, r.text)) for r in (first, second)]
+            assert len(links[0]) == len(links[1]) == 1 and links[0] != links[1]
+            rels = client.get("/ui/relations")
+            assert rels.status_code == 200 and "1–1 of " in rels.text
+            later = client.get("/ui/relations?offset=1")
+            assert "2–2 of " in later.text and 'href="/ui/relations?offset=0' in later.text
+            assert client.get("/?offset=x").status_code == 422

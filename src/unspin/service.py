@@ -1036,6 +1036,20 @@ def create_app(settings: Settings) -> Any:
         )
         return page_response(html, status)
 
+    def listing(request: Request, view: str, key: str, items: list, **ctx: Any) -> HTMLResponse:
+        """:func:`page` with one page of ``items`` (``PAGE`` of them from the request's
+        offset) as ``key``, and the counts its pager reads."""
+        offset = offset_of(request)
+        return page(
+            request,
+            view,
+            total=len(items),
+            offset=offset,
+            page_size=PAGE,
+            **{key: items[offset : offset + PAGE]},
+            **ctx,
+        )
+
     def need_page_read(request: Request) -> RedirectResponse | None:
         if can_read(request):
             return None
@@ -1070,15 +1084,12 @@ def create_app(settings: Settings) -> Any:
         q = request.query_params.get("q", "")
         types, mc = types_of(request), min_conf(request)
         rows = filter_stories(snap.data, q, types, mc)
-        offset = offset_of(request)
-        return page(
+        return listing(
             request,
             "home",
+            "stories",
+            rows,
             snap=snap,
-            stories=rows[offset : offset + PAGE],
-            total=len(rows),
-            offset=offset,
-            page_size=PAGE,
             q=q,
             types=types,
             min_conf=mc,
@@ -1144,15 +1155,12 @@ def create_app(settings: Settings) -> Any:
                     continue
             rows.append(i)
         rows.sort(key=lambda i: -data.relations[i]["confidence"])
-        offset = offset_of(request)
-        return page(
+        return listing(
             request,
             "relations",
+            "rows",
+            rows,
             snap=snap,
-            rows=rows[offset : offset + PAGE],
-            total=len(rows),
-            offset=offset,
-            page_size=PAGE,
             q=request.query_params.get("q", ""),
             types=types,
             min_conf=mc,
