@@ -682,3 +682,58 @@ def test_in_a_script_without_spaces_kept_runs_of_characters_are_body_phrases() -
     )
     with pytest.raises(ValueError, match="spaceless_run"):
         ClassifyParams(spaceless_run=-1)
+
+
+# two reports of one earthquake in Hindi (written for the test): a long report whose body
+# tells what happened on the coast, and a brief of the same event in its own words, which
+# shares the report's two figures (384 dead, magnitude 7.5) and, from its body, only
+# phrases of the language's common words ("तट पर", "on the coast"; "मारे गए", "were killed")
+QUAKE_HI = (
+    "शुक्रवार को सुलावेसी द्वीप के पास 7.5 तीव्रता का भूकंप आया। "
+    "अधिकारियों के अनुसार पालू शहर में कम से कम 384 लोगों की मौत हुई। "
+    "तट पर कई लोग मारे गए और हज़ारों लोग बेघर हो गए। "
+    "राहत दल रात भर काम करते रहे और अस्पतालों में जगह कम पड़ गई। "
+    "आपदा एजेंसी के प्रवक्ता सुतोपो पुर्वो नुग्रोहो ने कहा कि संचार टूट गया है।"
+)
+QUAKE_HI_BRIEF = (
+    "इंडोनेशिया में आए भूकंप की तीव्रता 7.5 मापी गई और 384 लोगों की जान चली गई। "
+    "सबसे ज़्यादा नुकसान तट पर हुआ, जहाँ कई लोग मारे गए। "
+    "सरकार का कहना है कि हज़ारों लोग बेघर हो गए और मदद भेजी जा रही है।"
+)
+
+
+def test_a_rewrite_claim_in_a_script_without_capitals_needs_named_phrases() -> None:
+    """In a script without capitals the rewrite model's claim rests on the facts the
+    shorter text keeps; a kept phrase of the longer's body counts as one only with a word
+    rare in the language in it (a name, a term), not as two common words that any report
+    of the event writes (NTREX: euronews' brief beside Reuters' report of one earthquake,
+    in Hindi, claimed on two lead figures and ten such phrases). A whole-text claim still
+    counts every kept phrase."""
+    from unspin.corpus import CorpusSupport
+    from unspin.evidence import PairCtx, body_phrases, carried_evidence
+    from unspin.normalise import rare_word
+
+    src, br, _, al = _council_pair("hi", QUAKE_HI, QUAKE_HI_BRIEF, COUNCIL_HI_OTHER)
+    pile = CorpusSupport([src, br])
+    p = ClassifyParams()
+    c = PairCtx(src, br, al, p, pile)
+    common = body_phrases(c)
+    assert common >= 1 and body_phrases(c, named=True) == 0
+    got, need = carried_evidence(c)
+    named, _ = carried_evidence(c, named_phrases=True)
+    assert got >= need > named
+    # the rewrite model sure, the whole-text model silenced: no claim on such pieces
+    rewrite_only = dataclasses.replace(p, whole_bias=-100.0, rewrite_bias=100.0)
+    kind, _, reasons, _ = reuse_type(src, br, al, rewrite_only, support=pile)
+    assert kind is None
+    assert any(r.startswith("not a whole derivative") for r in reasons)
+    # the whole-text model's claim counts the common phrases as before
+    whole_only = dataclasses.replace(p, whole_bias=100.0, rewrite_model=False)
+    assert reuse_type(src, br, al, whole_only, support=pile)[0] is not None
+    # a rewrite that keeps its source's names: the rewrite model's claim stands
+    csrc, crw, _, cal = _council_pair("hi", COUNCIL_HI, COUNCIL_HI_REWRITE, COUNCIL_HI_OTHER)
+    cpile = CorpusSupport([csrc, crw])
+    cc = PairCtx(csrc, crw, cal, p, cpile)
+    assert body_phrases(cc, named=True) == body_phrases(cc) == 3
+    assert all(any(rare_word(w, "hi") for w in x.split(" ")) for x in ("टोमास एर्डल", "मॉड पाइक"))
+    assert reuse_type(csrc, crw, cal, rewrite_only, support=cpile)[0] == "spun"

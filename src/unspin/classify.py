@@ -1785,8 +1785,11 @@ def reuse_type(
                 # a rewrite that rewords every sentence and drops much of its source
                 whole, prob = True, rprob if second is None else max(rprob, p.rewrite_cut)
     if whole:
-        got, need = carried_evidence(c)
-        least = need if a.lang in p.caseless_langs else p.rewrite_min_carried
+        caseless = a.lang in p.caseless_langs
+        # the rewrite model's claim rests on the facts the shorter text keeps; in a script
+        # without capitals a kept phrase is such a fact only with a name or term in it
+        got, need = carried_evidence(c, named_phrases=rewrite and caseless)
+        least = need if caseless else p.rewrite_min_carried
         if (
             got < need
             and not rewrite

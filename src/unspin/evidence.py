@@ -993,7 +993,7 @@ def rewrite_score(c: PairCtx) -> tuple[float, list[Contribution]]:
     return _typing_score(c, p.rewrite_features, p.rewrite_weights, p.rewrite_bias, "rewrite.")
 
 
-def carried_evidence(c: PairCtx) -> tuple[int, int]:
+def carried_evidence(c: PairCtx, named_phrases: bool = False) -> tuple[int, int]:
     """Pieces of the text itself the two articles share, and how many a whole-derivative
     claim needs (``ClassifyParams.whole_min_carried``).
 
@@ -1019,7 +1019,7 @@ def carried_evidence(c: PairCtx) -> tuple[int, int]:
         figs = len(c.fa.figures & c.fb.figures)
         if c.params.carried_body_names:
             caseless = c.a.lang in c.params.caseless_langs
-            body = body_phrases(c) if caseless else len(body_names(c))
+            body = body_phrases(c, named_phrases) if caseless else len(body_names(c))
     quotes = max(
         sum(q in c.fb.joined for q in c.fa.quotes), sum(q in c.fa.joined for q in c.fb.quotes)
     )
@@ -1050,7 +1050,7 @@ def _word_pairs(doc: Doc, idx: Sequence[int]) -> list[list[str]]:
     return out
 
 
-def body_phrases(c: PairCtx) -> int:
+def body_phrases(c: PairCtx, named: bool = False) -> int:
     """:func:`body_names` in a script without capitals (``ClassifyParams.caseless_langs``),
     where no word reads as a name: the phrases of the longer text's body (its content
     sentences after the first ``LEAD_SENTENCES``) that the shorter writes word for word
@@ -1058,7 +1058,12 @@ def body_phrases(c: PairCtx) -> int:
     ("डोनाल्ड ट्रम्प", "घोस्ट टाउन", "إليفي لتكنولوجيا"): the people, places and terms a
     rewrite carries down from its source's later paragraphs, as names are elsewhere.
     Without a pile (no ``phrase_support``) none counts: a phrase both texts use may be
-    the language's, not the text's."""
+    the language's, not the text's. ``named``: only word pairs with a word rare in the
+    language (:func:`unspin.normalise.rare_word`: a name, a term; "लोम्बोक में", "in
+    Lombok") count, not two of its common words ("तट पर", "on the coast"; "मारे गए",
+    "were killed"), which two reports of one event write alike and a small pile with few
+    other articles in the language lets through as unused: what a claim that rests on
+    facts kept, not on passages aligned, may count (``ClassifyParams.caseless_langs``)."""
     phrase = getattr(c.support, "phrase_support", None)
     if phrase is None:
         return 0
@@ -1072,6 +1077,13 @@ def body_phrases(c: PairCtx) -> int:
         return 0
     hashes = np.concatenate([bigram_hashes(x.lstrip("\x00").split(" ")) for x in shared])
     unique = {x for x, k in zip(shared, phrase(hashes, c.a.id, c.b.id)) if k == 0}
+    if named:
+        lang = c.a.lang or "en"
+        unique = {
+            x
+            for x in unique
+            if x.startswith("\x00") or any(rare_word(w, lang) for w in x.split(" "))
+        }
     p = c.params
     least = p.spaceless_run if c.a.lang in p.spaceless_run_langs else 0
     runs = 0
