@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
 from rich.console import Console
 
 import unspin
-from unspin.quotes import are_variants, index_quotes, quote_groups, quote_words, render_quotes
+from unspin.quotes import (
+    are_variants,
+    group_id,
+    index_quotes,
+    quote_groups,
+    quote_words,
+    render_quotes,
+)
 
 SPEAKERS = """Quarry blast shakes Tollbridge
 
@@ -46,6 +54,7 @@ FLOOD = {
 
 
 def _scan(tmp: Path, texts: dict[str, str]) -> unspin.Result:
+    tmp.mkdir(parents=True, exist_ok=True)
     for name, text in texts.items():
         (tmp / f"{name}.txt").write_text(text, encoding="utf-8")
     return unspin.scan([tmp])
@@ -188,7 +197,8 @@ def test_dense_blocks_group_alike_with_fewer_comparisons(monkeypatch) -> None:
 def test_groups_whole_split_and_altered(flood: unspin.Result) -> None:
     groups = quote_groups(flood.docs)
     river = next(g for g in groups if "never risen" in g.text)
-    assert river.id == "q0001" and river.articles == ["a", "b", "c", "d"]
+    assert river is groups[0] and river.articles == ["a", "b", "c", "d"]
+    assert re.fullmatch(r"q[0-9a-f]{12}", river.id) and river.id == group_id(river.variants)
     assert quote_words(river.text) == quote_words(FLOOD["a"].split('"')[1])
     assert river.altered_in == ["c"]  # b quotes the same words in two pieces
     assert len([v for v in river.variants if v.article == "b"]) == 2
@@ -199,6 +209,26 @@ def test_groups_whole_split_and_altered(flood: unspin.Result) -> None:
     assert [len(g.articles) for g in groups] == sorted(
         (len(g.articles) for g in groups), reverse=True
     )
+
+
+def test_group_ids_stay_when_an_article_moves_other_groups(tmp_path: Path) -> None:
+    """A group's id is its first variant's (article id, offset) hashed: a new article that
+    carries one quotation moves its group up the list, and the other groups keep their ids
+    (numbered ids, most widely carried first, shifted with it)."""
+    base = {k: FLOOD[k] for k in ("a", "d", "e")}
+    sandbags = 'Depot opens\n\n"Sandbags are free at the depot," the council said.'
+    before = quote_groups(_scan(tmp_path / "before", base).docs)
+    after = quote_groups(_scan(tmp_path / "after", {**base, "g": sandbags}).docs)
+    assert [g.text.split()[0] for g in before] == ["The", "Sandbags"]
+    assert [g.text.split()[0] for g in after] == ["Sandbags", "The"]  # moved up
+    assert {g.text: g.id for g in after} == {g.text: g.id for g in before}
+    assert len({g.id for g in after}) == len(after)
+    # the same pile in another order: the same ids
+    again = quote_groups(list(reversed(_scan(tmp_path / "again", {**base, "g": sandbags}).docs)))
+    assert sorted(g.id for g in again) == sorted(g.id for g in after)
+    # two groups whose ids hash alike are told apart by all 40 hex digits
+    full = group_id(after[0].variants, full=True)
+    assert full.startswith(after[0].id) and len(full) == 41
 
 
 def test_min_articles_and_records(flood: unspin.Result) -> None:
@@ -216,7 +246,8 @@ def test_render_quotes(flood: unspin.Result) -> None:
     out = io.StringIO()
     Console(file=out, width=120).print(render_quotes(quote_groups(flood.docs)))
     text = out.getvalue()
-    assert "q0001" in text and "The river has never risen" in text and "Trow" in text
+    river = quote_groups(flood.docs)[0]
+    assert river.id in text and "The river has never risen" in text and "Trow" in text
 
 
 @pytest.mark.shared
