@@ -431,9 +431,9 @@ def quote_groups(
     return groups
 
 
-#: hex digits of a quotation group's id after its "q" (:func:`group_id`): 48 bits, so two
-#: groups of a pile of 100,000 share one with a chance of about 2 in 100 million (then
-#: both get all 40)
+#: hex digits of a quotation group's id after its "q" (:func:`group_id`): 48 bits, so some
+#: two of 100,000 groups share one with a chance of about 2 in 100,000 (those two then
+#: get all 40)
 QUOTE_ID_HEX = 12
 
 
