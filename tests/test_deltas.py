@@ -383,10 +383,17 @@ def test_preload_reads_what_the_first_add_would(tmp_path, monkeypatch) -> None:
     store_mod._DOC_READS.clear()
     store_mod._ARCHIVE_READS.clear()
     assert preload(out, cfg) == len(arts)
+    # each preloaded doc carries its story headline, so the add labels without reading
+    import unspin.stories as stories_mod
+
+    read: list[str] = []
+    real = stories_mod._headline
+    monkeypatch.setattr(stories_mod, "_headline", lambda d: read.append(d.id) or real(d))
     built = _count_docs_built(monkeypatch)
     new = Article(id="bridge-4", text=BRIDGE + " Repairs begin next week.")
     unspin.add([new], out=out, config=cfg)
     assert built == []
+    assert not set(read) & {a.id for a in arts}  # no stored article's headline again
     _same_as_fresh(out, [*arts, new], cfg)
     assert preload(tmp_path / "nothing-here", cfg) == 0
     assert not (tmp_path / "nothing-here").exists()  # and nothing was created there

@@ -151,19 +151,26 @@ def _add(new, errors, out, config, store, progress) -> Result:
 
 def preload(out: PathLike, config: Config | None = None, store: PathLike | None = None) -> int:
     """Read the archive and the stored docs of ``out``'s store into this process, as an
-    add would (for ``config``'s embedder), so a long-running process's first add does not
-    pay for it (the service's start-up; see :data:`unspin.store._DOC_READS`). Reads only;
-    returns how many docs it read (0 with no store or no archive)."""
+    add would (for ``config``'s embedder), with each doc's story headline
+    (:func:`unspin.stories.headline`, kept on the doc), so a long-running process's first
+    add does not pay for them (the service's start-up; see
+    :data:`unspin.store._DOC_READS`). Reads only; returns how many docs it read (0 with no
+    store or no archive)."""
     config = config or Config()
     from unspin.store import DB_NAME, STORE_DIRNAME
 
     where = Path(store) if store is not None else Path(out) / STORE_DIRNAME
     if not (where / DB_NAME).is_file():
         return 0  # nothing stored (and nothing created here)
+    from unspin.stories import headline
+
     st = _store(out, store)
     try:
         arts = st.load_articles(archive_tag(config), doc_cache_name(config))
-        return sum(d is not None for d in st.get_docs(arts, doc_cache_name(config), lazy=True))
+        docs = [d for d in st.get_docs(arts, doc_cache_name(config), lazy=True) if d is not None]
+        for d in docs:
+            headline(d)  # kept on the doc: every add labels every story with it
+        return len(docs)
     finally:
         st.close()
 
