@@ -431,6 +431,41 @@ def test_fluency_prefers_the_wording_other_articles_use() -> None:
     assert _ev("fluency", ctx(a, b, params=loose)) is None  # no corpus
 
 
+def test_fluency_is_weighed_only_in_the_languages_it_was_measured_in() -> None:
+    # outside English every derivative set of ../shared had fluency point at the
+    # derivative as often as not (session 40): there it is recorded with weight 0, its
+    # value kept for the machine-made recogniser; in English it is weighed as before
+    plain = " ".join(FILLER[:3])
+    odd = (
+        "Shipping lineups are trimming the tally of harbours their hugest crafts call at. "
+        "The harbour jurisdiction stated freight magnitudes dropped final year as commerce "
+        "decelerated. Anglers stated the fresh regulations on hauls would wound little "
+        "crafts in the port."
+    )
+    support = CorpusSupport([_doc(f"f{k}", t) for k, t in enumerate(FILLER * 2)])
+    only = dataclasses.replace(
+        P,
+        min_fluency_pairs=5,
+        direction_evidence=("fluency",),
+        direction_weights=(1.0,),
+        decider_evidence=(),
+        lead_evidence=(),
+        condensed_weight=0.0,
+    )
+
+    def score(lang: str, params: ClassifyParams = only):
+        a, b = _lang_doc("a", plain, lang), _lang_doc("b", odd, lang)
+        return direction_score(ctx(a, b, relation="spun", support=support, params=params))
+
+    z, parts = score("en")
+    assert z > 0 and [x.name for x in parts] == ["fluency"] and parts[0].weight == z
+    z, parts = score("es")  # the same texts read as Spanish: recorded, not weighed
+    assert z == 0.0 and [x.name for x in parts] == ["fluency"]
+    assert parts[0].weight == 0.0 and parts[0].value > 0 and "not weighed" in parts[0].detail
+    both = dataclasses.replace(only, fluency_langs=("en", "es"))
+    assert score("es", both)[0] > 0
+
+
 def test_details_point_to_the_side_with_more_checkable_details() -> None:
     a = _doc(
         "a",

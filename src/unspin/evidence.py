@@ -1516,13 +1516,23 @@ def _unknown_credit(c: PairCtx) -> tuple[float, str] | None:
     return float(len(ub) - len(ua)), f"{side.id} credits {shown}, named nowhere else"
 
 
-@direction_evidence("fluency")
+def _fluency_weighed(c: PairCtx, value: float) -> bool:
+    """``fluency`` is weighed only in ``ClassifyParams.fluency_langs``."""
+    return c.a.lang in c.params.fluency_langs
+
+
+@direction_evidence(
+    "fluency",
+    weighed=_fluency_weighed,
+    not_weighed="read only in the languages where it was measured (fluency_langs)",
+)
 def _fluency(c: PairCtx) -> tuple[float, str] | None:
     """Which text's own wording the rest of the pile uses: of each text's word pairs the
     other lacks, the share that other articles use too. Machine translation, synonym
     spinners and paraphrasers put words together as nobody writes them ("ample consumer",
     "gentleman Callaghan"); a source's wording is the language of its beat. Same language
-    only; needs ``min_fluency_pairs`` such word pairs a side and a corpus."""
+    only; needs ``min_fluency_pairs`` such word pairs a side and a corpus. Weighed only
+    in ``ClassifyParams.fluency_langs`` (see there)."""
     phrase = getattr(c.support, "phrase_support", None)
     if phrase is None or not c.same_language:
         return None
