@@ -462,6 +462,7 @@ def test_fluency_is_weighed_only_in_the_languages_it_was_measured_in() -> None:
     z, parts = score("es")  # the same texts read as Spanish: recorded, not weighed
     assert z == 0.0 and [x.name for x in parts] == ["fluency"]
     assert parts[0].weight == 0.0 and parts[0].value > 0 and "not weighed" in parts[0].detail
+    assert score("und")[0] > 0  # a language not determined: weighed as before
     both = dataclasses.replace(only, fluency_langs=("en", "es"))
     assert score("es", both)[0] > 0
 

@@ -1517,8 +1517,9 @@ def _unknown_credit(c: PairCtx) -> tuple[float, str] | None:
 
 
 def _fluency_weighed(c: PairCtx, value: float) -> bool:
-    """``fluency`` is weighed only in ``ClassifyParams.fluency_langs``."""
-    return c.a.lang in c.params.fluency_langs
+    """``fluency`` is weighed only in ``ClassifyParams.fluency_langs``, and where the
+    language was not determined ("und": short notices of figures, read as before)."""
+    return c.a.lang in c.params.fluency_langs or c.a.lang == "und"
 
 
 @direction_evidence(
