@@ -75,6 +75,53 @@ def test_quote_spanning_two_sentences_marks_both() -> None:
     assert 0.3 < sents[1].quoted_share < 1.0
 
 
+def test_a_quotation_runs_on_over_paragraphs() -> None:
+    from unspin.normalise import quotes_run_on
+
+    # the news convention: each paragraph of a long quotation opens with a mark, only the
+    # last one closes
+    news = (
+        "The mayor spoke on Monday.\n"
+        "“We will rebuild the bridge by June and open it to traffic.\n"
+        "“The money is already set aside for the work,” she said.\n"
+        "The council agreed."
+    )
+    assert [q.text for q in find_quotes(news)] == [
+        "We will rebuild the bridge by June and open it to traffic.",
+        "The money is already set aside for the work,",
+    ]
+    # a quotation of several sentences stored one sentence per line (ECB+): closed lines
+    # later, with no mark of its style in between
+    lines = (
+        "“I am so excited to host the show a second time.\n"
+        "You know what they say about the second time.\n"
+        "It is always better,” she said.\nShe laughed."
+    )
+    got = find_quotes(lines)
+    assert [q.text for q in got] == [
+        "I am so excited to host the show a second time.",
+        "You know what they say about the second time.",
+        "It is always better,",
+    ]
+    assert all(lines[q.start : q.end] == q.text for q in got)
+    # straight marks run on only by the news convention
+    straight = (
+        'He said:\n"We will not stop until the job is done and the river is clean.\n'
+        '"Nobody should doubt that," he added.'
+    )
+    assert len(find_quotes(straight)) == 2
+    # a stray mark, a later paragraph opening its own quotation, and a closing mark too
+    # far on: no run
+    stray = "A stray “ mark here and nothing more in it.\nA new paragraph “with its own quote” here."
+    far = "“One.\nTwo lines.\nThree lines.\nFour lines.\nFive lines here,” he said."
+    assert [q.text for q in find_quotes(stray)] == ["with its own quote"]
+    assert find_quotes(far) == []
+    # the store's cache key marks exactly the texts read otherwise than before
+    assert quotes_run_on(news) and quotes_run_on(lines) and quotes_run_on(straight)
+    assert not quotes_run_on(stray) and not quotes_run_on(far)
+    assert not quotes_run_on("She said “the plan works” and left.\nHe said “no” later.")
+
+
 def test_apostrophes_are_not_quotes() -> None:
     assert find_quotes("The mayor’s office said it’s the union’s call to make now.") == []
 

@@ -941,18 +941,74 @@ def quote_marks_changed(text: str) -> bool:
     return "„" in text or "「" in text or "『" in text
 
 
+#: paragraphs a quotation may run on into without a mark of its style before its close
+#: (a quotation of several sentences in a text stored one sentence per line)
+QUOTE_RUN_PARAGRAPHS = 3
+
+
+def _runs_on(
+    text: str, spans: list[tuple[int, int]], k: int, ch: str, close: str | None
+) -> tuple[int, int] | None:
+    """Whether a quotation opened by ``ch`` and not closed in paragraph ``k`` runs on
+    into the paragraphs after it, and how: ``(m, 0)`` when paragraph ``k + 1`` opens with
+    the same mark (the news convention for a quotation of several paragraphs: each opens
+    with a mark, only the last closes), ``(m, j)`` when, for a mark that tells opening
+    from closing (not straight quotes), paragraph ``k + m`` (``m`` at most
+    ``QUOTE_RUN_PARAGRAPHS``) holds its closing mark at offset ``j`` before any opening
+    mark of that style and the paragraphs between hold no mark of it (a quotation of
+    several sentences stored one sentence per line); None otherwise."""
+    if k + 1 >= len(spans):
+        return None
+    first = text[spans[k + 1][0] : spans[k + 1][1]]
+    lead = first.lstrip()
+    if lead.startswith(ch) or (close is None and _STRAIGHT.match(lead)):
+        return (1, 0)
+    if close is None or ch == "‘":
+        return None
+    for m in range(1, QUOTE_RUN_PARAGRAPHS + 1):
+        if k + m >= len(spans):
+            return None
+        chunk = text[spans[k + m][0] : spans[k + m][1]]
+        j, o = _nearest(chunk, close, 0), chunk.find(ch)
+        if j != -1 and (o == -1 or j < o):
+            return (m, j)
+        if o != -1:
+            return None
+    return None
+
+
 def find_quotes(text: str, min_words: int = 3) -> list[Quote]:
     """Text inside quotation marks of any common style, per paragraph.
 
     Curly and guillemet pairs are matched by their own closing mark; straight ``"``
     (and the ````/'' convention) are paired in order. Single curly quotes count only
     when they open at a word start and close before a non-letter, so apostrophes
-    are not mistaken for quotations.
+    are not mistaken for quotations. A quotation left open at a paragraph's end runs on
+    (:func:`_runs_on`) when the next paragraph opens with its mark, or, for marks that
+    tell opening from closing, when a later paragraph closes it first: each paragraph's
+    part is a quotation of its own (a statement quoted over several paragraphs is the
+    speaker's words throughout, not the outlet's).
     """
+    return _scan_quotes(text, min_words)[0]
+
+
+def _scan_quotes(text: str, min_words: int) -> tuple[list[Quote], bool]:
+    """:func:`find_quotes`, and whether a quotation ran on past a paragraph's end."""
     quotes: list[Quote] = []
-    for base, p_end in paragraphs(text):
+    ran = False
+    spans = paragraphs(text)
+    resume: dict[int, int] = {}  # paragraph -> offset its scan starts from (a run's close)
+
+    def add(s: int, e: int) -> None:
+        inner = text[s:e]
+        lead = len(inner) - len(inner.lstrip())
+        inner = inner.strip()
+        if len(words(inner)) >= min_words:
+            quotes.append(Quote(s + lead, s + lead + len(inner), inner))
+
+    for k, (base, p_end) in enumerate(spans):
         chunk = text[base:p_end]
-        i = 0
+        i = resume.get(k, 0)
         while i < len(chunk):
             # straight to the next character that can open a quotation (linear, as the
             # step of one character was, without a Python step per character)
@@ -965,6 +1021,7 @@ def find_quotes(text: str, min_words: int = 3) -> list[Quote]:
             if ch == "‘" and i > 0 and chunk[i - 1].isalnum():
                 close = None
             j = -1
+            straight = None
             if close:
                 j = _nearest(chunk, close, i + 1)
                 if close == "’":
@@ -972,19 +1029,40 @@ def find_quotes(text: str, min_words: int = 3) -> list[Quote]:
                         j = chunk.find(close, j + 1)
                 width = 1
             elif _STRAIGHT.match(chunk, i):
-                width = len(_STRAIGHT.match(chunk, i).group(0))
+                straight = _STRAIGHT.match(chunk, i).group(0)
+                width = len(straight)
                 m = _STRAIGHT.search(chunk, i + width)
                 j = m.start() if m else -1
                 close_w = len(m.group(0)) if m else 0
             if j > i:
-                inner_s, inner_e = i + width, j
-                inner = chunk[inner_s:inner_e].strip()
-                if len(words(inner)) >= min_words:
-                    quotes.append(Quote(base + inner_s, base + inner_e, inner))
+                add(base + i + width, base + j)
                 i = j + (1 if close else close_w)
-            else:
+                continue
+            run = None
+            if j == -1 and (close or straight) and ch != "‘":
+                run = _runs_on(text, spans, k, straight or ch, close)
+            if run is None:
                 i += 1
-    return quotes
+                continue
+            # the rest of this paragraph is inside the quotation, and so are the
+            # paragraphs it runs on through, up to its close
+            ran = True
+            add(base + i + width, p_end)
+            m, at = run
+            for x in range(k + 1, k + m):
+                add(*spans[x])
+            if at:
+                add(spans[k + m][0], spans[k + m][0] + at)
+                resume[k + m] = at + 1
+            break
+    return quotes, ran
+
+
+def quotes_run_on(text: str) -> bool:
+    """Whether ``text`` holds a quotation that runs on past a paragraph's end as
+    :func:`find_quotes` reads it since fingerprint version fp-9 + "qp" (earlier code read
+    quotations within one paragraph only): the store's cache key marks such a text."""
+    return _scan_quotes(text, 1)[1]
 
 
 # ---------------------------------------------------------------- boilerplate
