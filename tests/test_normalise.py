@@ -110,14 +110,23 @@ def test_a_quotation_runs_on_over_paragraphs() -> None:
         '"Nobody should doubt that," he added.'
     )
     assert len(find_quotes(straight)) == 2
+    # ... or, in text tokenised for corpora (ECB+), opened with " and closed with ''
+    ptb = "Police said: \" The fire spread through the store.\nIt is being treated as arson. ''\nNo one was hurt."
+    assert [q.text for q in find_quotes(ptb)] == [
+        "The fire spread through the store.",
+        "It is being treated as arson.",
+    ]
     # a stray mark, a later paragraph opening its own quotation, and a closing mark too
     # far on: no run
-    stray = "A stray “ mark here and nothing more in it.\nA new paragraph “with its own quote” here."
+    stray = (
+        "A stray “ mark here and nothing more in it.\nA new paragraph “with its own quote” here."
+    )
     far = "“One.\nTwo lines.\nThree lines.\nFour lines.\nFive lines here,” he said."
     assert [q.text for q in find_quotes(stray)] == ["with its own quote"]
     assert find_quotes(far) == []
     # the store's cache key marks exactly the texts read otherwise than before
     assert quotes_run_on(news) and quotes_run_on(lines) and quotes_run_on(straight)
+    assert quotes_run_on(ptb)
     assert not quotes_run_on(stray) and not quotes_run_on(far)
     assert not quotes_run_on("She said “the plan works” and left.\nHe said “no” later.")
 

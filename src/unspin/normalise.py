@@ -948,30 +948,36 @@ QUOTE_RUN_PARAGRAPHS = 3
 
 def _runs_on(
     text: str, spans: list[tuple[int, int]], k: int, ch: str, close: str | None
-) -> tuple[int, int] | None:
+) -> tuple[int, int, int] | None:
     """Whether a quotation opened by ``ch`` and not closed in paragraph ``k`` runs on
-    into the paragraphs after it, and how: ``(m, 0)`` when paragraph ``k + 1`` opens with
-    the same mark (the news convention for a quotation of several paragraphs: each opens
-    with a mark, only the last closes), ``(m, j)`` when, for a mark that tells opening
-    from closing (not straight quotes), paragraph ``k + m`` (``m`` at most
-    ``QUOTE_RUN_PARAGRAPHS``) holds its closing mark at offset ``j`` before any opening
-    mark of that style and the paragraphs between hold no mark of it (a quotation of
-    several sentences stored one sentence per line); None otherwise."""
+    into the paragraphs after it, and how: ``(1, 0, 0)`` when paragraph ``k + 1`` opens
+    with the same mark (the news convention for a quotation of several paragraphs: each
+    opens with a mark, only the last closes); ``(m, j, w)`` when paragraph ``k + m`` (``m``
+    at most ``QUOTE_RUN_PARAGRAPHS``) holds a closing mark (``w`` characters wide) at
+    offset ``j`` before any opening mark of that style and the paragraphs between hold no
+    mark of it (a quotation of several sentences stored one sentence per line). The
+    second needs marks that tell opening from closing: curly, guillemet and corner
+    marks, and straight ``"`` or ```` closed by ``''`` (the convention of text tokenised
+    for corpora, ECB+'s); None otherwise."""
     if k + 1 >= len(spans):
         return None
     first = text[spans[k + 1][0] : spans[k + 1][1]]
     lead = first.lstrip()
-    if lead.startswith(ch) or (close is None and _STRAIGHT.match(lead)):
-        return (1, 0)
-    if close is None or ch == "‘":
+    straight_next = close is None and _STRAIGHT.match(lead) and not lead.startswith("''")
+    if lead.startswith(ch) or straight_next:
+        return (1, 0, 0)
+    if ch == "‘":
         return None
     for m in range(1, QUOTE_RUN_PARAGRAPHS + 1):
         if k + m >= len(spans):
             return None
         chunk = text[spans[k + m][0] : spans[k + m][1]]
-        j, o = _nearest(chunk, close, 0), chunk.find(ch)
+        if close is None:
+            j, o = chunk.find("''"), _nearest(chunk, '"`', 0)
+        else:
+            j, o = _nearest(chunk, close, 0), chunk.find(ch)
         if j != -1 and (o == -1 or j < o):
-            return (m, j)
+            return (m, j, 2 if close is None else 1)
         if o != -1:
             return None
     return None
@@ -1048,12 +1054,12 @@ def _scan_quotes(text: str, min_words: int) -> tuple[list[Quote], bool]:
             # paragraphs it runs on through, up to its close
             ran = True
             add(base + i + width, p_end)
-            m, at = run
+            m, at, w = run
             for x in range(k + 1, k + m):
                 add(*spans[x])
-            if at:
+            if w:
                 add(spans[k + m][0], spans[k + m][0] + at)
-                resume[k + m] = at + 1
+                resume[k + m] = at + w
             break
     return quotes, ran
 
