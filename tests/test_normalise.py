@@ -111,7 +111,10 @@ def test_a_quotation_runs_on_over_paragraphs() -> None:
     )
     assert len(find_quotes(straight)) == 2
     # ... or, in text tokenised for corpora (ECB+), opened with " and closed with ''
-    ptb = "Police said: \" The fire spread through the store.\nIt is being treated as arson. ''\nNo one was hurt."
+    ptb = (
+        "Police said: \" The fire spread through the store.\n"
+        "It is being treated as arson. ''\nNo one was hurt."
+    )
     assert [q.text for q in find_quotes(ptb)] == [
         "The fire spread through the store.",
         "It is being treated as arson.",
