@@ -112,7 +112,7 @@ def test_a_quotation_runs_on_over_paragraphs() -> None:
     assert len(find_quotes(straight)) == 2
     # ... or, in text tokenised for corpora (ECB+), opened with " and closed with ''
     ptb = (
-        "Police said: \" The fire spread through the store.\n"
+        'Police said: " The fire spread through the store.\n'
         "It is being treated as arson. ''\nNo one was hurt."
     )
     assert [q.text for q in find_quotes(ptb)] == [
