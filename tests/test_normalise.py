@@ -119,6 +119,10 @@ def test_a_quotation_runs_on_over_paragraphs() -> None:
         "The fire spread through the store.",
         "It is being treated as arson.",
     ]
+    # a straight mark used as an apostrophe (Reuters-21578) opens nothing
+    apostrophe = 'It was hit by last year"s fall in oil prices.\n"We will recover," he said.'
+    assert [q.text for q in find_quotes(apostrophe)] == ["We will recover,"]
+    assert not quotes_run_on(apostrophe)
     # a stray mark, a later paragraph opening its own quotation, and a closing mark too
     # far on: no run
     stray = (

@@ -1045,7 +1045,10 @@ def _scan_quotes(text: str, min_words: int) -> tuple[list[Quote], bool]:
                 i = j + (1 if close else close_w)
                 continue
             run = None
-            if j == -1 and (close or straight) and ch != "‘":
+            # a mark right after a letter or digit is no opening one ("last year"s fall",
+            # as Reuters-21578 writes an apostrophe): it starts no run
+            opening = i == 0 or not chunk[i - 1].isalnum()
+            if j == -1 and (close or straight) and ch != "‘" and opening:
                 run = _runs_on(text, spans, k, straight or ch, close)
             if run is None:
                 i += 1
