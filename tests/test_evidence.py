@@ -413,15 +413,17 @@ def test_unknown_credit_points_to_the_side_crediting_an_outlet_named_nowhere() -
     assert _ev("unknown_credit", ctx(a, b)) is None
 
 
+#: a spinner's wording of FILLER's opening (word pairs nobody else writes)
+SPUN_FILLER = (
+    "Shipping lineups are trimming the tally of harbours their hugest crafts call at. "
+    "The harbour jurisdiction stated freight magnitudes dropped final year as commerce "
+    "decelerated. Anglers stated the fresh regulations on hauls would wound little "
+    "crafts in the port."
+)
+
+
 def test_fluency_prefers_the_wording_other_articles_use() -> None:
-    plain = " ".join(FILLER[:3])
-    odd = (
-        "Shipping lineups are trimming the tally of harbours their hugest crafts call at. "
-        "The harbour jurisdiction stated freight magnitudes dropped final year as commerce "
-        "decelerated. Anglers stated the fresh regulations on hauls would wound little "
-        "crafts in the port."
-    )
-    a, b = _doc("a", plain), _doc("b", odd)
+    a, b = _doc("a", " ".join(FILLER[:3])), _doc("b", SPUN_FILLER)
     support = CorpusSupport([_doc(f"f{k}", t) for k, t in enumerate(FILLER * 2)])
     loose = dataclasses.replace(P, min_fluency_pairs=5)
     v = _ev("fluency", ctx(a, b, support=support, params=loose))
@@ -435,13 +437,6 @@ def test_fluency_is_weighed_only_in_the_languages_it_was_measured_in() -> None:
     # outside English every derivative set of ../shared had fluency point at the
     # derivative as often as not (session 40): there it is recorded with weight 0, its
     # value kept for the machine-made recogniser; in English it is weighed as before
-    plain = " ".join(FILLER[:3])
-    odd = (
-        "Shipping lineups are trimming the tally of harbours their hugest crafts call at. "
-        "The harbour jurisdiction stated freight magnitudes dropped final year as commerce "
-        "decelerated. Anglers stated the fresh regulations on hauls would wound little "
-        "crafts in the port."
-    )
     support = CorpusSupport([_doc(f"f{k}", t) for k, t in enumerate(FILLER * 2)])
     only = dataclasses.replace(
         P,
@@ -454,7 +449,7 @@ def test_fluency_is_weighed_only_in_the_languages_it_was_measured_in() -> None:
     )
 
     def score(lang: str, params: ClassifyParams = only):
-        a, b = _lang_doc("a", plain, lang), _lang_doc("b", odd, lang)
+        a, b = _lang_doc("a", " ".join(FILLER[:3]), lang), _lang_doc("b", SPUN_FILLER, lang)
         return direction_score(ctx(a, b, relation="spun", support=support, params=params))
 
     z, parts = score("en")
