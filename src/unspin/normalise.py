@@ -1003,16 +1003,17 @@ def _scan_quotes(text: str, min_words: int) -> tuple[list[Quote], bool]:
     quotes: list[Quote] = []
     ran = False
     spans = paragraphs(text)
-    resume: dict[int, int] = {}  # paragraph -> offset its scan starts from (a run's close)
+    # paragraph -> offset its scan starts from (after a run's close; -1: inside a run)
+    resume: dict[int, int] = {}
 
-    def add(s: int, e: int) -> None:
-        inner = text[s:e]
-        lead = len(inner) - len(inner.lstrip())
-        inner = inner.strip()
+    def add(s: int, e: int) -> None:  # the span as marked, its text stripped (as always)
+        inner = text[s:e].strip()
         if len(words(inner)) >= min_words:
-            quotes.append(Quote(s + lead, s + lead + len(inner), inner))
+            quotes.append(Quote(s, e, inner))
 
     for k, (base, p_end) in enumerate(spans):
+        if resume.get(k) == -1:  # the whole paragraph inside a quotation running on
+            continue
         chunk = text[base:p_end]
         i = resume.get(k, 0)
         while i < len(chunk):
@@ -1060,6 +1061,7 @@ def _scan_quotes(text: str, min_words: int) -> tuple[list[Quote], bool]:
             m, at, w = run
             for x in range(k + 1, k + m):
                 add(*spans[x])
+                resume[x] = -1
             if w:
                 add(spans[k + m][0], spans[k + m][0] + at)
                 resume[k + m] = at + w
