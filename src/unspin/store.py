@@ -108,7 +108,7 @@ def cache_key(article: Article, embedder: str) -> str:
     if quote_marks_changed(article.text):  # its quotations were not read by earlier code
         version += "+q"
     if quotes_run_on(article.text):  # read within one paragraph by earlier code
-        version += "+qp"
+        version += "+runs"
     parts = [version, embedder, article.text, article.title, article.lang]
     # surrogatepass: a text that is not valid Unicode still has a key (ingest replaces
     # lone surrogates, but articles handed to the API directly are not read by ingest)
