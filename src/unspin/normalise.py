@@ -1072,8 +1072,9 @@ def _scan_quotes(text: str, min_words: int) -> tuple[list[Quote], bool]:
 def quotes_run_on(text: str) -> bool:
     """Whether ``text`` holds a quotation that runs on past a paragraph's end as
     :func:`find_quotes` reads it since fingerprint version fp-9 + "runs" (earlier code read
-    quotations within one paragraph only): the store's cache key marks such a text."""
-    return _scan_quotes(text, 1)[1]
+    quotations within one paragraph only): the store's cache key marks such a text. A
+    text of one line runs on nowhere (not scanned: every cache key asks)."""
+    return "\n" in text and _scan_quotes(text, 1)[1]
 
 
 # ---------------------------------------------------------------- boilerplate
