@@ -949,7 +949,8 @@ QUOTE_RUN_PARAGRAPHS = 3
 def _runs_on(
     text: str, spans: list[tuple[int, int]], k: int, ch: str, close: str | None
 ) -> tuple[int, int, int] | None:
-    """Whether a quotation opened by ``ch`` and not closed in paragraph ``k`` runs on
+    """Whether a quotation opened by ``ch`` (never "‘", which the caller leaves to
+    apostrophes) and not closed in paragraph ``k`` runs on
     into the paragraphs after it, and how: ``(1, 0, 0)`` when paragraph ``k + 1`` opens
     with the same mark (the news convention for a quotation of several paragraphs: each
     opens with a mark, only the last closes); ``(m, j, w)`` when paragraph ``k + m`` (``m``
@@ -966,8 +967,6 @@ def _runs_on(
     straight_next = close is None and _STRAIGHT.match(lead) and not lead.startswith("''")
     if lead.startswith(ch) or straight_next:
         return (1, 0, 0)
-    if ch == "‘":
-        return None
     for m in range(1, QUOTE_RUN_PARAGRAPHS + 1):
         if k + m >= len(spans):
             return None
