@@ -1593,6 +1593,50 @@ def test_credits_in_the_forms_of_the_chinese_japanese_korean_and_thai_press() ->
         assert not outlet_names(text).credits, text
 
 
+def test_credits_naming_a_masthead_in_the_forms_of_more_presses() -> None:
+    """A credit whose name is an outlet's by its masthead word ("…通信", "…신문",
+    "สำนักข่าว…", a word for a newspaper or agency before an Arabic or Greek name), in
+    the forms of the Japanese, Chinese, Korean, Thai, Arabic and Greek press; a person
+    or an office given as a source, and "the said paper", are no credit. Sentences
+    written for the test, outlets invented."""
+    from unspin.evidence import outlet_names
+
+    for text, name in (
+        ("港の浚渫計画が承認された。湾岸経済新報によると、工費は12億円に上る。", "湾岸経済新報"),
+        ("工費は12億円に上ると、みなと通信が伝えています。", "みなと通信"),
+        ("港の浚渫計画が承認された。\n（みなと通信）", "みなと通信"),
+        ("《星河财经周报》报道称，港口疏浚计划获批。", "星河财经周报"),
+        ("항만 준설 계획이 승인됐다고 바다경제신문이 보도했다.", "바다경제신문"),
+        ("바다경제신문에 따르면 공사비는 120억 원이다.", "바다경제신문"),
+        ("สำนักข่าวทะเลใต้ออนไลน์รายงานว่า แผนขุดลอกท่าเรือได้รับอนุมัติ", "สำนักข่าวทะเลใต้ออนไลน์"),
+        ('وبحسب ما أوردته صحيفة "مرفأ اليوم"، وافق المجلس على خطة التجريف.', "مرفأ اليوم"),
+        ("Σύμφωνα με την εφημερίδα «Λιμάνι Σήμερα», το σχέδιο εγκρίθηκε.", "λιμάνι σήμερα"),
+        ("Όπως μεταδίδει ο ιστότοπος Λιμενικά Νέα, το σχέδιο εγκρίθηκε.", "λιμενικά νέα"),
+    ):
+        got = outlet_names(text)
+        assert got.credits == {name} and not got.bylines, text
+    for text in (
+        "警察によると、男は逃げた。",
+        "同紙によると、工費は12億円に上る。",
+        "同ジャーナルによると、工費は12億円に上る。",
+        "경찰에 따르면 남성은 달아났다.",
+        "ตำรวจรายงานว่ามีผู้บาดเจ็บสองคน",
+        "وبحسب الشرطة، فر الرجل من المكان.",
+        "Σύμφωνα με τον Γιάννη Παπαδόπουλο, το σχέδιο εγκρίθηκε.",
+    ):
+        assert not outlet_names(text).credits, text
+
+
+def test_an_invented_outlet_credited_in_japanese_points_at_the_rewrite() -> None:
+    body = "港湾局は火曜日、港の浚渫計画を承認した。工費は12億円で、来春に完成する見込みだ。"
+    source = _art("a", "浚渫計画を承認\n\n" + body)
+    rewrite = _art("b", "港の浚渫、ついに承認\n\n湾岸経済新報によると、" + body)
+    assert _ev("unknown_credit", ctx(source, rewrite, relation="spun", support=_support())) == 1.0
+    # an outlet another article of the pile names is no evidence
+    known = _support("湾岸経済新報は月曜日に港のニュースを伝えた。")
+    assert _ev("unknown_credit", ctx(source, rewrite, relation="spun", support=known)) is None
+
+
 def test_an_invented_outlet_credited_in_chinese_points_at_the_rewrite() -> None:
     body = "港务局周二批准了港口疏浚计划，工程将耗资1200万元，预计明年春天完工。"
     source = _art("a", "港口疏浚计划获批\n\n" + body)
@@ -1603,6 +1647,20 @@ def test_an_invented_outlet_credited_in_chinese_points_at_the_rewrite() -> None:
     # an outlet another article of the pile names is no evidence
     known = _support("星河日报周一报道了港口的新闻。")
     assert _ev("unknown_credit", ctx(source, rewrite, relation="spun", support=known)) is None
+
+
+def test_odd_words_are_counted_only_where_spaces_separate_words() -> None:
+    """In a text written without spaces between words the runs between spaces are
+    clauses, which no word list holds: no odd words are counted there (a professional
+    Japanese translation with a few spaces read as full of unknown words, session 41)."""
+    from unspin.classify import odd_words
+
+    ja = doc_of("j", ["また私達はAIで次の躍進を得ようと求めている 同氏はそう述べた。"])
+    other = doc_of("k", ["米国はAIで大きく後れを取っていると同氏は語った。"])
+    assert odd_words(ja, {0}, other, {0}) == 0
+    es = doc_of("e", ["El ministro anunció querompenrécord en la reunión de ayer."])
+    es2 = doc_of("f", ["El ministro anunció un récord en la reunión de ayer."])
+    assert odd_words(es, {0}, es2, {0}) == 1
 
 
 def test_an_artefact_rate_names_what_it_counted_per() -> None:

@@ -806,8 +806,13 @@ def odd_words(doc: Doc, idx: set[int], other: Doc, other_idx: set[int]) -> int:
     """Words of ``doc`` absent from ``other``'s aligned text and unknown to the language.
 
     Machine translation leaves untranslated or fused words ("querompenrécord"), spinners
-    misspell ("Kesling"); an original's own wording is made of known words.
+    misspell ("Kesling"); an original's own wording is made of known words. A text
+    written without spaces between words (Chinese, Japanese, Thai: :func:`_count_unit`)
+    has no words to count here: its runs between spaces are phrases or whole clauses,
+    which no word list holds (0).
     """
+    if _count_unit(doc, idx) != "words":
+        return 0
     theirs = {
         w.lower() for i in other_idx for w in re.findall(r"[^\W\d_]+", other.sentences[i].text)
     }

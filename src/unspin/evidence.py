@@ -1277,6 +1277,71 @@ _CREDIT_EAST = regex.compile(
 )
 
 
+#: the words that make a name an outlet's (a masthead) in the press of Japanese, Chinese,
+#: Korean and Thai: "…通信", "…新報", "…日报", "…신문", "สำนักข่าว…", "…นิวส์"; a name
+#: the credit forms of :data:`_CREDIT_MASTHEAD` read must have one, so a person or an
+#: office a text attributes a fact to ("警察によると", "경찰에 따르면") is no credit
+_MASTHEAD_JA = (
+    r"(?:通信社?|新聞|新報|報知|日報|時報|週報|週刊|タイムズ|ポスト|ジャーナル|ニュース"
+    r"|テレビ|放送|デイリー|ウィークリー|トゥデイ|プレス|ヘラルド|トリビューン|ガゼット)"
+)
+_MASTHEAD_ZH = (
+    r"(?:日报|晚报|早报|时报|周报|周刊|新闻网?|通讯社|电视台|网|报"
+    r"|日報|時報|週報|新聞網?|通訊社|電視台|網)"
+)
+_PRESS_NAME_ZH = r"[\p{Han}\p{Latin}\p{N}·&]"
+_MASTHEAD_KO = (
+    r"(?:신문|일보|뉴스|통신|타임스|방송|미디어|저널|데일리|투데이|포스트|위클리|프레스|헤럴드)"
+)
+_MASTHEAD_TH = (
+    r"(?:สำนักข่าว|ทีมข่าว|ศูนย์ข่าว|หนังสือพิมพ์|นิตยสาร|สถานีโทรทัศน์|นิวส์|เดลี่|ไทม์ส|โพสต์"
+    r"|ทูเดย์|ออนไลน์)"
+)
+#: what a name of those scripts is made of, and where it starts (a line's start, a space,
+#: punctuation or an opening bracket: the scripts write no space between words, so a
+#: name read from anywhere would take the clause before it)
+_PRESS_NAME_JA = r"[\p{Han}\p{Katakana}\p{Hiragana}ーA-Za-z0-9・&]"
+_PRESS_START = r"(?:(?<=^|[\s、。，,：:「『《（(【“\"])|(?<=^|[\s(（])据)"
+#: credits naming a masthead (one of the words above, in Arabic and Greek a word for a
+#: newspaper, agency or site before the name) in the forms of the press of Japanese
+#: ("Xによると", "Xが伝えています", "Xの報道", a "（X）" line), Chinese ("《X》报道",
+#: "来自X"), Korean ("X에 따르면", "X가 보도했다", "(X)"), Thai ("Xรายงานว่า",
+#: "(สำนักข่าวX)"), Arabic ("بحسب ما أوردته صحيفة "X"", "نقلت وكالة "X"") and Greek
+#: ("σύμφωνα με την εφημερίδα «X»", "όπως μεταδίδει ο ιστότοπος X"). Read as
+#: :data:`_CREDIT_EAST`: credits, never bylines; each name is the text's own words for
+#: an outlet, which :func:`_unknown_credits` looks for in the other texts
+_CREDIT_MASTHEAD = regex.compile(
+    rf"{_PRESS_START}(?!同)({_PRESS_NAME_JA}{{0,14}}?{_MASTHEAD_JA})[」』]?"
+    r"(?:によると|によれば|の報道|の記事|の取材|が伝え|は伝え|も伝え|が報じ|は報じ|が報道|は報道"
+    r"|が(?:[^。\n]{0,12})を伝え)"
+    rf"|^[ \t]*[（(]({_PRESS_NAME_JA}{{0,14}}?{_MASTHEAD_JA})[）)][ \t]*$"
+    rf"|《({_PRESS_NAME_ZH}{{1,14}}?{_MASTHEAD_ZH})》"
+    r"(?:报道|报导|報導|報道|称|稱|消息|援引|指出|获悉|獲悉|发文|發文|刊文)"
+    rf"|(?:来自|來自|援引|转引自|轉引自)[ \t]*《({_PRESS_NAME_ZH}{{1,14}}?{_MASTHEAD_ZH})》"
+    rf"|(?<![\p{{Hangul}}\p{{Latin}}\p{{N}}])([\p{{Hangul}}\p{{Latin}}\p{{N}}]{{0,12}}{_MASTHEAD_KO})"
+    r"(?:의[ \t]*(?:보도|기사)에[ \t]*따르면|에[ \t]*따르면"
+    r"|(?:이|가|은|는)[ \t]+(?:\S+[ \t]+){0,3}?(?:보도했|전했|보도한|전한|보도하|전하))"
+    rf"|^[ \t]*\(([\p{{Hangul}}\p{{Latin}}\p{{N}}]{{0,12}}{_MASTHEAD_KO})\)"
+    rf"|(?:^|(?<=[\s(（]))(?!ตาม)([\p{{Thai}}A-Za-z0-9]{{0,20}}?{_MASTHEAD_TH}[\p{{Thai}}A-Za-z0-9]{{0,20}}?)"
+    r"[ \t]*(?:รายงานว่า|รายงานข่าวว่า|รายงานเมื่อ)"
+    rf"|\((?:สำนักข่าว)?([\p{{Thai}}A-Za-z0-9]{{0,20}}?{_MASTHEAD_TH}[\p{{Thai}}A-Za-z0-9]{{0,20}}?)\)"
+    r"|(?:صحيفة|جريدة|وكالة|شبكة|موقع|منصة|مجلة|قناة|إذاعة)(?:[ \t]+(?:أنباء|الأنباء|أخبار))?"
+    r"[ \t]*[\"«“]([^\"»”\n]{2,40})[\"»”]"
+    r"|(?i:(?:σύμφωνα[ \t]+με|όπως[ \t]+(?:μεταδίδει|μετέδωσε|αναφέρει|ανέφερε|γράφει|έγραψε"
+    r"|αποκαλύπτει|αποκάλυψε|σημειώνει|επισημαίνει|ενημερώνει)|κατά)[ \t]+"
+    r"(?:(?:το|τον|την|τα|τις|τους|η|ο|οι|της|του)[ \t]+)?"
+    r"(?:(?:δημοσίευμα|ρεπορτάζ|άρθρο|αποκάλυψη)[ \t]+(?:της|του|των)[ \t]+)?"
+    r"(?:(?:εφημερίδας?|ιστοσελίδας?|ιστότοπο[συ]?|ιστοτόπου|πρακτορείου?|ειδησεογραφικ(?:ό|ού|ός)"
+    r"|ενημερωτικ(?:ό|ού|ός)|site|portal|κανάλι|καναλιού|σταθμ(?:ός|ό|ού)|περιοδικ(?:ό|ού))"
+    r"[ \t]+)+)"
+    r"(?:[\"«“]([^\"»”\n]{2,40})[\"»”]"
+    r"|(\p{Lu}[\p{L}\p{N}.\-]*(?:[ \t]+\p{Lu}[\p{L}\p{N}.\-]*){0,3}))"
+    r"|(?i:(?:σύμφωνα[ \t]+με|όπως[ \t]+(?:μεταδίδει|μετέδωσε|αναφέρει|ανέφερε|γράφει|έγραψε))"
+    r"[ \t]+(?:(?:το|τον|την|τα|η|ο|της|του)[ \t]+)?)«([^»\n]{2,40})»",
+    regex.MULTILINE,
+)
+
+
 #: a letter of the scripts :data:`_CREDIT_EAST` reads (a text without one is not searched)
 _EAST_SCRIPT = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\p{Thai}]")
 
@@ -1401,6 +1466,10 @@ def outlet_names(
     east = _EAST_SCRIPT.search(text) is not None  # the forms below are written in these
     for m in _CREDIT_EAST.finditer(text) if east else ():  # credits, never bylines
         name = next((g for g in m.groups() if g), "").strip(".-・·&")
+        if len(name) >= 2 and not name.isdigit():
+            credits.add(name.lower())
+    for m in _CREDIT_MASTHEAD.finditer(text) if not text.isascii() else ():
+        name = next((g for g in m.groups() if g), "").strip(" .-・·&")
         if len(name) >= 2 and not name.isdigit():
             credits.add(name.lower())
     for m in _MASTHEAD_CREDIT.finditer(text):
