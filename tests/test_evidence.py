@@ -1425,6 +1425,23 @@ def test_word_rarity_points_to_the_side_with_the_rarer_own_words() -> None:
     assert _ev("word_rarity", ctx(a, b, [(0, 0)], relation="spun", params=strict)) is None
 
 
+def test_word_rarity_is_not_read_in_japanese_or_thai() -> None:
+    """Their tokens are character bigrams that are no words (kana endings, pieces of Thai
+    words); in Chinese most bigrams are words and it is read (session 41). Sentences
+    written for the test."""
+    ja_a = "港湾局は火曜日に港の浚渫計画を承認し、工費は十二億円に上ると発表した。"
+    ja_b = "港湾当局は火曜、港湾の浚渫案を認め、費用が十二億円に達すると明らかにした。"
+    zh_a = "港务局周二批准了港口疏浚计划，并宣布工程费用将达到十二亿元。"
+    zh_b = "港口管理部门周二通过疏浚方案，表示项目开支预计高达十二亿元。"
+    for lang, ta, tb, read in (("ja", ja_a, ja_b, False), ("zh", zh_a, zh_b, True)):
+        a, b = _lang_doc("a", ta, lang), _lang_doc("b", tb, lang)
+        assert (a.lang, b.lang) == (lang, lang)
+        got = _ev("word_rarity", ctx(a, b, [(0, 0)], relation="spun"))
+        assert (got is not None) is read, lang
+        wide = dataclasses.replace(P, word_rarity_skip_langs=("en",))
+        assert _ev("word_rarity", ctx(a, b, [(0, 0)], relation="spun", params=wide)) is not None
+
+
 def test_function_words_are_read_in_english_only() -> None:
     # the share of function words: the longer, wordier side reads as the derivative in
     # English; in Spanish round trips it pointed the other way as often (session 33)
