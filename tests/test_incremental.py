@@ -225,6 +225,58 @@ def test_neighbour_update_reads_kept_vectors_from_the_store_file(tmp_path) -> No
         assert a.new_name(None) != b.new_name(None)
 
 
+def test_kept_vectors_are_a_view_of_the_file_when_the_rows_are_one_run() -> None:
+    """Rows keyed anew (the first add after a code change) go to a new file, and rows
+    that are one run of a file's rows in order are read as a view of it, not copied;
+    rows with a hole between them are copied (the values are the same either way)."""
+    import numpy as np
+
+    from unspin.candidates import NeighbourState, VectorFile, _kept_vectors
+
+    class Files(VectorFile):
+        def __init__(self) -> None:
+            self.dim, self.tag, self.data, self.n = 4, "t", {}, 0
+
+        def new_name(self, file):
+            self.n += 1
+            return f"knn-t-{self.n}.f32"
+
+        def read(self, file, used):
+            got = self.data.get(file)
+            return None if got is None or len(got) < used else got[:used]
+
+        def append(self, file, used, rows):
+            kept = self.data.get(file, np.zeros((0, 4), np.float32))[:used]
+            self.data[file] = np.vstack([kept, rows])
+
+    rng = np.random.default_rng(3)
+    v = rng.standard_normal((10, 4)).astype(np.float32)
+    vf = Files()
+    vf.append("knn-t-0.f32", 0, v[:6])
+    none = np.zeros(0, np.int64)
+
+    def state(keys, file, used, at):
+        return NeighbourState(keys, none, none, none.astype(np.float32), file, at, used)
+
+    old = state([f"a{i}" for i in range(6)], "knn-t-0.f32", 6, np.arange(6))
+    # every row keyed anew: written to a new file from its start, read as the whole file
+    keys = [f"b{i}" for i in range(6)]
+    vec, file, at, used = _kept_vectors([v[i] for i in range(6)], keys, old, vf)
+    assert file != "knn-t-0.f32" and used == 6 and at.tolist() == list(range(6))
+    assert np.array_equal(vec, v[:6])
+    # one run behind dead rows, then an append: a view of the file
+    vf.append("knn-t-9.f32", 0, np.vstack([v[6:10], v[:6]]))
+    old = state(keys, "knn-t-9.f32", 10, np.arange(4, 10))
+    vec, file, at, used = _kept_vectors([v[0]] * 7, [*keys, "b6"], old, vf)
+    assert at.tolist() == list(range(4, 11)) and np.shares_memory(vec, vf.data["knn-t-9.f32"])
+    assert np.array_equal(vec[:6], v[:6]) and np.array_equal(vec[6], v[0])
+    # a hole between kept rows: a copy with the same values
+    old = state(keys, "knn-t-9.f32", 11, np.array([4, 5, 7, 8, 9, 10]))
+    vec, _, _, _ = _kept_vectors([v[0]] * 6, keys, old, vf)
+    assert not np.shares_memory(vec, vf.data["knn-t-9.f32"])
+    assert np.array_equal(vec, vf.data["knn-t-9.f32"][[4, 5, 7, 8, 9, 10]])
+
+
 def test_pair_keys_from_the_last_state_equal_hashing_every_pair() -> None:
     """Pair keys taken from the last run's state (:func:`last_places`) equal
     :func:`pair_key` of every pair after a removal, an add, an article gaining form

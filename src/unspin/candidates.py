@@ -955,6 +955,11 @@ def appended(old: Sequence[str], keys: Sequence[str]) -> bool:
     return len(keys) >= len(old) and keys[: len(old)] == old
 
 
+def _contiguous(at: np.ndarray) -> bool:
+    """Whether ``at`` is one ascending run of consecutive places (``lo, lo + 1, ...``)."""
+    return int(at[-1]) - int(at[0]) == len(at) - 1 and bool(np.all(np.diff(at) == 1))
+
+
 def _kept_vectors(
     rows: np.ndarray | Sequence[np.ndarray],
     keys: list[str],
@@ -964,7 +969,11 @@ def _kept_vectors(
     """The vectors of rows ``keys``: kept rows' from the last run's vector file, only
     the new rows' taken from ``rows`` (appended to the file). Returns the vectors (a view
     of the file when the rows are its first rows in order, as after an append), the
-    file, each row's place in it and the rows in use; None when the file cannot serve."""
+    file, each row's place in it and the rows in use; None when the file cannot serve.
+    The vectors are a view of the file whenever the rows are one run of its rows in order
+    (after an append; after the rows were all written again behind the old ones), a copy
+    otherwise (rows removed or replaced in between), until the file holds more than
+    ``VECTOR_FILE_SLACK`` times the rows in use and is compacted."""
     at_old = getattr(old, "at", None)
     base = vf.read(getattr(old, "file", None), getattr(old, "used", 0))
     if base is None or at_old is None or len(at_old) != len(old.keys):
@@ -977,6 +986,8 @@ def _kept_vectors(
         at = np.fromiter((where.get(k, -1) for k in keys), dtype=np.int64, count=len(keys))
     new = np.flatnonzero(at < 0)
     file, used = old.file, old.used
+    if len(new) == len(keys):  # nothing kept (every row keyed anew): a new file, not
+        file, used = vf.new_name(file), 0  # the new rows behind a file of dead ones
     if len(new):
         fresh = _stacked([rows[i] for i in new.tolist()], vf.dim)
         vf.append(file, used, fresh)  # type: ignore[arg-type]
@@ -987,6 +998,11 @@ def _kept_vectors(
         return None
     if len(at) == used and bool(np.all(at == np.arange(used))):
         return mat, file, at, used  # type: ignore[return-value]
+    if len(at) and _contiguous(at):
+        # one run of the file's rows, in order (the rows appended after a rewrite of them
+        # all, as the first add after a code change makes): a view, not a copy
+        lo = int(at[0])
+        return mat[lo : lo + len(at)], file, at, used  # type: ignore[return-value]
     vectors = np.asarray(mat[at])
     if used > VECTOR_FILE_SLACK * max(len(keys), 1):
         file = vf.new_name(file)
