@@ -1666,6 +1666,31 @@ def test_an_invented_outlet_credited_in_chinese_points_at_the_rewrite() -> None:
     assert _ev("unknown_credit", ctx(source, rewrite, relation="spun", support=known)) is None
 
 
+def test_a_credit_to_an_outlet_named_nowhere_else_leads_outside_english() -> None:
+    """A machine adds no credit: outside English a credit to an outlet that the other text
+    and no other article name leads the direction (``credit_lead_weight``) whatever the
+    machine-translation tells say; in English the style model leads as before, and with
+    the weight 0 the credit is one evidence among the rest."""
+    body = "港湾局は火曜日、港の浚渫計画を承認した。工費は12億円で、来春に完成する見込みだ。"
+    source = _art("a", "浚渫計画を承認\n\n" + body)
+    rewrite = _art("b", "港の浚渫、ついに承認\n\n湾岸経済新報によると、" + body)
+    z, out = direction_score(ctx(source, rewrite, relation="spun", support=_support()))
+    lead = [x for x in out if x.name == "credit_lead"]
+    assert z > 0 and len(lead) == 1 and lead[0].weight == P.credit_lead_weight
+    z, out = direction_score(ctx(rewrite, source, relation="spun", support=_support()))
+    assert z < 0 and any(x.name == "credit_lead" for x in out)
+    off = dataclasses.replace(P, credit_lead_weight=0.0)
+    _, out = direction_score(ctx(source, rewrite, relation="spun", support=_support(), params=off))
+    assert not any(x.name == "credit_lead" for x in out)
+    assert any(x.name == "unknown_credit" for x in out)
+    en_body = "The harbour board approved the dredging plan on Tuesday at a cost of 12 million."
+    en_src = _art("a", "Dredging plan approved\n\n" + en_body)
+    en_rw = _art("b", "Dredging finally approved\n\nAccording to the Velmora Courier, " + en_body)
+    _, out = direction_score(ctx(en_src, en_rw, relation="spun", support=_support()))
+    assert any(x.name == "unknown_credit" for x in out)
+    assert not any(x.name == "credit_lead" for x in out)
+
+
 def test_odd_words_are_counted_only_where_spaces_separate_words() -> None:
     """In a text written without spaces between words the runs between spaces are
     clauses, which no word list holds: no odd words are counted there (a professional

@@ -2110,6 +2110,20 @@ def condensed_lead(c: PairCtx) -> tuple[float, str] | None:
     )
 
 
+def credit_lead(c: PairCtx) -> tuple[float, str] | None:
+    """``(value, detail)`` of ``unknown_credit`` (> 0: ``a`` is the source) when it leads
+    the pair's direction: a same-language pair outside ``credit_lead_skip_langs`` where
+    one text credits more outlets that the other text and no other article name; None
+    otherwise (and with ``credit_lead_weight`` 0)."""
+    p = c.params
+    if p.credit_lead_weight <= 0 or not c.same_language or c.a.lang in p.credit_lead_skip_langs:
+        return None
+    got = capped_evidence(c, "unknown_credit")
+    if got is None or got[0] == 0.0:
+        return None
+    return got
+
+
 def direction_score(c: PairCtx) -> tuple[float, list[Contribution]]:
     """Weighted sum of the direction evidence (> 0: ``a`` is the source) and each
     evidence's contribution (evidence that has nothing to say is left out), in two stages,
@@ -2150,6 +2164,12 @@ def direction_score(c: PairCtx) -> tuple[float, list[Contribution]]:
         z += w * v
         out.append(Contribution("direction", name, v, w * v, detail))
     rest = z
+    credit = credit_lead(c) if condensed is None else None
+    if credit is not None:
+        v, why = credit
+        w = p.credit_lead_weight
+        why = f"{why}; leads (weight {w:g}, the rest {rest:+.2f}): a machine adds no credit"
+        return z + w * v, [*out, Contribution("direction", "credit_lead", v, w * v, why)]
     if condensed is not None:
         v, why = condensed
         why = f"{why}; leads (weight {p.condensed_weight:g}, the rest {rest:+.2f})"
