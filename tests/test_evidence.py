@@ -1679,6 +1679,15 @@ def test_a_credit_to_an_outlet_named_nowhere_else_leads_outside_english() -> Non
     assert z > 0 and len(lead) == 1 and lead[0].weight == P.credit_lead_weight
     z, out = direction_score(ctx(rewrite, source, relation="spun", support=_support()))
     assert z < 0 and any(x.name == "credit_lead" for x in out)
+    # a text at most condensed_lenratio of the crediting one's length may have dropped
+    # the credit in condensing: the credit is weighed, it does not lead
+    step = "港湾局によると、浚渫は三つの段階に分けて進められ、最初の段階は来月に始まる"
+    more = "。".join([step] * 4)
+    long_src = _art("a", "浚渫計画を承認\n\n湾岸経済新報によると、" + body + more + "。")
+    short_rw = _art("b", "港の浚渫、ついに承認\n\n" + body)
+    _, out = direction_score(ctx(long_src, short_rw, relation="spun", support=_support()))
+    assert any(x.name == "unknown_credit" for x in out)
+    assert not any(x.name == "credit_lead" for x in out)
     off = dataclasses.replace(P, credit_lead_weight=0.0)
     _, out = direction_score(ctx(source, rewrite, relation="spun", support=_support(), params=off))
     assert not any(x.name == "credit_lead" for x in out)

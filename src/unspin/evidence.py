@@ -2113,13 +2113,20 @@ def condensed_lead(c: PairCtx) -> tuple[float, str] | None:
 def credit_lead(c: PairCtx) -> tuple[float, str] | None:
     """``(value, detail)`` of ``unknown_credit`` (> 0: ``a`` is the source) when it leads
     the pair's direction: a same-language pair outside ``credit_lead_skip_langs`` where
-    one text credits more outlets that the other text and no other article name; None
-    otherwise (and with ``credit_lead_weight`` 0)."""
+    one text credits more outlets that the other text and no other article name, and the
+    other text is longer than ``condensed_lenratio`` of the crediting one's length (a
+    condensed text may have dropped a credit its source had); None otherwise (and with
+    ``credit_lead_weight`` 0)."""
     p = c.params
     if p.credit_lead_weight <= 0 or not c.same_language or c.a.lang in p.credit_lead_skip_langs:
         return None
     got = capped_evidence(c, "unknown_credit")
     if got is None or got[0] == 0.0:
+        return None
+    # a text at most ``condensed_lenratio`` of the crediting one's length may have dropped
+    # the credit in condensing (an original citing an outlet the pile names nowhere else)
+    crediting, other = (c.b, c.a) if got[0] > 0 else (c.a, c.b)
+    if len(other.article.text) <= p.condensed_lenratio * len(crediting.article.text):
         return None
     return got
 
