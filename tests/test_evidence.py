@@ -1709,6 +1709,11 @@ def test_odd_words_are_counted_only_where_spaces_separate_words() -> None:
     ja = doc_of("j", ["また私達はAIで次の躍進を得ようと求めている 同氏はそう述べた。"])
     other = doc_of("k", ["米国はAIで大きく後れを取っていると同氏は語った。"])
     assert odd_words(ja, {0}, other, {0}) == 0
+    # nor in Korean, whose ordinary inflected words wordfreq reads as unknown
+    ko_text = "그는 어린 시절 영국에서 자랐으며 지난해 결혼했으며 메달리스트는 기뻐했다."
+    ko = _lang_doc("k", ko_text, "ko")
+    ko2 = _lang_doc("l", "그는 영국에서 성장했고 작년에 결혼식을 올렸다고 말했다.", "ko")
+    assert ko.lang == "ko" and odd_words(ko, {0}, ko2, {0}) == 0
     es = doc_of("e", ["El ministro anunció querompenrécord en la reunión de ayer."])
     es2 = doc_of("f", ["El ministro anunció un récord en la reunión de ayer."])
     assert odd_words(es, {0}, es2, {0}) == 1

@@ -816,6 +816,13 @@ def context_fit(doc: Doc, idx: set[int]) -> float:
     return float(c @ r) / norm if norm else 0.0
 
 
+#: languages whose ordinary words ``wordfreq`` reads as unknown, so :func:`odd_words`
+#: counts nothing there: Korean, whose words carry their endings (자랐으며, 결혼했으며,
+#: 메달리스트는 all at Zipf 0: its list lacks most ending morphemes), so a professional
+#: translation's verb forms read as a machine's odd words (session 41)
+ODD_WORDS_SKIP_LANGS = frozenset({"ko"})
+
+
 def odd_words(doc: Doc, idx: set[int], other: Doc, other_idx: set[int]) -> int:
     """Words of ``doc`` absent from ``other``'s aligned text and unknown to the language.
 
@@ -823,9 +830,9 @@ def odd_words(doc: Doc, idx: set[int], other: Doc, other_idx: set[int]) -> int:
     misspell ("Kesling"); an original's own wording is made of known words. A text
     written without spaces between words (Chinese, Japanese, Thai: :func:`_count_unit`)
     has no words to count here: its runs between spaces are phrases or whole clauses,
-    which no word list holds (0).
+    which no word list holds (0); nor has a language in :data:`ODD_WORDS_SKIP_LANGS`.
     """
-    if _count_unit(doc, idx) != "words":
+    if _count_unit(doc, idx) != "words" or doc.lang in ODD_WORDS_SKIP_LANGS:
         return 0
     theirs = {
         w.lower() for i in other_idx for w in re.findall(r"[^\W\d_]+", other.sentences[i].text)
