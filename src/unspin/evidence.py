@@ -2110,17 +2110,18 @@ def condensed_lead(c: PairCtx) -> tuple[float, str] | None:
     )
 
 
-def credit_lead(c: PairCtx) -> tuple[float, str] | None:
-    """``(value, detail)`` of ``unknown_credit`` (> 0: ``a`` is the source) when it leads
-    the pair's direction: a same-language pair outside ``credit_lead_skip_langs`` where
-    one text credits more outlets that the other text and no other article name, and the
-    other text is longer than ``condensed_lenratio`` of the crediting one's length (a
-    condensed text may have dropped a credit its source had); None otherwise (and with
-    ``credit_lead_weight`` 0)."""
+def credit_lead(c: PairCtx, out: Sequence[Contribution]) -> tuple[float, str] | None:
+    """``(value, detail)`` of the pair's weighed ``unknown_credit`` contribution among
+    ``out`` (> 0: ``a`` is the source) when it leads the pair's direction: a
+    same-language pair outside ``credit_lead_skip_langs`` where one text credits more
+    outlets that the other text and no other article name, and the other text is longer
+    than ``condensed_lenratio`` of the crediting one's length (a condensed text may have
+    dropped a credit its source had); None otherwise (and with ``credit_lead_weight``
+    0)."""
     p = c.params
     if p.credit_lead_weight <= 0 or not c.same_language or c.a.lang in p.credit_lead_skip_langs:
         return None
-    got = capped_evidence(c, "unknown_credit")
+    got = next(((x.value, x.detail) for x in out if x.name == "unknown_credit"), None)
     if got is None or got[0] == 0.0:
         return None
     # a text at most ``condensed_lenratio`` of the crediting one's length may have dropped
@@ -2134,8 +2135,10 @@ def credit_lead(c: PairCtx) -> tuple[float, str] | None:
 def direction_score(c: PairCtx) -> tuple[float, list[Contribution]]:
     """Weighted sum of the direction evidence (> 0: ``a`` is the source) and each
     evidence's contribution (evidence that has nothing to say is left out), in two stages,
-    after one check: a condensed rewrite (:func:`condensed_lead`) is directed by its
-    details, added with ``condensed_weight`` to the rest, and no lead or decider is weighed.
+    after two checks: a condensed rewrite (:func:`condensed_lead`) is directed by its
+    details, added with ``condensed_weight`` to the rest, and no lead or decider is weighed;
+    else, outside English, a credit to an outlet named nowhere else (:func:`credit_lead`)
+    is added with ``credit_lead_weight`` to the rest, likewise.
 
     1. Where the pair does not read as made by a machine (:func:`machine_made`: the
        learned recogniser, or with it off the mass bar) and one text reads model-written
@@ -2171,7 +2174,7 @@ def direction_score(c: PairCtx) -> tuple[float, list[Contribution]]:
         z += w * v
         out.append(Contribution("direction", name, v, w * v, detail))
     rest = z
-    credit = credit_lead(c) if condensed is None else None
+    credit = credit_lead(c, out) if condensed is None else None
     if credit is not None:
         v, why = credit
         w = p.credit_lead_weight
