@@ -1297,6 +1297,18 @@ _MASTHEAD_TH = (
     r"(?:สำนักข่าว|ทีมข่าว|ศูนย์ข่าว|หนังสือพิมพ์|นิตยสาร|สถานีโทรทัศน์|นิวส์|เดลี่|ไทม์ส|โพสต์"
     r"|ทูเดย์|ออนไลน์)"
 )
+#: what follows a Korean outlet's name in a credit: "…의 보도에 따르면", "…에 따르면",
+#: "…가 (…) 보도했다 / 전했다"
+_CUE_KO = (
+    r"(?:의[ \t]*(?:보도|기사)에[ \t]*따르면|[ \t]*(?:보도|기사)에[ \t]*따르면|에[ \t]*따르면"
+    r"|(?:이|가|은|는)[ \t]+(?:\S+[ \t]+){0,3}?(?:보도했|전했|보도한|전한|보도하|전하))"
+)
+#: a word for a news outlet that may stand before its name in quotation marks, which
+#: then needs no masthead word (미디어 전문지 '아메리칸 스크린 리뷰'에 따르면); Arabic: a
+#: newspaper, agency, network, site, platform, magazine, channel, radio, before the name
+#: or opening it inside the marks («شبكة رصيف الأخبار»)
+_TYPE_KO = r"(?:매체|전문지|신문|일간지|주간지|통신사|방송사|방송|잡지|웹사이트|사이트|포털|언론)"
+_TYPE_AR = r"(?:صحيفة|جريدة|وكالة|شبكة|موقع|منصة|مجلة|قناة|إذاعة)"
 #: what a name of those scripts is made of, and where it starts (a line's start, a space,
 #: punctuation or an opening bracket: the scripts write no space between words, so a
 #: name read from anywhere would take the clause before it)
@@ -1319,14 +1331,14 @@ _CREDIT_MASTHEAD = regex.compile(
     r"(?:报道|报导|報導|報道|称|稱|消息|援引|指出|获悉|獲悉|发文|發文|刊文)"
     rf"|(?:来自|來自|援引|转引自|轉引自)[ \t]*《({_PRESS_NAME_ZH}{{1,14}}?{_MASTHEAD_ZH})》"
     rf"|(?<![\p{{Hangul}}\p{{Latin}}\p{{N}}])([\p{{Hangul}}\p{{Latin}}\p{{N}}]{{0,12}}{_MASTHEAD_KO})"
-    r"(?:의[ \t]*(?:보도|기사)에[ \t]*따르면|에[ \t]*따르면"
-    r"|(?:이|가|은|는)[ \t]+(?:\S+[ \t]+){0,3}?(?:보도했|전했|보도한|전한|보도하|전하))"
+    rf"['’\"”」』]?{_CUE_KO}"
+    rf"|{_TYPE_KO}[ \t]*['‘\"“「『]([^'’\"”」』\n]{{1,24}})['’\"”」』]{_CUE_KO}"
     rf"|^[ \t]*\(([\p{{Hangul}}\p{{Latin}}\p{{N}}]{{0,12}}{_MASTHEAD_KO})\)"
     rf"|(?:^|(?<=[\s(（]))(?!ตาม)([\p{{Thai}}A-Za-z0-9]{{0,20}}?{_MASTHEAD_TH}[\p{{Thai}}A-Za-z0-9]{{0,20}}?)"
     r"[ \t]*(?:รายงานว่า|รายงานข่าวว่า|รายงานเมื่อ)"
     rf"|\((?:สำนักข่าว)?([\p{{Thai}}A-Za-z0-9]{{0,20}}?{_MASTHEAD_TH}[\p{{Thai}}A-Za-z0-9]{{0,20}}?)\)"
-    r"|(?:صحيفة|جريدة|وكالة|شبكة|موقع|منصة|مجلة|قناة|إذاعة)(?:[ \t]+(?:أنباء|الأنباء|أخبار))?"
-    r"[ \t]*[\"«“]([^\"»”\n]{2,40})[\"»”]"
+    rf"|{_TYPE_AR}(?:[ \t]+(?:أنباء|الأنباء|أخبار))?[ \t]*[\"«“]([^\"»”\n]{{2,40}})[\"»”]"
+    rf"|[\"«“]({_TYPE_AR}[ \t]+[^\"»”\n]{{2,40}})[\"»”]"
     r"|(?i:(?:σύμφωνα[ \t]+με|όπως[ \t]+(?:μεταδίδει|μετέδωσε|αναφέρει|ανέφερε|γράφει|έγραψε"
     r"|αποκαλύπτει|αποκάλυψε|σημειώνει|επισημαίνει|ενημερώνει)|κατά)[ \t]+"
     r"(?:(?:το|τον|την|τα|τις|τους|η|ο|οι|της|του)[ \t]+)?"
