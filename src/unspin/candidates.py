@@ -996,11 +996,10 @@ def _kept_vectors(
     mat = vf.read(file, used)
     if mat is None:
         return None
-    if len(at) == used and bool(np.all(at == np.arange(used))):
-        return mat, file, at, used  # type: ignore[return-value]
     if len(at) and _contiguous(at):
-        # one run of the file's rows, in order (the rows appended after a rewrite of them
-        # all, as the first add after a code change makes): a view, not a copy
+        # one run of the file's rows, in order (the whole file after an append; the rows
+        # appended after a rewrite of them all, as the first add after a code change
+        # makes): a view, not a copy
         lo = int(at[0])
         return mat[lo : lo + len(at)], file, at, used  # type: ignore[return-value]
     vectors = np.asarray(mat[at])

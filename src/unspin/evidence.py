@@ -1475,15 +1475,14 @@ def outlet_names(
         toks = _outlet_tokens(next((g for g in m.groups() if g), ""))
         if toks and not all(t in DATE_WORDS for t in toks):
             credits.add(" ".join(toks))
-    east = _EAST_SCRIPT.search(text) is not None  # the forms below are written in these
-    for m in _CREDIT_EAST.finditer(text) if east else ():  # credits, never bylines
-        name = next((g for g in m.groups() if g), "").strip(".-・·&")
-        if len(name) >= 2 and not name.isdigit():
-            credits.add(name.lower())
-    for m in _CREDIT_MASTHEAD.finditer(text) if not text.isascii() else ():
-        name = next((g for g in m.groups() if g), "").strip(" .-・·&")
-        if len(name) >= 2 and not name.isdigit():
-            credits.add(name.lower())
+    # credits, never bylines, in forms written in other scripts: the East Asian and Thai
+    # press's (only where a letter of those scripts is), and those naming a masthead
+    east = _EAST_SCRIPT.search(text) is not None
+    for form, read in ((_CREDIT_EAST, east), (_CREDIT_MASTHEAD, not text.isascii())):
+        for m in form.finditer(text) if read else ():
+            name = next((g for g in m.groups() if g), "").strip(" .-・·&")
+            if len(name) >= 2 and not name.isdigit():
+                credits.add(name.lower())
     for m in _MASTHEAD_CREDIT.finditer(text):
         toks = _masthead(_outlet_tokens(m.group(1)))
         if not toks:
