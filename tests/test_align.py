@@ -250,3 +250,22 @@ def test_lexical_near_fails_when_it_counts_repeated_tokens():
     near = np.ones((1, 1), dtype=bool)
     assert al._lexical_near(ta, tb, near)[0, 0] == al._lexical_matrix(ta, tb)[0, 0] == 0.5
     assert al._lexical_sets(set(ta[0]), set(tb[0])) == 0.5
+
+
+def test_in_order_chain_counts_both_texts_sentences_on_one_chain() -> None:
+    from unspin.align import chain_features, in_order_chain
+
+    one = list(range(8))
+    assert in_order_chain([], one, one) == []
+    assert in_order_chain([(0, 0), (1, 1), (2, 2)], one, one) == [(0, 0), (1, 1), (2, 2)]
+    # a sentence split in two: both parts on the chain
+    assert len(in_order_chain([(0, 0), (1, 1), (1, 2), (2, 3)], one, one)) == 4
+    # the same facts in another order: the longest chain holds two of four
+    assert len(in_order_chain([(0, 2), (1, 0), (2, 3), (3, 1)], one, one)) == 2
+    # a line printed twice is one unit: its copies' matches are one point
+    assert in_order_chain([(0, 0), (1, 0), (2, 1)], [0, 0, 1], one) == [(0, 0), (1, 1)]
+
+    a = doc_of("a", ["One fact is here.", "Another fact is there.", "A third fact too."])
+    b = doc_of("b", ["Uno está aquí.", "Otro está allá.", "Un tercero también.", "Y un cuarto."])
+    got = chain_features(a, b, [(0, 0, 0.8, 0.8, 0.0), (1, 1, 0.5, 0.5, 0.0)], 0.75)
+    assert got == {"chain": 0.5, "chain_sents": 2.0, "chain_strong": 1.0}  # 2 of 4 in b

@@ -3,6 +3,7 @@ languages outside the encoder, and lookups that never abort a scan."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import warnings
 from pathlib import Path
@@ -286,6 +287,46 @@ def test_a_long_cross_language_passage_of_middling_cosines_is_not_reuse() -> Non
     al = align(a, b)
     assert al.features["strong_sents"] == 0
     assert reuse_type(a, b, al, ClassifyParams())[0] is None
+
+
+def test_the_same_facts_retold_in_another_order_are_no_translation() -> None:
+    # two reports of one event in two languages: every sentence finds a counterpart at a
+    # cosine a Japanese translation has, but each writer orders and groups the facts
+    # their own way; a translation follows its source sentence by sentence
+    a, b = _pair()
+    order = [5, 0, 8, 3, 9, 1, 6, 2, 7, 4]
+    embed(a, b, {(k, order[k]): 0.6 for k in range(len(EN))})
+    al = align(a, b)
+    assert min(al.features["cov_a"], al.features["cov_b"]) >= ClassifyParams().copy_cov_other
+    assert al.features["chain"] == 0.4  # 0, 3, 6, 7: one in-order chain of four
+    assert reuse_type(a, b, al, ClassifyParams())[0] != "translation"
+    off = dataclasses.replace(ClassifyParams(), translation_chain=0.0)
+    assert reuse_type(a, b, al, off)[0] == "translation"  # what the coverage alone says
+    # the same cosines sentence by sentence, one of them split in two: a translation
+    embed(a, b, {(k, k): 0.6 for k in range(len(EN))} | {(4, 5): 0.5})
+    al = align(a, b)
+    assert al.features["chain"] == 1.0
+    assert reuse_type(a, b, al, ClassifyParams())[0] == "translation"
+
+
+def test_a_translation_of_one_sentence_needs_a_close_match() -> None:
+    # two one-sentence reports of an event in two languages face each other at what a
+    # retelling of the fact reaches; a one-sentence translation matches more closely
+    a = _doc("a-en", EN[0], "en")
+    b = _doc("b-es", ES[0], "es")
+    embed(a, b, {(0, 0): 0.6})
+    al = align(a, b)
+    assert al.features["chain_sents"] == 1 and al.features["chain_strong"] == 0
+    assert reuse_type(a, b, al, ClassifyParams())[0] != "translation"
+    off = dataclasses.replace(ClassifyParams(), translation_chain=0.0)
+    assert reuse_type(a, b, al, off)[0] == "translation"
+    embed(a, b, {(0, 0): 0.8})
+    assert reuse_type(a, b, align(a, b), ClassifyParams())[0] == "translation"
+
+
+def test_translation_chain_is_validated() -> None:
+    with pytest.raises(ValueError, match="translation_chain"):
+        ClassifyParams(translation_chain=1.5)
 
 
 def test_one_translated_sentence_alone_is_not_partial_reuse() -> None:

@@ -957,6 +957,67 @@ def _order(pairs: list[tuple[int, int]]) -> float:
     return len(tails) / len(seq)
 
 
+def in_order_chain(
+    pairs: Sequence[tuple[int, int]], units_a: Sequence[int], units_b: Sequence[int]
+) -> list[tuple[int, int]]:
+    """The longest chain of matched sentence pairs that keeps both texts' order.
+
+    ``units_a`` / ``units_b`` name each sentence's unit: sentences of one text that read
+    the same (a page that prints each line twice) are one unit, so the chain is over
+    units, and a unit's copies do not count against it. A translation follows its source
+    sentence by sentence: nearly all of both texts sit on one such chain (a sentence split
+    in two puts both parts on it). Two independent reports of one event in two languages
+    retell the same facts in their own order and grouping: across languages, where the
+    aligner's bar is low, many of their sentences match, but fewer lie on one chain
+    (:func:`chain_features`)."""
+    import bisect
+
+    pts = sorted({(units_a[i], units_b[j]) for i, j in pairs})
+    tails: list[int] = []  # the smallest last unit of b of a chain of each length
+    ends: list[int] = []  # ... and that chain's last point (index in pts)
+    prev = [-1] * len(pts)
+    for k, (_, j) in enumerate(pts):
+        at = bisect.bisect_right(tails, j)  # non-decreasing in b (pts sorted by a, then b)
+        prev[k] = ends[at - 1] if at else -1
+        tails[at : at + 1] = [j]
+        ends[at : at + 1] = [k]
+    out = []
+    k = ends[-1] if ends else -1
+    while k >= 0:
+        out.append(pts[k])
+        k = prev[k]
+    return out[::-1]
+
+
+def sentence_units(d: Doc) -> list[int]:
+    """Each sentence's unit: sentences of the text that read the same (case and spacing
+    aside) share one."""
+    seen: dict[str, int] = {}
+    return [seen.setdefault(" ".join(x.text.lower().split()), len(seen)) for x in d.sentences]
+
+
+def chain_features(
+    a: Doc, b: Doc, matches: Sequence[tuple[int, int, float, float, float]], strong: float
+) -> dict[str, float]:
+    """The in-order chain of two texts' matched sentences (:func:`in_order_chain`):
+    ``chain``, the lower of the two texts' shares of their units on it; ``chain_sents``,
+    the lower of the two counts; ``chain_strong``, its pairs scoring at least ``strong``."""
+    ua, ub = sentence_units(a), sentence_units(b)
+    if not matches or not ua or not ub:
+        return {"chain": 0.0, "chain_sents": 0.0, "chain_strong": 0.0}
+    best: dict[tuple[int, int], float] = {}
+    for i, j, score, *_ in matches:
+        key = (ua[i], ub[j])
+        best[key] = max(best.get(key, 0.0), score)
+    ch = in_order_chain([(i, j) for i, j, *_ in matches], ua, ub)
+    rows, cols = len({x for x, _ in ch}), len({y for _, y in ch})
+    return {
+        "chain": min(rows / (max(ua) + 1), cols / (max(ub) + 1)),
+        "chain_sents": float(min(rows, cols)),
+        "chain_strong": float(sum(best[x] >= strong for x in ch)),
+    }
+
+
 def content_lines(d: Doc) -> str:
     """The doc's content, one sentence a line (boilerplate left out): a sentence without
     a full stop (a title) still ends there, so the next one's opening word is not taken
@@ -1232,4 +1293,8 @@ def align(
         "own_run_a": float(_own_run(a, [(x.a_sentences[0], x.a_sentences[-1]) for x in reuse])),
         "own_run_b": float(_own_run(b, [(x.b_sentences[0], x.b_sentences[-1]) for x in reuse])),
     }
+    if cross_language(a, b):
+        # how much of both texts one in-order chain of matched sentences holds, and how
+        # close its pairs are: what tells a translation from two reports of one event
+        feats.update(chain_features(a, b, matches, p.strong_cross))
     return Alignment(a=a.id, b=b.id, passages=passages, features=feats)

@@ -251,6 +251,22 @@ class ClassifyParams:
     full_cov_other: float = 0.3  # ... and covering a fair part of the other
     copy_cov_other: float = 0.55  # the other must be mostly reused too
     partial_own_chars: int = 1000  # own text in one stretch: an article in its own right
+    # ... with at least this share of each text's sentences on one in-order chain of
+    # matched sentences (the align feature ``chain``: :func:`unspin.align.chain_features`,
+    # sentences a page prints twice counted once). Across languages the aligner's bar is
+    # low enough to match a faithful Japanese translation's sentences
+    # (``AlignParams.min_score_cross``), and it matches two independent reports of one
+    # event just as well: hand translations of ECB+ reports (bench/translated_guard.py,
+    # Japanese, Korean, Chinese, Arabic) were typed translations of each other in 48 of
+    # 480 cross-language same-event pairs. Their chains: 0.30-0.60, or one sentence; the
+    # documents' own translations and NTREX's (416): one below 0.5 (a Korean text in
+    # twice as many sentences). 0.5: half of each text. Short chains are read too: with
+    # fewer than ``whole_min_carried`` sentences on the chain (a text of one or two
+    # sentences), each must match as closely as a faithful translation of a sentence
+    # does that other sentences of one topic do not reach (``AlignParams.strong_cross``),
+    # as a same-language pair needs its sentences near-verbatim: the one-sentence reports
+    # matched each other at 0.45-0.74. 0 turns both off
+    translation_chain: float = 0.5
     copy_verbatim: float = 0.6  # word 3-gram containment inside aligned passages
     partial_min_sentences: int = 2
     partial_min_chars: int = 200
@@ -533,6 +549,7 @@ class ClassifyParams:
             "copy_cov_other",
             "copy_verbatim",
             "partial_single_topic",
+            "translation_chain",
         ):
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
@@ -1746,6 +1763,30 @@ def _rewrite_reading(
     return True, rprob, second, contrib, reasons
 
 
+def _no_translation(f: dict[str, float], p: ClassifyParams) -> str | None:
+    """Why a cross-language pair whose passages cover both texts is no whole translation
+    (None: it is one), from its in-order chain of matched sentences
+    (:func:`unspin.align.chain_features`; ``ClassifyParams.translation_chain``)."""
+    chain = f.get("chain")
+    if chain is None:  # an alignment made before the chain was read
+        return None
+    if chain < p.translation_chain:
+        return (
+            f"not a whole translation: one in-order chain of matched sentences holds only "
+            f"{chain:.0%} of a text's sentences (a translation: at least "
+            f"{p.translation_chain:.0%}); two reports of one event retell its facts in "
+            "their own order"
+        )
+    n, strong = int(f.get("chain_sents", 0.0)), int(f.get("chain_strong", 0.0))
+    if n < p.whole_min_carried and strong < n:
+        return (
+            f"not a whole translation: {n} matched sentence{'s' if n != 1 else ''}, "
+            f"{n - strong} of them no closer than a retelling of the same fact in another "
+            "language comes"
+        )
+    return None
+
+
 def reuse_type(
     a: Doc,
     b: Doc,
@@ -1800,6 +1841,11 @@ def reuse_type(
                 f"not a whole translation: {1 - lo:.0%} of one article is its own text, "
                 f"{own:.0f} characters of it unbroken"
             )
+        elif whole and p.translation_chain > 0 and (why := _no_translation(f, p)):
+            # the same facts retold in another order and grouping, or in a sentence or
+            # two at cosines a retelling reaches: two reports of one event
+            whole = False
+            reasons.append(why)
         prob = 0.6 + 0.39 * min(_ramp(hi, p.full_cov - 0.1, 0.9), _ramp(f["semantic"], 0.75, 0.95))
     else:
         z, contrib = whole_score(c)

@@ -1,0 +1,198 @@
+"""Independent reports of one event, translated: do reuse claims hold up in other languages?
+
+ECB+ dev holds several independent reports of each event. Hand translations of a sample of
+them (folders written by translators outside this repository: ``<sets>/<prefix>-<lang>/``
+with ``manifest.json`` (file -> ECB+ doc_id), ``out/NN.txt``) give what the rewrite sets
+of issue 10 lack: independent coverage of one event in another language. The English
+originals, scanned by the same code, are the reference: a reuse claim between two
+different documents in translation that the English scan does not make is a **false
+claim** (a rewrite or a translation needs the same evidence in any language; issue 11:
+"a cross-language pair is reuse only on evidence that a same-language pair would need
+too").
+
+Per language two piles are scanned: the translations alone (same-language claims) and
+the English originals with the translations (claims across languages; each document's
+own translation must come out ``translation``). Beside unspin, a simple baseline for the
+cross-language claims: "translation when the two documents' vectors (mean of the
+sentence vectors, the same encoder) are at least t apart", t the highest that types every
+document's own translation as one in that pile (tuned on the pile it is scored on: the
+baseline's best case).
+
+Usage::
+
+    PYTHONPATH=src:bench .venv/bin/python bench/translated_guard.py SETS SELECTION.json \
+        --prefix tr --langs ja,ko,zh,ar [--cache DIR] [--out DIR] [--report FILE.md]
+
+``SELECTION.json``: ``{"docs": [[subtopic, doc_id], ...]}``. Needs ``../shared/data``
+(``UNSPIN_SHARED`` to point elsewhere); skips saying why without it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+from common import shared_dir  # type: ignore[import-not-found]
+
+from unspin.model import REUSE_RELATIONS, Article, Result
+from unspin.pipeline import Config, analyse, fingerprint
+
+
+def english(rows: dict[str, dict], docs: list[str]) -> list[Article]:
+    return [Article(id=f"{d}/en", text=rows[d]["text"], lang="en") for d in docs]
+
+
+def translations(folder: Path, lang: str) -> list[Article]:
+    man = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    out = []
+    for fn, d in sorted(man.items()):
+        p = folder / "out" / fn
+        if not p.exists():
+            raise SystemExit(f"{p}: missing (the translator's folder is not finished)")
+        out.append(Article(id=f"{d}/{lang}", text=p.read_text(encoding="utf-8")))
+    return out
+
+
+def scan(arts: list[Article], cache) -> Result:
+    cfg = Config()
+    docs = fingerprint(arts, cfg, cache=cache)
+    if cache is not None:
+        cache.commit()
+    return analyse(docs, cfg, cache=cache)
+
+
+def doc_of(i: str) -> str:
+    return i.rsplit("/", 1)[0]
+
+
+def claims(res: Result, event: dict[str, str]) -> list[dict]:
+    """Every relation between two articles, with whether it is a reuse claim and what
+    kind of pair it is (same document, same event, other event)."""
+    out = []
+    for r in res.relations:
+        da, db = doc_of(r.a), doc_of(r.b)
+        kind = "same-doc" if da == db else ("same-event" if event[da] == event[db] else "other")
+        out.append(
+            {"a": r.a, "b": r.b, "relation": r.relation, "kind": kind,
+             "reuse": r.relation in REUSE_RELATIONS, "confidence": round(r.confidence, 3)}
+        )  # fmt: skip
+    return out
+
+
+def doc_cos_baseline(res: Result) -> tuple[float, int, int, int]:
+    """The document-cosine baseline on a mixed pile: its tuned cut, translations it
+    types, cross-language different-document pairs it claims, and such pairs."""
+    docs = {d.id: d for d in res.docs}
+    en = [i for i in docs if i.endswith("/en")]
+    xx = [i for i in docs if not i.endswith("/en")]
+    cos = {
+        (a, b): float(np.dot(docs[a].doc_vector, docs[b].doc_vector))
+        for a, b in itertools.product(en, xx)
+        if docs[a].doc_vector is not None and docs[b].doc_vector is not None
+    }
+    own = [c for (a, b), c in cos.items() if doc_of(a) == doc_of(b)]
+    cut = min(own) if own else 1.0
+    other = [c for (a, b), c in cos.items() if doc_of(a) != doc_of(b)]
+    return cut, sum(c >= cut for c in own), sum(c >= cut for c in other), len(other)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("sets", help="folder holding <prefix>-<lang>/ translation folders")
+    ap.add_argument("selection", help="JSON with docs: [[subtopic, doc_id], ...]")
+    ap.add_argument("--prefix", default="tr")
+    ap.add_argument("--langs", default="ja,ko,zh,ar")
+    ap.add_argument("--cache", help="a Store folder for fingerprints (default: none)")
+    ap.add_argument("--out", help="folder for each pile's claims (JSONL)")
+    ap.add_argument("--report", help="write the table here (Markdown)")
+    args = ap.parse_args()
+    data = shared_dir()
+    if data is None:
+        print("skipped: ../shared/data not found (set UNSPIN_SHARED)", file=sys.stderr)
+        return 0
+    rows = {
+        (r := json.loads(line))["doc_id"]: r
+        for line in (data / "ecbplus_dev.jsonl").read_text(encoding="utf-8").splitlines()
+    }
+    sel = json.loads(Path(args.selection).read_text(encoding="utf-8"))
+    event = {d: s for s, d in sel["docs"]}
+    docs = [d for _, d in sel["docs"]]
+    cache = None
+    if args.cache:
+        from unspin.store import Store
+
+        cache = Store(args.cache)
+    out = Path(args.out or tempfile.mkdtemp(prefix="translated_guard_"))
+    out.mkdir(parents=True, exist_ok=True)
+    same_event = sum(1 for a, b in itertools.combinations(docs, 2) if event[a] == event[b])
+
+    def run(name: str, arts: list[Article]) -> tuple[list[dict], Result]:
+        res = scan(arts, cache)
+        got = claims(res, event)
+        with open(out / f"{name}.jsonl", "w", encoding="utf-8") as f:
+            for c in got:
+                f.write(json.dumps(c) + "\n")
+        return got, res
+
+    ref, _ = run("en", english(rows, docs))
+    en_claims = {frozenset((doc_of(c["a"]), doc_of(c["b"]))) for c in ref if c["reuse"]}
+    lines = [
+        f"{len(docs)} ECB+ documents, {len(set(event.values()))} events, {same_event} "
+        f"same-event document pairs; English reference: {len(en_claims)} reuse claims "
+        "between different documents",
+        "",
+        "| language | pile | own translations typed `translation` | reuse claims between "
+        "different documents | of them the English scan makes too | **false claims** "
+        "(same event) | false claims (other events) | doc-cosine baseline (tuned): false "
+        "claims of cross-language pairs |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    totals = Counter()
+    for lang in args.langs.split(","):
+        folder = Path(args.sets) / f"{args.prefix}-{lang}"
+        tr = translations(folder, lang)
+        for name, arts in ((lang, tr), (f"en+{lang}", english(rows, docs) + tr)):
+            got, res = run(name, arts)
+            own = [c for c in got if c["kind"] == "same-doc"]
+            typed = sum(c["relation"] == "translation" for c in own)
+            diff = [c for c in got if c["kind"] != "same-doc" and c["reuse"]]
+            also = [c for c in diff if frozenset((doc_of(c["a"]), doc_of(c["b"]))) in en_claims]
+            false_ev = sum(c["kind"] == "same-event" for c in diff) - sum(
+                c["kind"] == "same-event" for c in also
+            )
+            false_other = sum(c["kind"] == "other" for c in diff) - sum(
+                c["kind"] == "other" for c in also
+            )
+            base = "–"
+            if name.startswith("en+"):
+                cut, kept, fp, n = doc_cos_baseline(res)
+                base = f"{fp} of {n} (cut {cut:.3f}, {kept} translations)"
+            totals[(name.startswith("en+"), "false")] += false_ev + false_other
+            totals[(name.startswith("en+"), "diff")] += len(diff)
+            mixed = name.startswith("en+")
+            lines.append(
+                f"| {lang} | {'English + translations' if mixed else 'translations'}"
+                f" | {f'{typed} / {len(docs)}' if mixed else '–'} | {len(diff)}"
+                f" | {len(also)} | **{false_ev}** | {false_other} | {base} |"
+            )
+            print(lines[-1], flush=True)
+    lines += [
+        "",
+        f"false claims: translations alone {totals[(False, 'false')]}, with English "
+        f"{totals[(True, 'false')]} (claims files in {out})",
+    ]
+    text = "\n".join(lines)
+    print(text)
+    if args.report:
+        Path(args.report).write_text(text + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
