@@ -38,7 +38,7 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
-from common import shared_dir  # type: ignore[import-not-found]
+from common import SHARED
 
 from unspin.model import REUSE_RELATIONS, Article, Result
 from unspin.pipeline import Config, analyse, fingerprint
@@ -112,9 +112,11 @@ def main() -> int:
     ap.add_argument("--out", help="folder for each pile's claims (JSONL)")
     ap.add_argument("--report", help="write the table here (Markdown)")
     args = ap.parse_args()
-    data = shared_dir()
-    if data is None:
-        print("skipped: ../shared/data not found (set UNSPIN_SHARED)", file=sys.stderr)
+    data = SHARED / "data"
+    if not (data / "ecbplus_dev.jsonl").is_file():
+        print(
+            f"skipped: {data / 'ecbplus_dev.jsonl'} not found (set UNSPIN_SHARED)", file=sys.stderr
+        )
         return 0
     rows = {
         (r := json.loads(line))["doc_id"]: r
