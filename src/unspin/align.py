@@ -947,32 +947,32 @@ def _order(pairs: list[tuple[int, int]]) -> float:
     """Share of matched pairs on the longest order-preserving chain (1.0 = same order)."""
     if len(pairs) < 2:
         return 1.0
-    seq = [j for _, j in sorted(pairs)]
-    tails: list[int] = []
-    import bisect
-
-    for x in seq:
-        k = bisect.bisect_right(tails, x)
-        tails[k : k + 1] = [x]
-    return len(tails) / len(seq)
+    return len(in_order_chain(pairs)) / len(pairs)
 
 
 def in_order_chain(
-    pairs: Sequence[tuple[int, int]], units_a: Sequence[int], units_b: Sequence[int]
+    pairs: Sequence[tuple[int, int]],
+    units_a: Sequence[int] | None = None,
+    units_b: Sequence[int] | None = None,
 ) -> list[tuple[int, int]]:
     """The longest chain of matched sentence pairs that keeps both texts' order.
 
-    ``units_a`` / ``units_b`` name each sentence's unit: sentences of one text that read
-    the same (a page that prints each line twice) are one unit, so the chain is over
-    units, and a unit's copies do not count against it. A translation follows its source
-    sentence by sentence: nearly all of both texts sit on one such chain (a sentence split
-    in two puts both parts on it). Two independent reports of one event in two languages
-    retell the same facts in their own order and grouping: across languages, where the
-    aligner's bar is low, many of their sentences match, but fewer lie on one chain
-    (:func:`chain_features`)."""
+    ``units_a`` / ``units_b`` name each sentence's unit (default: its own): sentences of
+    one text that read the same (a page that prints each line twice) are one unit, so the
+    chain is over units, and a unit's copies do not count against it. A translation
+    follows its source sentence by sentence: nearly all of both texts sit on one such
+    chain (a sentence split in two puts both parts on it). Two independent reports of one
+    event in two languages retell the same facts in their own order and grouping: across
+    languages, where the aligner's bar is low, many of their sentences match, but fewer
+    lie on one chain (:func:`chain_features`)."""
     import bisect
 
-    pts = sorted({(units_a[i], units_b[j]) for i, j in pairs})
+    pts = sorted(
+        {
+            (i if units_a is None else units_a[i], j if units_b is None else units_b[j])
+            for i, j in pairs
+        }
+    )
     tails: list[int] = []  # the smallest last unit of b of a chain of each length
     ends: list[int] = []  # ... and that chain's last point (index in pts)
     prev = [-1] * len(pts)
