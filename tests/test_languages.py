@@ -429,3 +429,28 @@ def test_eval_ntrex_reports_every_language_per_half(tmp_path: Path) -> None:
     claims = got["reuse claims between different documents (within the half)"]
     assert claims["unspin A"] == 0 and claims["unspin B"] == 0
     assert set(claims) == set(table.systems)
+
+
+def test_language_is_read_without_web_addresses() -> None:
+    from unspin.normalise import detect_language
+
+    german = (
+        "Der Filialleiter des durch ein Feuer beschädigten Supermarkts sagt, es werde einige "
+        "Tage dauern, um abzuschätzen, wie viel Arbeit nötig sei. Die Feuerwehr war mit "
+        "mehreren Fahrzeugen im Einsatz, verletzt wurde niemand."
+    )
+    url = (
+        "http: / / www. itv. com / news / westcountry / story / 2013 - 07 - 21 / "
+        "wellington - supermarket - fire /"
+    )
+    short = (
+        "Neues zum Brand im Supermarkt\nDer Filialleiter des beschädigten Supermarkts sagt, "
+        "es werde einige Tage dauern."
+    )
+    lang, conf = detect_language(f"{url}\n{short}")
+    assert lang == "de" and conf >= 0.9  # the address line read as well: English, 0.56
+    lang, conf = detect_language(
+        f"Mehr unter https://www.example.com/news/westcountry/wellington-supermarket-fire {german}"
+    )
+    assert lang == "de" and conf >= 0.9
+    assert detect_language("https://www.example.com/a/b") == ("und", 0.0)

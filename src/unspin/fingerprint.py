@@ -34,7 +34,7 @@ from unspin.normalise import (
 NUM_PERM = 128
 SHINGLE = 3
 #: version of everything that decides a Doc's content; part of the store's cache key
-FINGERPRINT_VERSION = "fp-9"
+FINGERPRINT_VERSION = "fp-10"
 
 
 @dataclass(frozen=True)
