@@ -155,39 +155,36 @@ def main() -> int:
         "claims of cross-language pairs |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    totals = Counter()
+    false_total = Counter()  # by pile kind: English + translations (True) or not
     for lang in args.langs.split(","):
         folder = Path(args.sets) / f"{args.prefix}-{lang}"
         tr = translations(folder, lang)
         for name, arts in ((lang, tr), (f"en+{lang}", english(rows, docs) + tr)):
+            mixed = name.startswith("en+")
             got, res = run(name, arts)
             own = [c for c in got if c["kind"] == "same-doc"]
             typed = sum(c["relation"] == "translation" for c in own)
             diff = [c for c in got if c["kind"] != "same-doc" and c["reuse"]]
-            also = [c for c in diff if frozenset((doc_of(c["a"]), doc_of(c["b"]))) in en_claims]
-            false_ev = sum(c["kind"] == "same-event" for c in diff) - sum(
-                c["kind"] == "same-event" for c in also
-            )
-            false_other = sum(c["kind"] == "other" for c in diff) - sum(
-                c["kind"] == "other" for c in also
-            )
+            false = [
+                c for c in diff if frozenset((doc_of(c["a"]), doc_of(c["b"]))) not in en_claims
+            ]
+            false_ev = sum(c["kind"] == "same-event" for c in false)
+            false_other = len(false) - false_ev
             base = "–"
-            if name.startswith("en+"):
+            if mixed:
                 cut, kept, fp, n = doc_cos_baseline(res)
                 base = f"{fp} of {n} (cut {cut:.3f}, {kept} translations)"
-            totals[(name.startswith("en+"), "false")] += false_ev + false_other
-            totals[(name.startswith("en+"), "diff")] += len(diff)
-            mixed = name.startswith("en+")
+            false_total[mixed] += len(false)
             lines.append(
                 f"| {lang} | {'English + translations' if mixed else 'translations'}"
                 f" | {f'{typed} / {len(docs)}' if mixed else '–'} | {len(diff)}"
-                f" | {len(also)} | **{false_ev}** | {false_other} | {base} |"
+                f" | {len(diff) - len(false)} | **{false_ev}** | {false_other} | {base} |"
             )
             print(lines[-1], flush=True)
     lines += [
         "",
-        f"false claims: translations alone {totals[(False, 'false')]}, with English "
-        f"{totals[(True, 'false')]} (claims files in {out})",
+        f"false claims: translations alone {false_total[False]}, with English "
+        f"{false_total[True]} (claims files in {out})",
     ]
     text = "\n".join(lines)
     print(text)
