@@ -356,3 +356,12 @@ def test_myriad_units_read_as_the_figure_they_write() -> None:
     assert figure_signatures("2万6750ドル") == figure_signatures("$26,750")
     assert figure_signatures("1億2000万人") == figure_signatures("120 million people")
     assert figure_signatures("400亿美元") == figure_signatures("$40 billion")
+    # thousands counted inside a myriad group ("4千万": 4 thousand ten-thousands), in
+    # Japanese and Chinese 千, Korean 천, spaced or not: one figure, as "1億4000万"
+    assert myriad_numbers("1億4千万ドル") == "140000000ドル"
+    assert myriad_numbers("1 億 4 千万ドル") == "140000000ドル"
+    assert myriad_numbers("1억 4천만 달러") == "140000000달러"
+    assert myriad_numbers("2万5千人") == "25000人"
+    assert myriad_numbers("3千万人") == "3千万人"  # nothing after the unit: digits agree
+    assert figure_signatures("1 億 4 千万ドル") == figure_signatures("1億4000万ドル")
+    assert figure_signatures("1億4千万ドル") == figure_signatures("$140 million")

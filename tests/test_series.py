@@ -426,3 +426,24 @@ def test_one_figure_written_two_ways_outside_english_is_no_series() -> None:
     # compared as written (the English reading), the two spellings are two figures
     exact = AlignParams(exact_figure_langs=("en", "de"))
     assert series_lines(a, b, groups, exact)[:2] == (0, 1)
+
+
+def test_a_rewrite_merging_lines_keeps_figures_of_its_source_and_is_no_series() -> None:
+    # a condensed rewrite merges two lines: its line gives the total the source states
+    # further on and drops the line's own figures. Each line has figures the other lacks,
+    # but the rewrite's are the source's (another item's line has figures of its own)
+    source = [
+        "Nielsen said CBS drew 3.1 million viewers and NBC 2.9 million.",
+        "In all 20.4 million people watched the hearing on the six networks.",
+    ]
+    rewrite = [
+        "The six networks drew 20.4 million viewers between them, Nielsen said.",
+        "The hearing was the most watched of the year.",
+    ]
+    a, b = _aligned(source, rewrite)
+    groups = [[(0, 0, 1.0, 0.97, 1.0, False, True)]]
+    assert series_lines(a, b, groups, AlignParams())[:2] == (0, 0)
+    # the same line against a text that never states the total: another item's line
+    other = [rewrite[0], "Ratings rose for the third week in a row."]
+    a, c = _aligned(source[:1] + ["The hearing ran for nine hours."], other)
+    assert series_lines(a, c, groups, AlignParams())[:2] == (0, 1)

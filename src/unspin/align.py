@@ -1107,7 +1107,8 @@ def series_lines(
     a: Doc, b: Doc, groups: list[list[_Item]], p: AlignParams
 ) -> tuple[int, int, list[bool]]:
     """Aligned sentence pairs of one frame with figures (:func:`unspin.corpus.frame_key`):
-    how many carry the same figures (by value), how many mostly other figures; and per
+    how many carry the same figures (by value), how many mostly other figures, each line
+    with one the other whole text never states (:func:`_figures_of_its_own`); and per
     group whether its lines that differ so outnumber its lines with figures kept (in any
     wording): a series' line, not a copied passage with one figure edited. Quotation-only
     matches and neighbours taken in at a passage's ends are not counted. Pure: reads the
@@ -1130,6 +1131,7 @@ def series_lines(
     differ = 0
     flags = []
     keep: list[tuple[str, str]] = []  # lines that keep their figures, for the agree count
+    whole: dict[str, frozenset[str]] = {}  # each text's figures, read when a line differs
     for g in groups:
         kept = changed = 0
         for x in g:
@@ -1141,8 +1143,11 @@ def series_lines(
                 if fa:  # the same figures; lines without any cannot tell
                     kept += 1
                     keep.append((ta, tb))
-            elif 2 * len(fa & fb) < len(fa | fb) and (
-                (reworded and _own_figures(ta, tb, figs)) or same_frame(ta, tb)
+            elif (
+                2 * len(fa & fb) < len(fa | fb)
+                and ((reworded and _own_figures(ta, tb, figs)) or same_frame(ta, tb))
+                and _figures_of_its_own(fa - fb, b, figs, whole)
+                and _figures_of_its_own(fb - fa, a, figs, whole)
             ):
                 # most of the line's figures are others (a corrected figure among kept
                 # ones, "70 cts vs 70" -> "70 cts vs 75", is an edit, not another item)
@@ -1156,6 +1161,21 @@ def series_lines(
                 break
             agree += reworded or same_frame(ta, tb)
     return agree, differ, flags
+
+
+def _figures_of_its_own(
+    extra: frozenset[str],
+    other: Doc,
+    figs: Callable[[str], frozenset[str]],
+    whole: dict[str, frozenset[str]],
+) -> bool:
+    """Whether a line's figures that the aligned line lacks include one that the whole
+    ``other`` text never states: another item's own figure. A rewrite moves figures
+    between sentences (a condensed one merges two lines and keeps a total the source
+    gives further on); another day's report states figures of its own."""
+    if other.id not in whole:
+        whole[other.id] = frozenset().union(*(figs(s.text) for s in other.sentences))
+    return bool(extra - whole[other.id])
 
 
 def figures_for(lang: str, p: AlignParams) -> Callable[[str], frozenset[str]]:

@@ -244,7 +244,9 @@ _GROUPED_NUMBER = re.compile(r"\d+(?:[ \u00a0\u202f\u2009]\d{3}(?!\d))*(?:[.,]\d
 
 #: a number written with East Asian myriad units and digits after them: 10^8 (億 亿 억)
 #: and 10^4 (万 萬 만) ("1億2000万", "2万6750", Korean "2만 6750")
-_MYRIAD_PART = r"\d{1,3}(?:,\d{3})+|\d+"  # its parts may group thousands: "37万5,000"
+#: its parts may group thousands ("37万5,000") or count them ("1億4千万": 4 thousand
+#: ten-thousands; Korean 천)
+_MYRIAD_PART = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?: ?[千천])?"
 _MYRIAD = re.compile(
     rf"(?<![\d.,])(?:({_MYRIAD_PART}) ?[億亿억] ?)(?:({_MYRIAD_PART}) ?[万萬만] ?)?"
     rf"({_MYRIAD_PART})?(?![\d.,])"
@@ -252,9 +254,17 @@ _MYRIAD = re.compile(
 )
 
 
+def _myriad_part(g: str | None) -> int:
+    """The value of one part of a myriad number: "2000" 2000, "4千" and "4 천" 4000."""
+    if not g:
+        return 0
+    g = g.replace(",", "").replace(" ", "")
+    return int(g[:-1]) * 1000 if g[-1] in "千천" else int(g)
+
+
 def myriad_numbers(text: str) -> str:
     """``text`` with each number written in East Asian myriad units followed by more
-    digits ("2万6750", "1億2000万", "2만 6750") replaced by its value in digits ("26750",
+    digits ("2万6750", "1億2000万", "1億4千万", "2만 6750") replaced by its value in digits ("26750",
     "120000000"), so its digits are those of the same figure written as "26,750". A unit
     with nothing after it ("400亿") is left as it is: its digits already agree."""
     if not any(u in text for u in "億亿억万萬만"):
@@ -267,7 +277,7 @@ def myriad_numbers(text: str) -> str:
             parts = (m.group(1), m.group(2), m.group(3))
         else:
             parts = ("0", m.group(4), m.group(5))
-        hundred_m, ten_k, rest = (int(g.replace(",", "")) if g else 0 for g in parts)
+        hundred_m, ten_k, rest = (_myriad_part(g) for g in parts)
         return str(hundred_m * 10**8 + ten_k * 10**4 + rest)
 
     return _MYRIAD.sub(value, text)
