@@ -24,6 +24,7 @@ import numpy as np
 from unspin.model import AlignedPassage, Alignment, Doc, Sentence
 from unspin.normalise import (
     NUMBER_WORDS,
+    SMALL_FIGURES,
     caps_names,
     caps_words,
     content_words,
@@ -1170,9 +1171,12 @@ def _figures_of_its_own(
     whole: dict[str, frozenset[str]],
 ) -> bool:
     """Whether a line's figures that the aligned line lacks include one that the whole
-    ``other`` text never states: another item's own figure. A rewrite moves figures
+    ``other`` text never states, or are all small counts (:data:`SMALL_FIGURES`, which
+    any text may state somewhere): another item's own figures. A rewrite moves figures
     between sentences (a condensed one merges two lines and keeps a total the source
     gives further on); another day's report states figures of its own."""
+    if not extra - SMALL_FIGURES:
+        return True
     if other.id not in whole:
         whole[other.id] = frozenset().union(*(figs(s.text) for s in other.sentences))
     return bool(extra - whole[other.id])

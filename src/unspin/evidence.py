@@ -40,6 +40,7 @@ from unspin.normalise import (
     APOSTROPHE_ENDINGS,
     DATE_WORDS,
     POSSESSIVE,
+    SMALL_FIGURES,
     cross_language,
     decase_headlines,
     edit_distance_within,
@@ -91,8 +92,6 @@ CONTENT_MIN_WORDS = 4
 #: content sentences of an article's opening that, with its title, make its lead: the
 #: facts any report of the event states first (:attr:`DocFacts.lead`)
 LEAD_SENTENCES = 2
-#: counts too common to tell two texts' details apart (:attr:`DocFacts.details`)
-SMALL_FIGURES = frozenset({"1", "2", "3"})
 #: quotations shorter than this many words are not compared as facts
 FACT_QUOTE_WORDS = 5
 

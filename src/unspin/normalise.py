@@ -284,6 +284,11 @@ def myriad_numbers(text: str) -> str:
     return _MYRIAD.sub(value, text)
 
 
+#: counts too common to tell two texts' details apart (:attr:`unspin.evidence.DocFacts.details`)
+#: or to show where a line's figure came from (:func:`unspin.align.series_lines`)
+SMALL_FIGURES = frozenset({"1", "2", "3"})
+
+
 def figure_signatures(text: str) -> frozenset[str]:
     """The figures of a text written in digits, as a translation keeps them whatever its
     number format: digits only, without separators and leading or trailing zeros, so
