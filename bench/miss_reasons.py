@@ -89,6 +89,10 @@ class Recorder:
         classify.carried_evidence = carried_evidence
         classify.reuse_type = reuse_type
 
+    def uninstall(self) -> None:
+        for name, fn in self._real.items():
+            setattr(classify, name, fn)
+
 
 def group(d: dict, p: classify.ClassifyParams) -> str:
     """The step that turned a missed pair away, from its recorded readings."""
@@ -121,11 +125,31 @@ def main() -> int:
     kinds = [k for k in args.kinds.split(",") if k]
     rec = Recorder()
     rec.install()
+    try:
+        counts, rows = _read(args.piles, args.cache, kinds, rec)
+    finally:
+        rec.uninstall()
+    for kind, c in sorted(counts.items()):
+        n = sum(c.values())
+        parts = ", ".join(f"{g} {c[g]}" for g in GROUPS if c[g])
+        print(f"{kind}: {n} labelled, found {c['found']}; missed: {parts or 'none'}")
+    if args.rows:
+        with open(args.rows, "w", encoding="utf-8") as f:
+            for row in rows:
+                f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return 0
+
+
+def _read(
+    piles: list[str], cache: str, kinds: list[str], rec: Recorder
+) -> tuple[dict[str, Counter], list[dict]]:
+    """Each pile analysed afresh with the readings recorded: counts per kind (the
+    language suffix left out) and one row per labelled pair."""
     cfg = Config(workers=1)
-    store = Store(args.cache)
+    store = Store(cache)
     counts: dict[str, Counter] = defaultdict(Counter)
     rows = []
-    for pile in map(Path, args.piles):
+    for pile in map(Path, piles):
         rec.seen.clear()
         with (pile / "articles.jsonl").open(encoding="utf-8") as f:
             arts = [
@@ -151,15 +175,8 @@ def main() -> int:
                 {"pile": pile.name, "kind": kind, "a": lab["a"], "b": lab["b"],
                  "relation": r.relation if r else None, "group": g, **d}
             )  # fmt: skip
-    for kind, c in sorted(counts.items()):
-        n = sum(c.values())
-        parts = ", ".join(f"{g} {c[g]}" for g in GROUPS if c[g])
-        print(f"{kind}: {n} labelled, found {c['found']}; missed: {parts or 'none'}")
-    if args.rows:
-        with open(args.rows, "w", encoding="utf-8") as f:
-            for row in rows:
-                f.write(json.dumps(row, ensure_ascii=False) + "\n")
-    return 0
+    store.close()
+    return counts, rows
 
 
 if __name__ == "__main__":
