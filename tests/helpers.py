@@ -3,6 +3,8 @@ sentence vectors set by hand so a test controls the similarities it is about."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from unspin.fingerprint import prepare
@@ -83,3 +85,15 @@ WRAPPED = (
     "    The bank said the network would link 31 banks\n"
     "having 13.5 billion dlrs in assets.\n"
 )
+
+
+def bench_module(name: str):
+    """The module ``bench/<name>.py``, loaded from its file (bench is no package)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "bench" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(mod)
+    return mod

@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
-
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "evidence_census.py"
+from helpers import bench_module
 
 
 def _census():
-    spec = importlib.util.spec_from_file_location("evidence_census", BENCH)
-    mod = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    spec.loader.exec_module(mod)
-    return mod
+    return bench_module("evidence_census")
 
 
 def _ev(name: str, weight: float, stage: str = "direction") -> dict:

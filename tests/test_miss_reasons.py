@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
-from pathlib import Path
+
+from helpers import bench_module
 
 from unspin.classify import ClassifyParams
 
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "miss_reasons.py"
-
 
 def _tool():
-    spec = importlib.util.spec_from_file_location("miss_reasons", BENCH)
-    mod = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    spec.loader.exec_module(mod)
-    return mod
+    return bench_module("miss_reasons")
 
 
 def test_a_missed_pair_is_put_with_the_step_that_turned_it_away() -> None:
