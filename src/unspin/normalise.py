@@ -266,8 +266,8 @@ def myriad_numbers(text: str) -> str:
     """``text`` with each number written in East Asian myriad units followed by more
     digits ("2万6750", "1億2000万", "1億4千万", "2만 6750") replaced by its value in
     digits ("26750", "120000000", "140000000"), so its digits are those of the same
-    figure written as "26,750". A unit
-    with nothing after it ("400亿") is left as it is: its digits already agree."""
+    figure written as "26,750". A unit with nothing after it ("400亿") is left as it is:
+    its digits already agree."""
     if not any(u in text for u in "億亿억万萬만"):
         return text
 
