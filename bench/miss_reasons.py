@@ -38,12 +38,12 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import unspin.classify as classify
+from unspin.evaluate.route_eval import read_routes
 from unspin.evidence import secondary_share
-from unspin.model import REUSE_RELATIONS, Article
+from unspin.model import REUSE_RELATIONS
 from unspin.pipeline import Config, analyse, fingerprint
 from unspin.store import Store
 
-FIELDS = ("id", "text", "title", "lang", "outlet", "published_at", "url")
 GROUPS = ("series", "template", "form", "gate", "band", "whole-mid", "weak", "other")
 
 
@@ -151,14 +151,7 @@ def _read(
     rows = []
     for pile in map(Path, piles):
         rec.seen.clear()
-        with (pile / "articles.jsonl").open(encoding="utf-8") as f:
-            arts = [
-                Article(**{k: v for k, v in json.loads(line).items() if k in FIELDS})
-                for line in f
-                if line.strip()
-            ]
-        with (pile / "labels.jsonl").open(encoding="utf-8") as f:
-            labels = [json.loads(line) for line in f if line.strip()]
+        arts, labels = read_routes(pile)  # as the evaluation reads the pile
         res = analyse(fingerprint(arts, cfg, cache=store), cfg, cache=None)
         rel = {frozenset((r.a, r.b)): r for r in res.relations}
         for lab in labels:

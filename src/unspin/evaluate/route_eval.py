@@ -159,7 +159,9 @@ def _jsonl(path: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
-def _read(folder: Path) -> tuple[list[Article], list[dict[str, Any]]]:
+def read_routes(folder: Path) -> tuple[list[Article], list[dict[str, Any]]]:
+    """A routes folder's articles (id, text, title: each text's language is read, as a
+    user's would be) and its labels, as :func:`eval_routes` scores them."""
     arts = [
         Article(id=r["id"], text=r["text"], title=r.get("title"))
         for r in _jsonl(folder / "articles.jsonl")
@@ -178,7 +180,7 @@ def tuned_tfidf_cut(folder: Path) -> tuple[float, int]:
     """The TF-IDF cosine cut that maximises F1 on a labelled folder: over the pairs with a
     derivative (sibling derivatives left out), a labelled pair is positive. Returns the
     cut and the number of labelled pairs it was tuned on."""
-    arts, labels = _read(folder)
+    arts, labels = read_routes(folder)
     if not labels:
         raise ValueError(f"{folder}: no labelled pairs to tune the TF-IDF threshold on")
     gold = {pair_key(lab["source"], lab["derivative"]) for lab in labels}
@@ -206,7 +208,7 @@ def eval_routes(
     bad = set(systems) - set(BASELINES)
     if bad:
         raise ValueError(f"unknown baselines {sorted(bad)}; choose from {BASELINES}")
-    articles, labels = _read(folder)
+    articles, labels = read_routes(folder)
     if not labels:
         raise ValueError(f"{folder}/labels.jsonl: no labelled derivatives")
     gold = {pair_key(lab["source"], lab["derivative"]): lab for lab in labels}
