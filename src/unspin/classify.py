@@ -41,6 +41,8 @@ from unspin.evidence import (
     outlet_names,
     rewrite_score,
     secondary_share,
+    stand_out_ready,
+    translation_score,
     whole_score,
 )
 from unspin.model import Alignment, Doc, Relation, compared_text
@@ -97,6 +99,8 @@ REWRITE_FEATURES = (
     "lenratio",
     "cov_hi",
 )
+#: features of the whole-translation model, in the order of ``translation_weights``
+TRANSLATION_FEATURES = ("chain", "stand_out", "semantic")
 #: direction evidence, in the order of ``direction_weights``
 DIRECTION_EVIDENCE_NAMES = (
     "artefacts",
@@ -267,6 +271,19 @@ class ClassifyParams:
     # as a same-language pair needs its sentences near-verbatim: the one-sentence reports
     # matched each other at 0.45-0.74. 0 turns both off
     translation_chain: float = 0.5
+    # ... and, where both texts have ``peak_min_sentences`` content sentences or more, the
+    # whole-translation model's probability at least ``translation_cut``: a logistic
+    # model over the chain, how far each sentence's best counterpart stands out of the
+    # other text (:func:`unspin.evidence.stand_out`) and the passages' mean cosine,
+    # fitted by ``bench/fit_translation.py`` on the cross-language pairs typed
+    # `translation` without it: NTREX dev versions of one document and hand translations
+    # of ECB+ reports (rounds 1-4) against two documents' translations of one event
+    # (docs/benchmarks.md, session 44). The cut: the probability under which 0.2% of the
+    # translations fell. 0 turns it off
+    translation_features: tuple[str, ...] = TRANSLATION_FEATURES
+    translation_weights: tuple[float, ...] = (25.06, 37.26, 17.91)
+    translation_bias: float = -38.32
+    translation_cut: float = 0.021
     copy_verbatim: float = 0.6  # word 3-gram containment inside aligned passages
     partial_min_sentences: int = 2
     partial_min_chars: int = 200
@@ -550,6 +567,7 @@ class ClassifyParams:
             "copy_verbatim",
             "partial_single_topic",
             "translation_chain",
+            "translation_cut",
         ):
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
@@ -595,12 +613,18 @@ class ClassifyParams:
             raise ValueError("ClassifyParams.whole_weights needs one weight per whole_feature")
         if len(self.rewrite_weights) != len(self.rewrite_features):
             raise ValueError("ClassifyParams.rewrite_weights needs one weight per rewrite_feature")
+        if len(self.translation_weights) != len(self.translation_features):
+            raise ValueError(
+                "ClassifyParams.translation_weights needs one weight per translation_feature"
+            )
         if len(self.direction_weights) != len(self.direction_evidence):
             raise ValueError(
                 "ClassifyParams.direction_weights needs one weight per direction_evidence"
             )
         unknown = [
-            n for n in (*self.whole_features, *self.rewrite_features) if n not in TYPING_FEATURES
+            n
+            for n in (*self.whole_features, *self.rewrite_features, *self.translation_features)
+            if n not in TYPING_FEATURES
         ]
         unknown += [n for n in self.direction_evidence if n not in DIRECTION_EVIDENCE]
         if unknown:
@@ -1846,6 +1870,18 @@ def reuse_type(
             # two at cosines a retelling reaches: two reports of one event
             whole = False
             reasons.append(why)
+        if whole and p.translation_cut > 0 and stand_out_ready(c, p.peak_min_sentences):
+            # every sentence on the chain may still be a retelling: a translation's
+            # sentences each point at their own counterpart
+            tz, tcontrib = translation_score(c)
+            contrib += tcontrib
+            if logistic(tz) < p.translation_cut:
+                whole = False
+                reasons.append(
+                    f"not a whole translation: probability {logistic(tz):.3f} under "
+                    f"{p.translation_cut} (strongest evidence: {_top(tcontrib)}); its "
+                    "sentences do not each point at one counterpart as a translation's do"
+                )
         prob = 0.6 + 0.39 * min(_ramp(hi, p.full_cov - 0.1, 0.9), _ramp(f["semantic"], 0.75, 0.95))
     else:
         z, contrib = whole_score(c)
