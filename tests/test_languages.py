@@ -366,6 +366,21 @@ def test_a_retelling_whose_sentences_do_not_stand_out_is_no_translation() -> Non
     assert reuse_type(a, b, align(a, b), ClassifyParams())[0] == "translation"
 
 
+def test_stand_out_is_the_lower_texts_mean_lead_of_best_over_median() -> None:
+    from unspin.evidence import PairCtx, stand_out, stand_out_ready
+
+    a, b = _pair()
+    _one_event(a, b, {k: k for k in range(len(EN))}, match=0.62, background=0.45)
+    c = PairCtx(a, b, align(a, b), ClassifyParams())
+    assert stand_out_ready(c, 3) and not stand_out_ready(c, len(EN) + 1)
+    assert stand_out(c) == pytest.approx(0.62 - 0.45, abs=1e-5)
+    # one side's sentences all point at one sentence of the other: that side's best
+    # matches stand out, the other's (nine of ten at the background) do not
+    _one_event(a, b, {k: 0 for k in range(1)}, match=0.9, background=0.45)
+    c = PairCtx(a, b, align(a, b), ClassifyParams())
+    assert stand_out(c) == pytest.approx((0.9 - 0.45) / len(EN), abs=1e-5)
+
+
 def test_translation_model_is_validated() -> None:
     with pytest.raises(ValueError, match="translation_cut"):
         ClassifyParams(translation_cut=1.5)
