@@ -33,6 +33,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from common import SHARED
 from translated_guard import doc_of, english, translations
 
 from unspin.classify import ClassifyParams
@@ -87,8 +88,6 @@ def main() -> int:
             X.append(f)
             y.append(int(doc_of(a) == doc_of(b)))
         print(f"NTREX: {len(y)} pairs typed translation", file=sys.stderr)
-    from common import SHARED
-
     ecb = SHARED / "data" / "ecbplus_dev.jsonl"
     rows = {(r := json.loads(x))["doc_id"]: r for x in ecb.open(encoding="utf-8")}
     for spec in args.guard:

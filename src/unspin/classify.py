@@ -1875,10 +1875,11 @@ def reuse_type(
             # sentences each point at their own counterpart
             tz, tcontrib = translation_score(c)
             contrib += tcontrib
-            if logistic(tz) < p.translation_cut:
+            tprob = logistic(tz)
+            if tprob < p.translation_cut:
                 whole = False
                 reasons.append(
-                    f"not a whole translation: probability {logistic(tz):.3f} under "
+                    f"not a whole translation: probability {tprob:.3f} under "
                     f"{p.translation_cut} (strongest evidence: {_top(tcontrib)}); its "
                     "sentences do not each point at one counterpart as a translation's do"
                 )
