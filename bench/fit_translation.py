@@ -34,23 +34,16 @@ from pathlib import Path
 
 import numpy as np
 from common import SHARED
-from translated_guard import doc_of, english, translations
+from translated_guard import doc_of, english, scan, translations
 
 from unspin.classify import ClassifyParams
 from unspin.evaluate import loaders
 from unspin.model import REUSE_RELATIONS, Result
-from unspin.pipeline import Config, analyse, fingerprint
+from unspin.pipeline import Config
 from unspin.store import Store
 
 #: never reached by the model's probability: read and recorded, never applied
 READ_ONLY_CUT = 1e-15
-
-
-def scan(arts, store: Store | None, cfg: Config) -> Result:
-    docs = fingerprint(arts, cfg, cache=store)
-    if store is not None:
-        store.commit()
-    return analyse(docs, cfg, cache=None)
 
 
 def rows_of(res: Result, names: tuple[str, ...]) -> list[tuple[str, str, list[float]]]:
@@ -84,7 +77,7 @@ def main() -> int:
     y: list[int] = []
     if args.ntrex:
         v = loaders.load_ntrex(Path(args.ntrex))
-        for a, b, f in rows_of(scan(v.articles, store, cfg), names):
+        for a, b, f in rows_of(scan(v.articles, store, cfg, memo=False), names):
             X.append(f)
             y.append(int(doc_of(a) == doc_of(b)))
         print(f"NTREX: {len(y)} pairs typed translation", file=sys.stderr)
@@ -96,7 +89,7 @@ def main() -> int:
         en = english(rows, docs)
         ref = {
             frozenset((doc_of(r.a), doc_of(r.b)))
-            for r in scan(en, store, Config()).relations
+            for r in scan(en, store, memo=False).relations
             if r.relation in REUSE_RELATIONS
         }
         for lang in args.langs.split(","):
@@ -104,7 +97,7 @@ def main() -> int:
             if not folder.is_dir():
                 continue
             arts = en + translations(folder, (folder / "LANG").read_text().strip())
-            for a, b, f in rows_of(scan(arts, store, cfg), names):
+            for a, b, f in rows_of(scan(arts, store, cfg, memo=False), names):
                 da, db = doc_of(a), doc_of(b)
                 if da != db and frozenset((da, db)) in ref:
                     continue  # the English scan calls them reuse too

@@ -59,12 +59,15 @@ def translations(folder: Path, lang: str) -> list[Article]:
     return out
 
 
-def scan(arts: list[Article], cache) -> Result:
-    cfg = Config()
+def scan(arts: list[Article], cache, cfg: Config | None = None, memo: bool = True) -> Result:
+    """The pile's result with fingerprints cached in ``cache`` (a Store or None);
+    ``memo`` False: every pair analysed afresh, the stored pair results not read (a
+    config other than the one they were stored under)."""
+    cfg = cfg or Config()
     docs = fingerprint(arts, cfg, cache=cache)
     if cache is not None:
         cache.commit()
-    return analyse(docs, cfg, cache=cache)
+    return analyse(docs, cfg, cache=cache if memo else None)
 
 
 def doc_of(i: str) -> str:
