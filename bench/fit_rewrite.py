@@ -64,7 +64,13 @@ from sklearn.model_selection import GroupKFold
 
 import unspin.classify as classify_mod
 from unspin.classify import ClassifyParams, other_days
-from unspin.evidence import TYPING_FEATURES, PairCtx, body_names, carried_evidence
+from unspin.evidence import (
+    TYPING_FEATURES,
+    PairCtx,
+    body_names,
+    carried_evidence,
+    caseless_whole,
+)
 from unspin.model import Article
 from unspin.normalise import cross_language
 from unspin.pipeline import Config, analyse, fingerprint
@@ -85,8 +91,16 @@ def _recorder(out_dir: str):
         res = inner(a, b, al, p, align_params, support, c)
         if a.norm_hash != b.norm_hash and not cross_language(a, b):
             row = {n: float(f(c)) for n, f in TYPING_FEATURES.items()}
-            # the whole-text model's log-odds from the values just read (whole_score's sum)
-            z = p.whole_bias + sum(w * row[n] for n, w in zip(p.whole_features, p.whole_weights))
+            # the whole-text model's log-odds from the values just read (whole_score's sum),
+            # less its cut's: >= 0 is whole (the model for scripts without capitals where
+            # classify reads it)
+            if caseless_whole(c):
+                ws, bias = p.caseless_whole_weights, p.caseless_whole_bias
+                cut = p.caseless_whole_cut
+            else:
+                ws, bias, cut = p.whole_weights, p.whole_bias, p.whole_cut
+            z = bias + sum(w * row[n] for n, w in zip(p.whole_features, ws))
+            z -= math.log(cut / (1 - cut))
             row.update(
                 a=a.id,
                 b=b.id,

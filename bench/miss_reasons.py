@@ -63,7 +63,10 @@ class Recorder:
 
         def whole_score(c):
             z, contrib = real["whole_score"](c)
-            self.seen[frozenset((c.a.id, c.b.id))]["whole"] = classify.logistic(z)
+            d = self.seen[frozenset((c.a.id, c.b.id))]
+            d["whole"] = classify.logistic(z)
+            p = c.params
+            d["whole_cut"] = p.caseless_whole_cut if classify.caseless_whole(c) else p.whole_cut
             return z, contrib
 
         def rewrite_reading(c, a, b, p, band=True):
@@ -110,7 +113,7 @@ def group(d: dict, p: classify.ClassifyParams) -> str:
         return "band"
     if rewrite is not None and rewrite >= p.rewrite_cut:
         return "other"
-    if rewrite is None and whole >= p.whole_cut:
+    if rewrite is None and whole >= d.get("whole_cut", p.whole_cut):
         return "other"
     return "whole-mid" if whole >= 0.3 else "weak"
 

@@ -1016,10 +1016,21 @@ def _typing_score(
     return z, out
 
 
+def caseless_whole(c: PairCtx) -> bool:
+    """Whether the pair is read by the whole-derivative model refitted for scripts without
+    capitals (``ClassifyParams.caseless_whole_*``): both texts in one language of
+    ``caseless_whole_langs``."""
+    return c.a.lang == c.b.lang and c.a.lang in c.params.caseless_whole_langs
+
+
 def whole_score(c: PairCtx) -> tuple[float, list[Contribution]]:
     """The logistic score (log-odds) that one text is a whole derivative of the other,
-    and each typing feature's contribution."""
+    and each typing feature's contribution (:func:`caseless_whole`: with the weights
+    fitted in scripts without capitals, whose texts show no names)."""
     p = c.params
+    if caseless_whole(c):
+        w, bias = p.caseless_whole_weights, p.caseless_whole_bias
+        return _typing_score(c, p.whole_features, w, bias, "")
     return _typing_score(c, p.whole_features, p.whole_weights, p.whole_bias, "")
 
 
