@@ -16,6 +16,7 @@ from unspin.evidence import (
     DIRECTION_EVIDENCE,
     TYPING_FEATURES,
     PairCtx,
+    caseless_whole,
     credited_outlets,
     direction_score,
     kept_share,
@@ -233,6 +234,33 @@ def test_whole_score_is_the_sum_of_its_contributions() -> None:
     assert {x.name for x in parts} == {"bias", *P.whole_features}
     zero = dataclasses.replace(P, whole_weights=(0.0,) * len(P.whole_features), whole_bias=0.0)
     assert whole_score(ctx(*_vec_pair(0.9), params=zero))[0] == 0.0
+
+
+def test_whole_score_reads_the_weights_fitted_without_capitals_in_those_scripts() -> None:
+    """Two texts in one language of ``caseless_whole_langs`` are scored with
+    ``caseless_whole_*``; English pairs, and a pair across languages, with the English
+    fit. Where the two fits differ, the decision follows the one read."""
+    a, b = _vec_pair(0.9)
+    ja_a, ja_b = dataclasses.replace(a, lang="ja"), dataclasses.replace(b, lang="ja")
+    assert caseless_whole(ctx(ja_a, ja_b))
+    assert not caseless_whole(ctx(a, b)) and not caseless_whole(ctx(ja_a, b))
+    n = len(P.whole_features)
+    split = dataclasses.replace(
+        P, whole_weights=(0.0,) * n, whole_bias=-3.0, caseless_whole_weights=(0.0,) * n,
+        caseless_whole_bias=2.0,
+    )  # fmt: skip
+    assert whole_score(ctx(a, b, params=split))[0] == pytest.approx(-3.0)
+    assert whole_score(ctx(ja_a, b, params=split))[0] == pytest.approx(-3.0)
+    assert whole_score(ctx(ja_a, ja_b, params=split))[0] == pytest.approx(2.0)
+    off = dataclasses.replace(split, caseless_whole_langs=())
+    assert whole_score(ctx(ja_a, ja_b, params=off))[0] == pytest.approx(-3.0)
+
+
+def test_caseless_whole_parameters_are_validated() -> None:
+    with pytest.raises(ValueError, match="caseless_whole_weights"):
+        ClassifyParams(caseless_whole_weights=(1.0,))
+    with pytest.raises(ValueError, match="caseless_whole_cut"):
+        ClassifyParams(caseless_whole_cut=1.0)
 
 
 def test_kept_share_tells_a_copy_from_a_rewording() -> None:

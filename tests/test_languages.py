@@ -518,3 +518,43 @@ def test_language_is_read_without_web_addresses() -> None:
     )
     assert lang == "de" and conf >= 0.9
     assert detect_language("https://www.example.com/a/b") == ("und", 0.0)
+
+
+# two reports of one (made-up) event in Japanese, written for this test
+JA_A = [
+    "北浜市の港で金曜日、貨物船が岸壁に衝突し、作業員3人が軽いけがをした。",
+    "市の消防局によると、船は午前9時ごろ入港する際に操舵装置が故障したという。",
+    "港湾局は事故の原因を調べるため、岸壁の一部を来週まで閉鎖すると発表した。",
+    "地元の漁業組合は、燃料の流出は確認されていないと説明した。",
+]
+JA_B = [
+    "金曜日の朝、北浜港で貨物船が岸壁にぶつかる事故があり、作業員3人が負傷した。",
+    "消防によれば、入港中の船の操舵装置に故障があったとみられる。",
+    "港湾局は来週まで岸壁の一部を閉鎖し、原因を調査する方針だ。",
+    "漁業組合によると、油の流出は見つかっていない。",
+]
+
+
+def test_two_texts_without_capitals_are_typed_by_the_model_fitted_on_such_scripts() -> None:
+    # a Japanese pair whose whole-text probability (bias only) is 0.6: whole under the
+    # English fit's cut (0.5), not under the cut of the model for scripts without capitals
+    a = prepare(Article(id="a", text="\n".join(JA_A), lang="ja"))
+    b = prepare(Article(id="b", text="\n".join(JA_B), lang="ja"))
+    assert a.lang == b.lang == "ja"
+    _one_event(a, b, {k: k for k in range(4)}, match=0.9, background=0.45)
+    al = align(a, b)
+    n = len(ClassifyParams().whole_features)
+    logit = float(np.log(0.6 / 0.4))
+    p = dataclasses.replace(
+        ClassifyParams(), rewrite_model=False, caseless_whole_weights=(0.0,) * n,
+        caseless_whole_bias=logit, whole_weights=(0.0,) * n, whole_bias=-10.0,
+    )  # fmt: skip
+    rel, _, reasons, _ = reuse_type(a, b, al, p)
+    assert rel not in ("copy", "spun")
+    assert any("scripts without capitals" in r for r in reasons)
+    lower = dataclasses.replace(p, caseless_whole_cut=0.5)
+    assert reuse_type(a, b, al, lower)[0] in ("copy", "spun")
+    # the English fit (here: never whole) is what a pair in English, or with the model
+    # turned off, is read with
+    off = dataclasses.replace(p, caseless_whole_langs=(), whole_cut=0.5)
+    assert reuse_type(a, b, al, off)[0] not in ("copy", "spun")
