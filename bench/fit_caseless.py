@@ -140,7 +140,7 @@ def main() -> int:
     ap.add_argument("--cache", required=True)
     ap.add_argument("--piles", nargs="*", default=[])
     ap.add_argument("--guard", action="append", default=[], help="SETS:SELECTION:PREFIX")
-    ap.add_argument("--langs", default="ja,ko,zh,ar")
+    ap.add_argument("--langs", default="ja,ko,zh")
     ap.add_argument("--unlabelled", type=int, default=60, help="unlabelled pairs per pile")
     ap.add_argument("--neg-weight", type=float, default=3.0)
     ap.add_argument("--C", default="0.3,1,3,10,30", help="inverse regularisation strengths tried")

@@ -66,7 +66,9 @@ def test_every_configured_evidence_is_registered() -> None:
 
 def test_unknown_evidence_names_are_refused_early() -> None:
     with pytest.raises(ValueError, match="unknown evidence 'nope'"):
-        ClassifyParams(whole_features=("nope",), whole_weights=(1.0,))
+        ClassifyParams(
+            whole_features=("nope",), whole_weights=(1.0,), caseless_whole_weights=(1.0,)
+        )
     with pytest.raises(ValueError, match="one weight per"):
         ClassifyParams(direction_weights=(1.0,))
 
