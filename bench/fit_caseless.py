@@ -18,13 +18,18 @@ read like a text and its rewrite. This script gathers, in the languages of
 
 then fits a logistic regression over the whole model's features (each kind of pair
 weighs the same; negatives ``--neg-weight`` times more), cross-validated by leaving one
-group (a pile, or a guard round) out at a time, beside the shipped model read on the same
-rows. Prints the parameters to ship.
+group (a pile, or a guard round) out at a time, beside the English fit read on the same
+rows; C (``--C``, a list) and the cut are those with the most found minus
+``--neg-weight`` x false claims out of group. Prints the parameters to ship. Only rows in
+``--langs`` are fitted (shipped: Japanese, Korean, Chinese; Arabic, fitted with them,
+lost design rewrites: docs/benchmarks.md, session 45). ``--rows`` keeps the rows, so a
+refit does not scan again.
 
 Usage::
 
     PYTHONPATH=src:bench .venv/bin/python bench/fit_caseless.py --cache DIR \
-        --piles /work/lr41/rw-ja10 ... --guard /work/rw42:/work/rw42/ecb_selection.json:tr ...
+        --piles /work/lr41/rw-ja10 ... --guard /work/rw42:/work/rw42/ecb_selection.json:tr ... \
+        --rows ROWS.jsonl --langs ja,ko,zh
 """
 
 from __future__ import annotations
