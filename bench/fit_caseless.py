@@ -48,7 +48,7 @@ from unspin.align import align
 from unspin.candidates import candidate_pairs
 from unspin.classify import ClassifyParams
 from unspin.corpus import CorpusSupport
-from unspin.evidence import TYPING_FEATURES, PairCtx
+from unspin.evidence import TYPING_FEATURES, PairCtx, carried_evidence, secondary_share
 from unspin.model import Article
 from unspin.pipeline import Config, fingerprint
 from unspin.store import Store
@@ -57,11 +57,21 @@ POSITIVE = ("rewrite_same", "rewrite_condensed", "rewrite_framed")
 
 
 def _row(a, b, support, params: ClassifyParams, kind: str, group: str) -> dict:
+    """The pair's whole-model features (``x``) and what the rest of classify's reading
+    needs: the rewrite model's features (``rx``), the body-details share, the verbatim
+    share, and the pieces carried (on the whole and on the rewrite path) and needed."""
     a, b = sorted((a, b), key=lambda d: d.id)
     al = align(a, b, Config().align)
     c = PairCtx(a, b, al, params, support)
     x = [float(TYPING_FEATURES[n](c)) for n in params.whole_features]
-    return dict(a=a.id, b=b.id, kind=kind, group=group, x=x, lang=a.lang)
+    rx = [float(TYPING_FEATURES[n](c)) for n in params.rewrite_features]
+    got_w, need = carried_evidence(c)
+    got_r, _ = carried_evidence(c, named_phrases=True)
+    return dict(
+        a=a.id, b=b.id, kind=kind, group=group, x=x, lang=a.lang, rx=rx,
+        second=float(secondary_share(c)), verbatim=float(al.features["verbatim"]),
+        got_w=got_w, got_r=got_r, need=need,
+    )  # fmt: skip
 
 
 def pile_rows(folder: Path, store, params: ClassifyParams, n_unl: int, rng) -> list[dict]:
@@ -140,6 +150,74 @@ def _table(name: str, kinds, groups, pred) -> None:
     print(f"  {name:28s} whole: {shown}")
 
 
+def readings(rows: list[dict], params: ClassifyParams, neg_weight: float) -> None:
+    """classify's whole reading of each row with the shipped model for scripts without
+    capitals, emulated (the whole-text model, then for a pair it leaves whose aligned
+    text is reworded the rewrite model at its cut or in its band with the body-details
+    share, then the pieces-carried gate), beside variants: no rewrite model, no band, the
+    rewrite model refitted on these rows (one group out, its cut chosen as above), and
+    the gate on the whole path lowered. (The whole model is in sample here: it was fitted
+    on these rows.) Rows written by an older version of this script lack the fields."""
+    from sklearn.linear_model import LogisticRegression
+
+    p = params
+    kinds = np.array([r["kind"] for r in rows])
+    groups = np.array([r["group"] for r in rows])
+    X, RX = np.array([r["x"] for r in rows]), np.array([r["rx"] for r in rows])
+    sec = np.array([r["second"] for r in rows])
+    verb = np.array([r["verbatim"] for r in rows])
+    got_w, got_r = np.array([r["got_w"] for r in rows]), np.array([r["got_r"] for r in rows])
+    need = np.array([r["need"] for r in rows])
+    pos = np.isin(kinds, POSITIVE)
+
+    def sig(z):
+        return 1 / (1 + np.exp(-z))
+
+    whole = sig(X @ np.array(p.caseless_whole_weights) + p.caseless_whole_bias)
+    whole = whole >= p.caseless_whole_cut
+    reads = ~whole & (verb < p.copy_verbatim)
+
+    def claims(rprob, cut, band=2.0, lower=0):
+        second = (rprob >= band) & (rprob < cut) & (sec >= p.rewrite_secondary)
+        taken = reads & ((rprob >= cut) | second)
+        return (whole & (got_w >= np.maximum(need - lower, 0))) | (taken & (got_r >= need))
+
+    def gain(c) -> float:
+        return float((c & pos).sum() - neg_weight * (c & ~pos).sum())
+
+    def show(name: str, c) -> None:
+        per: dict[str, Counter] = defaultdict(Counter)
+        for k, g in zip(kinds, c):
+            per[k][bool(g)] += 1
+        shown = "  ".join(f"{k} {per[k][True]}/{sum(per[k].values())}" for k in sorted(per))
+        print(f"  {name:44s} gain {gain(c):5.0f}  {shown}")
+
+    print("\nclassify's reading, emulated (claims after the gate):")
+    shipped = sig(RX @ np.array(p.rewrite_weights) + p.rewrite_bias)
+    show("shipped rewrite model (cut and band)", claims(shipped, p.rewrite_cut, p.rewrite_band))
+    show("no rewrite model", claims(shipped, 2.0))
+    show("rewrite model at its cut, no band", claims(shipped, p.rewrite_cut))
+    for lower in (1, 2):
+        show(
+            f"whole path needs {lower} piece(s) fewer",
+            claims(shipped, p.rewrite_cut, p.rewrite_band, lower),
+        )
+    for c in (0.3, 1.0, 3.0, 10.0):
+        rprob = np.zeros(len(rows))
+        for g in sorted(set(groups)):
+            te = groups == g
+            tr = reads & ~te
+            k = kinds[tr]
+            cnt = Counter(k)
+            w = np.array([(1.0 if x in POSITIVE else neg_weight) / cnt[x] for x in k])
+            m = LogisticRegression(C=c, max_iter=20000).fit(
+                RX[tr], np.isin(k, POSITIVE), sample_weight=w * len(w) / w.sum()
+            )
+            rprob[te] = m.predict_proba(RX[te])[:, 1]
+        cut = max(np.arange(0.3, 0.96, 0.05), key=lambda t: gain(claims(rprob, t)))
+        show(f"rewrite model refitted, C {c:g}, cut {cut:.2f}, no band", claims(rprob, cut))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cache", required=True)
@@ -150,6 +228,9 @@ def main() -> int:
     ap.add_argument("--neg-weight", type=float, default=3.0)
     ap.add_argument("--C", default="0.3,1,3,10,30", help="inverse regularisation strengths tried")
     ap.add_argument("--rows", help="write the rows here (JSON lines) / read them if present")
+    ap.add_argument(
+        "--readings", action="store_true", help="also emulate classify's whole reading (readings())"
+    )
     args = ap.parse_args()
     params = ClassifyParams()
     if args.rows and Path(args.rows).exists():
@@ -203,6 +284,8 @@ def main() -> int:
     print("caseless_whole_cut =", cut)
     for n, v in zip(params.whole_features, m.coef_[0]):
         print(f"  {n:10s} {v:+.3f}")
+    if args.readings:
+        readings(rows, params, args.neg_weight)
     return 0
 
 
