@@ -12,7 +12,9 @@ too").
 
 Per language two piles are scanned: the translations alone (same-language claims) and
 the English originals with the translations (claims across languages; each document's
-own translation must come out ``translation``). Beside unspin, a simple baseline for the
+own translation must come out ``translation``; the stories of each pile are scored too:
+ARI against the events, and whether each document shares a story with its own
+translation). Beside unspin, a simple baseline for the
 cross-language claims: "translation when the two documents' vectors (mean of the
 sentence vectors, the same encoder) are at least t apart", t the highest that types every
 document's own translation as one in that pile (tuned on the pile it is scored on: the
@@ -88,6 +90,23 @@ def claims(res: Result, event: dict[str, str]) -> list[dict]:
     return out
 
 
+def story_ari(res: Result, event: dict[str, str]) -> float:
+    """Adjusted Rand index of the scan's stories against the ECB+ events (an article in
+    no story is a story of its own)."""
+    from sklearn.metrics import adjusted_rand_score
+
+    story = {m: s.id for s in res.stories for m in s.articles}
+    ids = [d.id for d in res.docs]
+    return float(
+        adjusted_rand_score([event[doc_of(i)] for i in ids], [story.get(i, i) for i in ids])
+    )
+
+
+def one_story(res: Result, a: str, b: str) -> bool:
+    """Whether articles ``a`` and ``b`` are members of one story of the scan."""
+    return any(a in s.articles and b in s.articles for s in res.stories)
+
+
 def doc_cos_baseline(res: Result) -> tuple[float, int, int, int]:
     """The document-cosine baseline on a mixed pile: its tuned cut, translations it
     types, cross-language different-document pairs it claims, and such pairs."""
@@ -145,8 +164,9 @@ def main() -> int:
                 f.write(json.dumps(c) + "\n")
         return got, res
 
-    ref, _ = run("en", english(rows, docs))
+    ref, ref_res = run("en", english(rows, docs))
     en_claims = {frozenset((doc_of(c["a"]), doc_of(c["b"]))) for c in ref if c["reuse"]}
+    stories = [f"English originals: story ARI by event {story_ari(ref_res, event):.3f}"]
     lines = [
         f"{len(docs)} ECB+ documents, {len(set(event.values()))} events, {same_event} "
         f"same-event document pairs; English reference: {len(en_claims)} reuse claims "
@@ -178,6 +198,12 @@ def main() -> int:
                 cut, kept, fp, n = doc_cos_baseline(res)
                 base = f"{fp} of {n} (cut {cut:.3f}, {kept} translations)"
             false_total[mixed] += len(false)
+            if mixed:
+                joined = sum(one_story(res, f"{d}/en", f"{d}/{lang}") for d in docs)
+                stories.append(
+                    f"English + {lang}: story ARI by event {story_ari(res, event):.3f}; each "
+                    f"document in one story with its own translation: {joined} / {len(docs)}"
+                )
             lines.append(
                 f"| {lang} | {'English + translations' if mixed else 'translations'}"
                 f" | {f'{typed} / {len(docs)}' if mixed else '–'} | {len(diff)}"
@@ -188,6 +214,10 @@ def main() -> int:
         "",
         f"false claims: translations alone {false_total[False]}, with English "
         f"{false_total[True]} (claims files in {out})",
+        "",
+        "stories (ARI of the scan's stories against the events; an article in no story "
+        "counts as a story of its own):",
+        *[f"- {x}" for x in stories],
     ]
     text = "\n".join(lines)
     print(text)
