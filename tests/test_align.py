@@ -268,4 +268,4 @@ def test_in_order_chain_counts_both_texts_sentences_on_one_chain() -> None:
     a = doc_of("a", ["One fact is here.", "Another fact is there.", "A third fact too."])
     b = doc_of("b", ["Uno está aquí.", "Otro está allá.", "Un tercero también.", "Y un cuarto."])
     got = chain_features(a, b, [(0, 0, 0.8, 0.8, 0.0), (1, 1, 0.5, 0.5, 0.0)], 0.75)
-    assert got == {"chain": 0.5, "chain_sents": 2.0, "chain_strong": 1.0}  # 2 of 4 in b
+    assert got == {"chain": 0.5, "chain_sents": 2.0, "chain_strong": 1.0, "chain_min": 0.5}

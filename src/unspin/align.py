@@ -1005,7 +1005,7 @@ def chain_features(
     the lower of the two counts; ``chain_strong``, its pairs scoring at least ``strong``."""
     ua, ub = sentence_units(a), sentence_units(b)
     if not matches or not ua or not ub:
-        return {"chain": 0.0, "chain_sents": 0.0, "chain_strong": 0.0}
+        return {"chain": 0.0, "chain_sents": 0.0, "chain_strong": 0.0, "chain_min": 0.0}
     best: dict[tuple[int, int], float] = {}
     for i, j, score, *_ in matches:
         key = (ua[i], ub[j])
@@ -1016,6 +1016,7 @@ def chain_features(
         "chain": min(rows / (max(ua) + 1), cols / (max(ub) + 1)),
         "chain_sents": float(min(rows, cols)),
         "chain_strong": float(sum(best[x] >= strong for x in ch)),
+        "chain_min": float(min((best[x] for x in ch), default=0.0)),
     }
 
 
@@ -1321,4 +1322,8 @@ def align(
         # how much of both texts one in-order chain of matched sentences holds, and how
         # close its pairs are: what tells a translation from two reports of one event
         feats.update(chain_features(a, b, matches, p.strong_cross))
+        if a.brief_vector is not None and b.brief_vector is not None:
+            # a brief beside the other text in the second encoder's space: a second
+            # opinion where one or two sentences match only moderately (classify)
+            feats["brief_sim"] = float(a.brief_vector @ b.brief_vector)
     return Alignment(a=a.id, b=b.id, passages=passages, features=feats)

@@ -294,6 +294,18 @@ class ClassifyParams:
     # as a same-language pair needs its sentences near-verbatim: the one-sentence reports
     # matched each other at 0.45-0.74. 0 turns both off
     translation_chain: float = 0.5
+    # ... except that a chain of one or two sentences that do not reach ``strong_cross``
+    # is a translation when the two whole texts are at least ``brief_second_sim`` apart
+    # in the second encoder's space (``brief_sim``: :func:`unspin.second.brief_vectors`,
+    # given to the briefs of cross-language pairs) and each sentence on the chain scores
+    # at least ``brief_min_score``. Hand translations of ECB+ briefs (rounds 1-6 of
+    # ``bench/translated_guard.py``, a text of at most two sentences on either side): a
+    # document and its own translation 109 pairs, two documents of one event 240; at the
+    # shipped bar alone 29 and 1 of them pass; with the second opinion at these values 62
+    # and 0 (``bench/brief_translations.py``, docs/benchmarks.md, session 45). 0 turns
+    # the second opinion off
+    brief_second_sim: float = 0.48
+    brief_min_score: float = 0.55
     # ... and, where both texts have ``peak_min_sentences`` content sentences or more, the
     # whole-translation model's probability at least ``translation_cut``: a logistic
     # model over the chain, how far each sentence's best counterpart stands out of the
@@ -591,6 +603,8 @@ class ClassifyParams:
             "partial_single_topic",
             "translation_chain",
             "translation_cut",
+            "brief_second_sim",
+            "brief_min_score",
         ):
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
@@ -1815,6 +1829,20 @@ def _rewrite_reading(
     return True, rprob, second, contrib, reasons
 
 
+def brief_translation(f: dict[str, float], p: ClassifyParams) -> bool:
+    """Whether a chain of one or two matched sentences that a retelling could reach is a
+    brief's translation by the second encoder's word: the two whole texts at least
+    ``brief_second_sim`` apart there (``brief_sim``, :func:`unspin.second.brief_vectors`)
+    and every sentence on the chain at least ``brief_min_score`` in the main space."""
+    sim = f.get("brief_sim")
+    return (
+        sim is not None
+        and p.brief_second_sim > 0
+        and sim >= p.brief_second_sim
+        and f.get("chain_min", 0.0) >= p.brief_min_score
+    )
+
+
 def _no_translation(f: dict[str, float], p: ClassifyParams) -> str | None:
     """Why a cross-language pair whose passages cover both texts is no whole translation
     (None: it is one), from its in-order chain of matched sentences
@@ -1830,7 +1858,7 @@ def _no_translation(f: dict[str, float], p: ClassifyParams) -> str | None:
             "their own order"
         )
     n, strong = int(f.get("chain_sents", 0.0)), int(f.get("chain_strong", 0.0))
-    if n < p.whole_min_carried and strong < n:
+    if n < p.whole_min_carried and strong < n and not brief_translation(f, p):
         return (
             f"not a whole translation: {n} matched sentence{'s' if n != 1 else ''}, "
             f"{n - strong} of them no closer than a retelling of the same fact in another "
@@ -1898,6 +1926,15 @@ def reuse_type(
             # two at cosines a retelling reaches: two reports of one event
             whole = False
             reasons.append(why)
+        elif whole and p.translation_chain > 0 and brief_translation(f, p):
+            if f.get("chain_strong", 0.0) < f.get("chain_sents", 0.0) < p.whole_min_carried:
+                reasons.append(
+                    f"a brief's translation: its {int(f['chain_sents'])} matched sentence(s) "
+                    f"at {f['chain_min']:.2f} or closer, and the two texts "
+                    f"{f['brief_sim']:.2f} apart in the second encoder's space (a "
+                    f"translation: from {p.brief_second_sim}; another report of the event "
+                    "reads lower there)"
+                )
         if whole and p.translation_cut > 0 and stand_out_ready(c, p.peak_min_sentences):
             # every sentence on the chain may still be a retelling: a translation's
             # sentences each point at their own counterpart

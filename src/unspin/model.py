@@ -129,6 +129,9 @@ class Doc:
     second_lead: np.ndarray | None = None
     second_vectors: np.ndarray | None = None
     second_doc_vector: np.ndarray | None = None
+    #: a brief's whole text in the second encoder's space (centred), set per scan for the
+    #: briefs of cross-language candidate pairs (:func:`unspin.second.brief_vectors`)
+    brief_vector: np.ndarray | None = None
 
     @property
     def id(self) -> str:

