@@ -148,7 +148,7 @@ def test_brief_vectors_go_to_both_sides_of_a_cross_language_pair_with_a_brief(
     brief_en = "Officials reopened the old stone bridge of Marendo on Tuesday."
     brief_es = "Las autoridades reabrieron el martes el viejo puente de piedra de Marendo."
     arts = [Article("a", brief_en), Article("b", brief_es), Article("c", EN), Article("d", ES)]
-    cfg = Config()
+    cfg = Config(second=SecondParams(brief_langs=("es",)))  # Spanish in place of Japanese
     docs = fingerprint(arts, cfg)
     assert second.brief_vectors(docs, [(0, 1), (0, 2), (2, 3)], cfg) == 2
     assert len(calls) == 1 and len(calls[0]) == 2
@@ -158,8 +158,11 @@ def test_brief_vectors_go_to_both_sides_of_a_cross_language_pair_with_a_brief(
     assert second.brief_vectors(docs, [(1, 3)], cfg) == 0  # one language
     second.clear(docs)
     assert all(d.brief_vector is None for d in docs)
-    off = dataclasses.replace(cfg, second=SecondParams(brief_sentences=0))
+    off = dataclasses.replace(cfg, second=SecondParams(brief_langs=("es",), brief_sentences=0))
     assert second.brief_vectors(docs, [(0, 1)], off) == 0 and docs[0].brief_vector is None
+    # English beside one of brief_langs only (Spanish here: not measured there)
+    east = dataclasses.replace(cfg, second=SecondParams(brief_langs=("ja",)))
+    assert second.brief_vectors(docs, [(0, 1)], east) == 0
 
 
 def test_greek_and_hindi_translations_are_found() -> None:

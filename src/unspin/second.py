@@ -95,6 +95,12 @@ class SecondParams:
     #: the second space (:func:`brief_vectors`), a second opinion on whether the brief is
     #: the other's translation (``ClassifyParams.brief_second_sim``); 0 turns it off
     brief_sentences: int = 2
+    #: ... for a pair of an English text and one in these languages only: where it was
+    #: measured, and where the main encoder reads translations low (Japanese, Korean,
+    #: Chinese, Arabic). In Spanish, French, Russian a brief's translation already reaches
+    #: the main encoder's bar, and two documents of one event read closer in the e5 space
+    #: (4 of 28 over the bar: docs/benchmarks.md, session 45)
+    brief_langs: tuple[str, ...] = ("ja", "ko", "zh", "ar")
 
     def __post_init__(self) -> None:
         from unspin.embed import SECOND_BACKENDS
@@ -406,7 +412,8 @@ def brief_vectors(
     docs: Sequence[Doc], pairs: Sequence[tuple[int, int]], config: Any, cache: Any = None
 ) -> int:
     """Give both sides of every cross-language candidate pair the main encoder compares
-    (:func:`unspin.normalise.crosslingual_matching`) where one side is a brief (at most
+    (:func:`unspin.normalise.crosslingual_matching`), an English text beside one in
+    ``SecondParams.brief_langs``, where one side is a brief (at most
     ``SecondParams.brief_sentences`` content sentences) a centred whole-text vector in
     the second space (``Doc.brief_vector``; each text encoded once, cached in ``cache``
     by model). A translated sentence and another outlet's sentence on the same fact read
@@ -429,6 +436,8 @@ def brief_vectors(
             continue
         if a.lang not in langs or b.lang not in langs:
             continue
+        if {a.lang, b.lang} - {"en"} - set(p.brief_langs) or "en" not in (a.lang, b.lang):
+            continue  # English beside one of brief_langs only
         if min(len(a.content_sentences), len(b.content_sentences)) <= p.brief_sentences:
             need.update((i, j))
     if not need or not e5_available():
