@@ -438,8 +438,8 @@ def brief_vectors(
             continue
         if {a.lang, b.lang} - {"en"} - set(p.brief_langs) or "en" not in (a.lang, b.lang):
             continue  # English beside one of brief_langs only
-        if min(len(a.content_sentences), len(b.content_sentences)) <= p.brief_sentences:
-            need.update((i, j))
+        if 1 <= min(len(a.content_sentences), len(b.content_sentences)) <= p.brief_sentences:
+            need.update((i, j))  # (a text with no content sentence has nothing to match)
     if not need or not e5_available():
         return 0
     idx = sorted(need)
