@@ -295,8 +295,8 @@ class ClassifyParams:
     # matched each other at 0.45-0.74. 0 turns both off
     translation_chain: float = 0.5
     # ... except that a chain of one or two sentences that do not reach ``strong_cross``
-    # is a translation when the two whole texts are at least ``brief_second_sim`` apart
-    # in the second encoder's space (``brief_sim``: :func:`unspin.second.brief_vectors`,
+    # is a translation when the two whole texts are at a cosine of ``brief_second_sim``
+    # or more in the second encoder's space (``brief_sim``: :func:`unspin.second.brief_vectors`,
     # given to the briefs of cross-language pairs) and each sentence on the chain scores
     # at least ``brief_min_score``. Hand translations of ECB+ briefs (rounds 1-6 of
     # ``bench/translated_guard.py``, a text of at most two sentences on either side): a
@@ -1831,8 +1831,8 @@ def _rewrite_reading(
 
 def brief_translation(f: dict[str, float], p: ClassifyParams) -> bool:
     """Whether a chain of one or two matched sentences that a retelling could reach is a
-    brief's translation by the second encoder's word: the two whole texts at least
-    ``brief_second_sim`` apart there (``brief_sim``, :func:`unspin.second.brief_vectors`)
+    brief's translation by the second encoder's word: the two whole texts at a cosine of
+    at least ``brief_second_sim`` there (``brief_sim``, :func:`unspin.second.brief_vectors`)
     and every sentence on the chain at least ``brief_min_score`` in the main space."""
     sim = f.get("brief_sim")
     return (
@@ -1930,10 +1930,10 @@ def reuse_type(
             if f.get("chain_strong", 0.0) < f.get("chain_sents", 0.0) < p.whole_min_carried:
                 reasons.append(
                     f"a brief's translation: its {int(f['chain_sents'])} matched sentence(s) "
-                    f"at {f['chain_min']:.2f} or closer, and the two texts "
-                    f"{f['brief_sim']:.2f} apart in the second encoder's space (a "
-                    f"translation: from {p.brief_second_sim}; another report of the event "
-                    "reads lower there)"
+                    f"at cosine {f['chain_min']:.2f} or more, and the two whole texts at "
+                    f"{f['brief_sim']:.2f} in the second encoder's space (a translation: "
+                    f"from {p.brief_second_sim}; another report of the event reads lower "
+                    "there)"
                 )
         if whole and p.translation_cut > 0 and stand_out_ready(c, p.peak_min_sentences):
             # every sentence on the chain may still be a retelling: a translation's
