@@ -160,6 +160,15 @@ def test_brief_vectors_go_to_both_sides_of_a_cross_language_pair_with_a_brief(
     assert all(d.brief_vector is None for d in docs)
     off = dataclasses.replace(cfg, second=SecondParams(brief_langs=("es",), brief_sentences=0))
     assert second.brief_vectors(docs, [(0, 1)], off) == 0 and docs[0].brief_vector is None
+
+    # a second encoder that fails to load never stops the scan: no vectors, a warning
+    def broken(texts, name, cache, cost=None):
+        raise RuntimeError("model files missing")
+
+    monkeypatch.setattr(second, "_encode", broken)
+    second.clear(docs)
+    assert second.brief_vectors(docs, [(0, 1)], cfg) == 0 and docs[0].brief_vector is None
+    monkeypatch.setattr(second, "_encode", fake)
     # English beside one of brief_langs only (Spanish here: not measured there)
     east = dataclasses.replace(cfg, second=SecondParams(brief_langs=("ja",)))
     assert second.brief_vectors(docs, [(0, 1)], east) == 0

@@ -443,7 +443,17 @@ def brief_vectors(
     if not need or not e5_available():
         return 0
     idx = sorted(need)
-    vecs = centred(_encode([brief_text(docs[i]) for i in idx], p.embedder, cache))
+    try:
+        vecs = centred(_encode([brief_text(docs[i]) for i in idx], p.embedder, cache))
+    except Exception as e:  # noqa: BLE001 - an optional second opinion never stops a scan
+        log.warning(
+            "second encoder unavailable for %d briefs (%s: %s); their translations are read "
+            "in the main encoder's space only",
+            len(idx),
+            type(e).__name__,
+            e,
+        )
+        return 0
     for i, v in zip(idx, vecs):
         docs[i].brief_vector = v
     return len(idx)
