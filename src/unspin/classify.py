@@ -1843,6 +1843,14 @@ def brief_translation(f: dict[str, float], p: ClassifyParams) -> bool:
     )
 
 
+def _short_chain(f: dict[str, float], p: ClassifyParams) -> bool:
+    """Whether the in-order chain holds fewer than ``whole_min_carried`` sentences, not
+    all of them at ``AlignParams.strong_cross`` (a retelling of a fact or two can reach
+    the rest)."""
+    n, strong = f.get("chain_sents", 0.0), f.get("chain_strong", 0.0)
+    return n < p.whole_min_carried and strong < n
+
+
 def _no_translation(f: dict[str, float], p: ClassifyParams) -> str | None:
     """Why a cross-language pair whose passages cover both texts is no whole translation
     (None: it is one), from its in-order chain of matched sentences
@@ -1858,7 +1866,7 @@ def _no_translation(f: dict[str, float], p: ClassifyParams) -> str | None:
             "their own order"
         )
     n, strong = int(f.get("chain_sents", 0.0)), int(f.get("chain_strong", 0.0))
-    if n < p.whole_min_carried and strong < n and not brief_translation(f, p):
+    if _short_chain(f, p) and not brief_translation(f, p):
         return (
             f"not a whole translation: {n} matched sentence{'s' if n != 1 else ''}, "
             f"{n - strong} of them no closer than a retelling of the same fact in another "
@@ -1926,15 +1934,14 @@ def reuse_type(
             # two at cosines a retelling reaches: two reports of one event
             whole = False
             reasons.append(why)
-        elif whole and p.translation_chain > 0 and brief_translation(f, p):
-            if f.get("chain_strong", 0.0) < f.get("chain_sents", 0.0) < p.whole_min_carried:
-                reasons.append(
-                    f"a brief's translation: its {int(f['chain_sents'])} matched sentence(s) "
-                    f"at cosine {f['chain_min']:.2f} or more, and the two whole texts at "
-                    f"{f['brief_sim']:.2f} in the second encoder's space (a translation: "
-                    f"from {p.brief_second_sim}; another report of the event reads lower "
-                    "there)"
-                )
+        elif whole and p.translation_chain > 0 and _short_chain(f, p):
+            # a short chain passed by the second encoder's word (brief_translation)
+            reasons.append(
+                f"a brief's translation: its {int(f['chain_sents'])} matched sentence(s) "
+                f"at cosine {f['chain_min']:.2f} or more, and the two whole texts at "
+                f"{f['brief_sim']:.2f} in the second encoder's space (a translation: "
+                f"from {p.brief_second_sim}; another report of the event reads lower there)"
+            )
         if whole and p.translation_cut > 0 and stand_out_ready(c, p.peak_min_sentences):
             # every sentence on the chain may still be a retelling: a translation's
             # sentences each point at their own counterpart

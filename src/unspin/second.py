@@ -434,9 +434,8 @@ def brief_vectors(
         a, b = docs[i], docs[j]
         if not cross_language(a, b) or not crosslingual_matching(a, b):
             continue
-        if a.lang not in langs or b.lang not in langs:
-            continue
-        if {a.lang, b.lang} - {"en"} - set(p.brief_langs) or "en" not in (a.lang, b.lang):
+        other = b.lang if a.lang == "en" else a.lang if b.lang == "en" else None
+        if other not in p.brief_langs or other not in langs:
             continue  # English beside one of brief_langs only
         if 1 <= min(len(a.content_sentences), len(b.content_sentences)) <= p.brief_sentences:
             need.update((i, j))  # (a text with no content sentence has nothing to match)
