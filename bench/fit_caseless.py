@@ -158,8 +158,6 @@ def readings(rows: list[dict], params: ClassifyParams, neg_weight: float) -> Non
     rewrite model refitted on these rows (one group out, its cut chosen as above), and
     the gate on the whole path lowered. (The whole model is in sample here: it was fitted
     on these rows.) Rows written by an older version of this script lack the fields."""
-    from sklearn.linear_model import LogisticRegression
-
     p = params
     kinds = np.array([r["kind"] for r in rows])
     groups = np.array([r["group"] for r in rows])
@@ -207,13 +205,7 @@ def readings(rows: list[dict], params: ClassifyParams, neg_weight: float) -> Non
         for g in sorted(set(groups)):
             te = groups == g
             tr = reads & ~te
-            k = kinds[tr]
-            cnt = Counter(k)
-            w = np.array([(1.0 if x in POSITIVE else neg_weight) / cnt[x] for x in k])
-            m = LogisticRegression(C=c, max_iter=20000).fit(
-                RX[tr], np.isin(k, POSITIVE), sample_weight=w * len(w) / w.sum()
-            )
-            rprob[te] = m.predict_proba(RX[te])[:, 1]
+            rprob[te] = _fit(RX[tr], kinds[tr], neg_weight, c).predict_proba(RX[te])[:, 1]
         cut = max(np.arange(0.3, 0.96, 0.05), key=lambda t: gain(claims(rprob, t)))
         show(f"rewrite model refitted, C {c:g}, cut {cut:.2f}, no band", claims(rprob, cut))
 
