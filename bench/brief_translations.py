@@ -87,10 +87,10 @@ def main() -> int:
     for g in args.guard:
         got += pairs(g, args.langs.split(","), rows, cache, args.max_sentences)
     e5 = E5Embedder(threads=2)
-    va = centred(e5.encode([x["a"] for x in got]))
-    vb = centred(e5.encode([x["b"] for x in got]))
-    for x, u, v in zip(got, va, vb):
-        x["e5"] = float(u @ v)
+    texts = sorted({t for x in got for t in (x["a"], x["b"])})  # each text encoded once
+    vec = dict(zip(texts, centred(e5.encode(texts))))
+    for x in got:
+        x["e5"] = float(vec[x["a"]] @ vec[x["b"]])
     own = [x for x in got if x["own"]]
     other = [x for x in got if not x["own"]]
     most = args.max_sentences
