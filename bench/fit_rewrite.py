@@ -69,7 +69,7 @@ from unspin.evidence import (
     PairCtx,
     body_names,
     carried_evidence,
-    caseless_whole,
+    whole_model,
 )
 from unspin.model import Article
 from unspin.normalise import cross_language
@@ -94,11 +94,7 @@ def _recorder(out_dir: str):
             # the whole-text model's log-odds from the values just read (whole_score's sum),
             # less its cut's: >= 0 is whole (the model for scripts without capitals where
             # classify reads it)
-            if caseless_whole(c):
-                ws, bias = p.caseless_whole_weights, p.caseless_whole_bias
-                cut = p.caseless_whole_cut
-            else:
-                ws, bias, cut = p.whole_weights, p.whole_bias, p.whole_cut
+            ws, bias, cut = whole_model(c)
             z = bias + sum(w * row[n] for n, w in zip(p.whole_features, ws))
             z -= math.log(cut / (1 - cut))
             row.update(

@@ -65,8 +65,7 @@ class Recorder:
             z, contrib = real["whole_score"](c)
             d = self.seen[frozenset((c.a.id, c.b.id))]
             d["whole"] = classify.logistic(z)
-            p = c.params
-            d["whole_cut"] = p.caseless_whole_cut if classify.caseless_whole(c) else p.whole_cut
+            d["whole_cut"] = classify.whole_model(c)[2]
             return z, contrib
 
         def rewrite_reading(c, a, b, p, band=True):

@@ -44,6 +44,7 @@ from unspin.evidence import (
     secondary_share,
     stand_out_ready,
     translation_score,
+    whole_model,
     whole_score,
 )
 from unspin.model import Alignment, Doc, Relation, compared_text
@@ -1959,12 +1960,12 @@ def reuse_type(
     else:
         z, contrib = whole_score(c)
         prob = logistic(z)
-        caseless_model = caseless_whole(c)
-        whole = prob >= (p.caseless_whole_cut if caseless_model else p.whole_cut)
+        cut = whole_model(c)[2]
+        whole = prob >= cut
         reasons.append(
             f"whole-text derivative: probability {prob:.2f}"
-            + (f" (the model for scripts without capitals, cut {p.caseless_whole_cut:g})"
-               if caseless_model else "")
+            + (f" (the model for scripts without capitals, cut {cut:g})"
+               if caseless_whole(c) else "")
             + f" (strongest evidence: {_top(contrib)})"
         )  # fmt: skip
         if not whole and p.rewrite_model and f["verbatim"] < p.copy_verbatim:

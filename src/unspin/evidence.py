@@ -1023,15 +1023,21 @@ def caseless_whole(c: PairCtx) -> bool:
     return c.a.lang == c.b.lang and c.a.lang in c.params.caseless_whole_langs
 
 
-def whole_score(c: PairCtx) -> tuple[float, list[Contribution]]:
-    """The logistic score (log-odds) that one text is a whole derivative of the other,
-    and each typing feature's contribution (:func:`caseless_whole`: with the weights
-    fitted in scripts without capitals, whose texts show no names)."""
+def whole_model(c: PairCtx) -> tuple[Sequence[float], float, float]:
+    """The whole-derivative model the pair is read with: its weights, bias and cut (the
+    fit for scripts without capitals where :func:`caseless_whole`, else the English one)."""
     p = c.params
     if caseless_whole(c):
-        w, bias = p.caseless_whole_weights, p.caseless_whole_bias
-        return _typing_score(c, p.whole_features, w, bias, "")
-    return _typing_score(c, p.whole_features, p.whole_weights, p.whole_bias, "")
+        return p.caseless_whole_weights, p.caseless_whole_bias, p.caseless_whole_cut
+    return p.whole_weights, p.whole_bias, p.whole_cut
+
+
+def whole_score(c: PairCtx) -> tuple[float, list[Contribution]]:
+    """The logistic score (log-odds) that one text is a whole derivative of the other,
+    and each typing feature's contribution (:func:`whole_model`: with the weights fitted
+    in scripts without capitals, whose texts show no names, where they apply)."""
+    weights, bias, _ = whole_model(c)
+    return _typing_score(c, c.params.whole_features, weights, bias, "")
 
 
 def rewrite_score(c: PairCtx) -> tuple[float, list[Contribution]]:
