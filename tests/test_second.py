@@ -244,24 +244,6 @@ def test_add_and_remove_equal_full_rescans_with_the_second_encoder(tmp_path) -> 
     same_as_fresh(out, [a for a in now if a.id != "hi"], "removed")
 
 
-def test_the_spark_engine_says_it_does_not_run_the_second_encoder() -> None:
-    """Spark does not run the second encoder: one warning per article it would have
-    matched across languages (Greek, Hindi), none for English or when it is off."""
-    from types import SimpleNamespace
-
-    from unspin.second import spark_warnings
-
-    docs = [
-        SimpleNamespace(id=i, lang=lang, article=Article(i, "x"))
-        for i, lang in (("en", "en"), ("el", "el"), ("hi", "hi"), ("u", "und"))
-    ]
-    got = spark_warnings(docs, Config())
-    assert len(got) == 2
-    assert all("Spark engine does not run the second encoder" in w.reason for w in got)
-    assert {w.input for w in got} == {"el", "hi"}
-    assert spark_warnings(docs, Config(second=SecondParams(embedder=""))) == []
-
-
 def test_leads_only_for_articles_sharing_figures_or_names() -> None:
     from unspin.second import bounded_reach
 

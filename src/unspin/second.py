@@ -36,7 +36,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -314,13 +314,21 @@ def plan(
     config: Any,
     rep: Sequence[int],
     cache: Any = None,
+    tokens: Callable[[Sequence[int]], dict[int, frozenset[str]]] | None = None,
+    fetch: Callable[[Sequence[int]], None] | None = None,
 ) -> Plan:
     """The candidate pairs with the second space's in: leads for the representatives
     in its languages, each active doc's ``k`` nearest in other languages, e5 sentence
     vectors for both sides of those pairs. Main-space candidate pairs the main encoder
     cannot compare (:func:`unspin.normalise.crosslingual_matching` False) between two
     docs the second encoder covers are dropped unless found here: their vectors said
-    nothing about each other. With no active doc: ``pairs`` as given, nothing computed."""
+    nothing about each other. With no active doc: ``pairs`` as given, nothing computed.
+
+    For an engine whose driver holds light stand-ins of most docs (``unspin.spark``):
+    ``tokens(indexes)`` gives those docs' :func:`shared_tokens`, and ``fetch(indexes)``
+    puts the whole docs in ``docs`` at those places before their text is read (the
+    leads' docs, then the docs given sentence vectors); the vectors are set on the docs
+    ``docs`` holds then. Without them every doc of ``docs`` is read as it is."""
     clear(docs)
     act = active(docs, config, rep)
     if not act:
@@ -333,7 +341,9 @@ def plan(
     langs = SECOND_BACKENDS[p.embedder].languages
     reach = [i for i, d in enumerate(docs) if rep[i] == i and d.lang in langs]
     if p.lead_reach:
-        reach = bounded_reach(docs, act, reach, p.lead_reach)
+        reach = bounded_reach(docs, act, reach, p.lead_reach, tokens)
+    if fetch is not None:
+        fetch(reach)
     leads = centred(
         _encode([lead_text(docs[i], p.lead_chars) for i in reach], p.embedder, cache, cost)
     )
@@ -366,6 +376,8 @@ def plan(
     # second space too (the main encoder's vectors of such a pair are noise)
     inside = {q for q in out if outside_pair(docs[q[0]], docs[q[1]]) and docs[q[0]].lang in langs}
     need = sorted({i for q in found | inside for i in q})
+    if fetch is not None:
+        fetch(need)
     texts = [s.text for i in need for s in docs[i].sentences]
     vecs = centred(_encode(texts, p.embedder, cache, cost)) if texts else np.zeros((0, 384))
     pos = 0
@@ -409,7 +421,11 @@ def brief_text(doc: Doc) -> str:
 
 
 def brief_vectors(
-    docs: Sequence[Doc], pairs: Sequence[tuple[int, int]], config: Any, cache: Any = None
+    docs: Sequence[Doc],
+    pairs: Sequence[tuple[int, int]],
+    config: Any,
+    cache: Any = None,
+    fetch: Callable[[Sequence[int]], None] | None = None,
 ) -> int:
     """Give both sides of every cross-language candidate pair the main encoder compares
     (:func:`unspin.normalise.crosslingual_matching`), an English text beside one in
@@ -442,6 +458,8 @@ def brief_vectors(
     if not need or not e5_available():
         return 0
     idx = sorted(need)
+    if fetch is not None:  # as in :func:`plan`
+        fetch(idx)
     try:
         vecs = centred(_encode([brief_text(docs[i]) for i in idx], p.embedder, cache))
     except Exception as e:  # noqa: BLE001 - an optional second opinion never stops a scan
@@ -458,7 +476,7 @@ def brief_vectors(
     return len(idx)
 
 
-def _shared_tokens(doc: Doc) -> frozenset[str]:
+def shared_tokens(doc: Doc) -> frozenset[str]:
     """An article's figures (by value) and names (lower case): what a translation of it
     keeps, in any language that writes them alike."""
     from unspin.evidence import doc_facts
@@ -468,16 +486,23 @@ def _shared_tokens(doc: Doc) -> frozenset[str]:
 
 
 def bounded_reach(
-    docs: Sequence[Doc], act: Sequence[int], reach: Sequence[int], n: int
+    docs: Sequence[Doc],
+    act: Sequence[int],
+    reach: Sequence[int],
+    n: int,
+    tokens: Callable[[Sequence[int]], dict[int, frozenset[str]]] | None = None,
 ) -> list[int]:
     """The docs of ``reach`` that get a lead: the active ones, and for each active doc the
     ``n`` of ``reach`` sharing the most figures and names with it (at least one; ties by
-    index). An active doc with neither keeps all of ``reach``: nothing to rank by."""
+    index). An active doc with neither keeps all of ``reach``: nothing to rank by.
+    ``tokens(indexes)``: the docs' :func:`shared_tokens` (default: read from ``docs``)."""
     from collections import Counter, defaultdict
 
-    toks = {i: _shared_tokens(docs[i]) for i in reach}
-    for x in act:
-        toks.setdefault(x, _shared_tokens(docs[x]))
+    want = list(dict.fromkeys([*reach, *act]))
+    if tokens is None:
+        toks = {i: shared_tokens(docs[i]) for i in want}
+    else:
+        toks = tokens(want)
     index: dict[str, list[int]] = defaultdict(list)
     for i in reach:
         for t in toks[i]:
@@ -508,31 +533,3 @@ def story_features(a: Doc, b: Doc, fn: Any) -> dict[str, float]:
 def cross_space(a: Doc, b: Doc) -> bool:
     """Whether two docs are in different languages the main encoder cannot relate."""
     return cross_language(a, b) and not crosslingual_matching(a, b)
-
-
-def spark_warnings(docs: Sequence[Any], config: Any) -> list[Any]:
-    """The Spark engine does not run the second encoder: one warning per article (an
-    object with ``id``, ``lang`` and ``article``) it would have matched across languages
-    in a local scan (outside the main encoder, inside the second)."""
-    from unspin.embed import BACKENDS, SECOND_BACKENDS
-    from unspin.model import InputError
-
-    p = config.second
-    main = getattr(BACKENDS[config.embedder], "languages", None)
-    if not p.embedder or main is None:
-        return []
-    langs = SECOND_BACKENDS[p.embedder].languages
-    return [
-        InputError(
-            d.article.input or d.id,
-            d.article.location,
-            f"article {d.id!r} is in a language ({d.lang}) the main sentence encoder does not "
-            f"cover; the Spark engine does not run the second encoder ({p.embedder}), so "
-            "cross-language matching is not available for it here, and it is compared with "
-            "articles of its own language in the main encoder's space, which does not tell "
-            "its sentences apart: scan with the local engine to match it",
-            severity="warning",
-        )
-        for d in docs
-        if d.lang not in main and d.lang != "und" and d.lang in langs
-    ]

@@ -128,8 +128,9 @@ def _embed_batches(batches: Iterator[Any], embedder: str) -> Iterator[Any]:
         yield pdf.assign(vec=[v.astype(np.float32).tobytes() for v in vecs])[["key", "vec"]]
 
 
-def _with_vectors(rows: Iterator[Any], dim: int) -> Iterator[tuple]:
-    from unspin.fingerprint import sentence_key, set_vectors
+def _with_vectors(rows: Iterator[Any], dim: int, embedder: str) -> Iterator[tuple]:
+    from unspin.embed import BACKENDS
+    from unspin.fingerprint import mark_coverage, sentence_key, set_vectors
 
     for r in rows:
         doc: Doc = pickle.loads(r["doc"])
@@ -137,6 +138,7 @@ def _with_vectors(rows: Iterator[Any], dim: int) -> Iterator[tuple]:
         rows_ = [vec[sentence_key(s.text)] for s in doc.sentences]
         mat = np.vstack(rows_) if rows_ else np.zeros((0, dim), np.float32)
         set_vectors(doc, mat, dim)
+        mark_coverage([doc], BACKENDS[embedder])  # as the local fingerprint stage does
         yield (r["idx"], _dumps(doc))
 
 
@@ -470,14 +472,15 @@ def corpus_stats(locs: Any) -> Any:
 # ---------------------------------------------------------------- pairs
 
 
-def _pair_rows(it: Iterator[Any], stats_b: Any, config: Any) -> Iterator[tuple]:
+def _pair_rows(it: Iterator[Any], stats_b: Any, config: Any, second_b: Any) -> Iterator[tuple]:
     from unspin.corpus import SupportView
     from unspin.pipeline import pair_features, pair_forms, pair_result, set_blas_threads
 
     set_blas_threads(config.blas_threads)
     stats = stats_b.value
     for r in it:
-        da, db = pickle.loads(r["da"]), pickle.loads(r["db"])
+        da = _second(pickle.loads(r["da"]), r["i"], second_b)
+        db = _second(pickle.loads(r["db"]), r["j"], second_b)
         la, lb = pickle.loads(r["la"]), pickle.loads(r["lb"])
         view = SupportView(stats, (la, lb))
         forms = pair_forms(da, db, view, config)
@@ -563,13 +566,16 @@ def story_components_frame(spark: Any, n_nodes: Any, scored: Any, config: Any) -
     return done
 
 
-def _component(key: Any, docs_pdf: Any, pairs_pdf: Any, config: Any) -> Any:
+def _component(key: Any, docs_pdf: Any, pairs_pdf: Any, config: Any, second_b: Any) -> Any:
     import pandas as pd
 
     from unspin.pipeline import _FeatureFn, component_result, set_blas_threads
 
     set_blas_threads(config.blas_threads)
-    docs = {int(i): pickle.loads(b) for i, b in zip(docs_pdf["idx"], docs_pdf["doc"])}
+    docs = {
+        int(i): _second(pickle.loads(b), int(i), second_b)
+        for i, b in zip(docs_pdf["idx"], docs_pdf["doc"])
+    }
     qkeys = {int(i): set(q) for i, q in zip(docs_pdf["idx"], docs_pdf["qkeys"])}
     forms = {
         int(i): {int(k): int(v) for k, v in json.loads(f)}
@@ -597,6 +603,146 @@ def _component(key: Any, docs_pdf: Any, pairs_pdf: Any, config: Any) -> Any:
             "scored": [json.dumps([[i, j, p, f] for (i, j), (p, f) in scored.items()])],
         }
     )
+
+
+# ---------------------------------------------------------------- second encoder
+
+#: what the second encoder gives a doc (:mod:`unspin.second`), in this order
+SECOND_FIELDS = ("second_lead", "second_vectors", "second_doc_vector", "brief_vector")
+
+
+def _second(doc: Doc, idx: int, second_b: Any) -> Doc:
+    """``doc`` with the second-space vectors the driver's plan gave it (none: as it is)."""
+    got = second_b.value.get(idx) if second_b is not None else None
+    if got:
+        for name, v in zip(SECOND_FIELDS, got):
+            setattr(doc, name, v)
+    return doc
+
+
+class _Stub:
+    """A doc stand-in on the driver for :func:`unspin.second.plan` and
+    :func:`unspin.second.brief_vectors`: what they read of every doc (language, its
+    coverage, script and count of content sentences); the docs whose text they read are
+    fetched whole (:class:`_DriverDocs`)."""
+
+    def __init__(self, id: str, lang: str, conf: float, cross: Any, n: int, script: str):
+        self.id, self.lang, self.lang_confidence, self.cross_lingual = id, lang, conf, cross
+        self.n_content = n
+        self._script = script  # unspin.normalise.doc_script reads it
+        self.second_lead = self.second_vectors = self.second_doc_vector = None
+        self.brief_vector = None
+
+    @property
+    def content_sentences(self) -> range:  # only its length is read of a stand-in
+        return range(self.n_content)
+
+
+def _stub_rows(it: Iterator[Any]) -> Iterator[tuple]:
+    from unspin.normalise import doc_script
+
+    for r in it:
+        d: Doc = pickle.loads(r["doc"])
+        yield (
+            r["idx"],
+            d.id,
+            d.lang,
+            float(d.lang_confidence),
+            d.cross_lingual,
+            len(d.content_sentences),
+            doc_script(d),
+        )
+
+
+class _DriverDocs:
+    """Every doc of the scan by index, as :class:`_Stub` until :meth:`fetch` puts the
+    whole doc (vectors and all) in its place; indexes without a doc (records with an
+    input error) hold an undetermined stand-in no stage reads."""
+
+    def __init__(self, docs: Any, rows: list[Any]) -> None:
+        n = 1 + max((r[0] for r in rows), default=-1)
+        self.items: list[Any] = [_Stub("", "und", 0.0, None, 0, "") for _ in range(n)]
+        for idx, *rest in rows:
+            self.items[idx] = _Stub(*rest)
+        self.frame = docs
+        self.whole: set[int] = set()
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, i: int) -> Any:
+        return self.items[i]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.items)
+
+    def _collect(self, want: Any, fn: Any) -> list[tuple]:
+        sc = self.frame.sparkSession.sparkContext
+        keep = sc.broadcast(frozenset(int(i) for i in want))
+        try:
+            return (
+                self.frame.select("idx", "doc")
+                .rdd.filter(lambda r: r["idx"] in keep.value)
+                .map(lambda r: (r["idx"], fn(r["doc"])))
+                .collect()
+            )
+        finally:
+            keep.unpersist()
+
+    def fetch(self, want: Any) -> None:
+        missing = sorted(set(int(i) for i in want) - self.whole)
+        if not missing:
+            return
+        for idx, blob in self._collect(missing, lambda b: b):
+            d = pickle.loads(blob)
+            d.second_lead = d.second_vectors = d.second_doc_vector = d.brief_vector = None
+            self.items[idx] = d
+            self.whole.add(idx)
+
+    def tokens(self, want: Any) -> dict[int, frozenset[str]]:
+        from unspin.second import shared_tokens
+
+        return dict(self._collect(want, lambda b: shared_tokens(pickle.loads(b))))
+
+    def given(self) -> dict[int, tuple]:
+        """Index -> the second-space vectors of each whole doc that got any."""
+        out = {}
+        for i in sorted(self.whole):
+            got = tuple(getattr(self.items[i], f) for f in SECOND_FIELDS)
+            if any(v is not None for v in got):
+                out[i] = got
+        return out
+
+
+def second_stage(spark: Any, docs: Any, pairs: Any, members: dict[int, int], config: Any):
+    """The second encoder's plan and brief vectors (:func:`unspin.second.plan`,
+    :func:`unspin.second.brief_vectors`) on the driver, as the local pair stage runs
+    them: the candidate pairs (a new frame when the plan changed them) and index ->
+    second-space vectors for the docs given any (broadcast to the per-pair, per-component
+    and changes work). With nothing for it to do (no article outside the main encoder
+    it covers, no brief beside an English text in ``SecondParams.brief_langs``), the pairs
+    as they were and ``{}``, nothing collected but one small row per doc. The e5 model
+    runs on the driver, over the texts of the docs it reads only."""
+    from unspin.embed import SECOND_BACKENDS
+    from unspin.second import active, brief_vectors, plan
+
+    p = config.second
+    if not p.embedder:
+        return pairs, {}
+    held = _DriverDocs(docs, docs.rdd.mapPartitions(_stub_rows).collect())
+    rep = [members.get(i, i) for i in range(len(held))]
+    langs = SECOND_BACKENDS[p.embedder].languages
+    present = {d.lang for d in held}
+    briefs = "en" in present and any(x in present and x in langs for x in p.brief_langs)
+    act = active(held, config, rep)
+    if not act and not briefs:
+        return pairs, {}
+    got = sorted((int(r["i"]), int(r["j"])) for r in pairs.select("i", "j").collect())
+    planned = plan(held, got, config, rep, None, tokens=held.tokens, fetch=held.fetch)
+    brief_vectors(held, planned.pairs, config, None, fetch=held.fetch)
+    if planned.pairs != got:
+        pairs = spark.createDataFrame(planned.pairs, "i long, j long")
+    return pairs, held.given()
 
 
 # ---------------------------------------------------------------- the scan
@@ -637,6 +783,7 @@ class _Light:
         self.sentences = doc.sentences[:LIGHT_SENTENCES]
         self.id = doc.id
         self.lang = doc.lang
+        self.cross_lingual = doc.cross_lingual
 
 
 def scan(
@@ -686,7 +833,7 @@ def scan(
         )
         docs = (
             raw.join(keyed, "idx", "left")
-            .rdd.mapPartitions(lambda it: _with_vectors(it, dim))
+            .rdd.mapPartitions(lambda it: _with_vectors(it, dim, name))
             .toDF("idx long, doc binary")
             .cache()
         )
@@ -707,6 +854,8 @@ def scan(
         if members:
             star = [(min(m, r), max(m, r)) for m, r in sorted(members.items())]
             pairs = pairs.unionByName(spark.createDataFrame(star, "i long, j long")).distinct()
+        pairs, given = second_stage(spark, docs, pairs, members, config)
+        second_b = sc.broadcast(given) if given else None
         qk = (
             docs.rdd.mapPartitions(
                 lambda it: _doc_columns(
@@ -753,7 +902,7 @@ def scan(
             "j",
         )
         scored = (
-            joined.rdd.mapPartitions(lambda it: _pair_rows(it, stats_b, config))
+            joined.rdd.mapPartitions(lambda it: _pair_rows(it, stats_b, config, second_b))
             .toDF("i long, j long, rel binary, features string")
             .cache()
         )
@@ -784,7 +933,8 @@ def scan(
             cdocs.groupBy("comp")
             .cogroup(cpairs.groupBy("comp"))
             .applyInPandas(
-                lambda k, a, b: _component(k, a, b, config), "groups string, scored string"
+                lambda k, a, b: _component(k, a, b, config, second_b),
+                "groups string, scored string",
             )
             .collect()
         )
@@ -808,17 +958,25 @@ def scan(
         light = {
             r["idx"]: _Light(pickle.loads(r["doc"])) for r in docs.select("idx", "doc").collect()
         }
-        # the second encoder (unspin.second) is not plumbed into this engine: say so per
-        # article it would have matched across languages
-        from unspin.second import spark_warnings
+        # the local analysis's warnings: languages neither encoder matched, cut articles
+        from unspin.embed import BACKENDS
+        from unspin.fingerprint import cut_warnings, language_warnings
 
-        errors = errors + spark_warnings(list(light.values()), config)
+        reached = frozenset(light[i].lang for i, v in given.items() if v[0] is not None)
+        main_langs = getattr(BACKENDS[config.embedder], "languages", None)
+        ordered = [light[i] for i in sorted(light)]
+        fp = config.fingerprint
+        cuts = docs.rdd.flatMap(
+            lambda r: [(r["idx"], e) for e in cut_warnings([pickle.loads(r["doc"])], fp)]
+        ).collect()
+        errors = errors + language_warnings(ordered, main_langs, reached or None)
+        errors += [e for _, e in sorted(cuts, key=lambda x: x[0])]
         relations = list(reuse.values()) + story_relations(
             light, all_pairs, reuse, story_scores, story_of, config.stories
         )
         relations.sort(key=lambda r: (r.a, r.b))
         stories = make_stories(light, groups, relations, story_scores)
-        result = _provenance(spark, side, light, relations, stories, errors)
+        result = _provenance(spark, side, light, relations, stories, errors, second_b)
         result.config = config_record(config)
         write(spark, result, out, docs)
         return result
@@ -827,11 +985,11 @@ def scan(
             spark.stop()
 
 
-def _provenance(spark, side, light, relations, stories, errors) -> Result:
+def _provenance(spark, side, light, relations, stories, errors, second_b=None) -> Result:
     """Changes per reuse relation on the executors; quotation groups and lineage on the
     driver over the docs that carry quotations."""
-    from unspin.changes import relation_changes
     from unspin.model import REUSE_RELATIONS
+    from unspin.pipeline import changes_work
     from unspin.quotes import quote_groups
 
     reuse = [r for r in relations if r.relation in REUSE_RELATIONS]
@@ -856,9 +1014,10 @@ def _provenance(spark, side, light, relations, stories, errors) -> Result:
 
         def run(it: Iterator[Any]) -> Iterator[tuple]:
             for r in it:
-                da, db = pickle.loads(r["da"]), pickle.loads(r["db"])
+                da = _second(pickle.loads(r["da"]), r["a"], second_b)
+                db = _second(pickle.loads(r["db"]), r["b"], second_b)
                 rel = rel_b.value[r["k"]]
-                yield (r["k"], _dumps(relation_changes(rel, {da.id: da, db.id: db})))
+                yield (r["k"], _dumps(changes_work({da.id: da, db.id: db}, rel)))
 
         got = dict(j.rdd.mapPartitions(run).collect())
         for k in range(len(reuse)):
