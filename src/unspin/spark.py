@@ -97,7 +97,7 @@ def read_articles(spark: Any, path: str) -> Any:
 # ---------------------------------------------------------------- per article
 
 
-def _articles_to_docs(rows: Iterator[Any], cols: list[str]) -> Iterator[tuple]:
+def _articles_to_docs(rows: Iterator[Any], cols: list[str], params: Any) -> Iterator[tuple]:
     from unspin.pipeline import prepare_work
 
     for row, idx in rows:
@@ -117,7 +117,7 @@ def _articles_to_docs(rows: Iterator[Any], cols: list[str]) -> Iterator[tuple]:
             lang=rec.get("lang"),
             location=f"record {idx + 1}",
         )
-        yield (idx, aid, _dumps(prepare_work(None, art)), None)
+        yield (idx, aid, _dumps(prepare_work(params, art)), None)
 
 
 def _embed_batches(batches: Iterator[Any], embedder: str) -> Iterator[Any]:
@@ -128,17 +128,48 @@ def _embed_batches(batches: Iterator[Any], embedder: str) -> Iterator[Any]:
         yield pdf.assign(vec=[v.astype(np.float32).tobytes() for v in vecs])[["key", "vec"]]
 
 
-def _with_vectors(rows: Iterator[Any], dim: int, embedder: str) -> Iterator[tuple]:
+def _encoder_rows(rows: Iterator[Any], embedder: str) -> Iterator[tuple]:
+    """``(idx, key, text)`` of each sentence the encoder reads, as the local fingerprint
+    stage picks them (:func:`unspin.pipeline.embed_sentences`): the encoder's text of
+    each sentence (:func:`unspin.fingerprint.encoder_text`), none of a doc whose
+    language the encoder does not cover (it gets lexical vectors)."""
     from unspin.embed import BACKENDS
-    from unspin.fingerprint import mark_coverage, sentence_key, set_vectors
+    from unspin.fingerprint import encoder_text, mark_coverage, sentence_key
+
+    for r in rows:
+        d: Doc = pickle.loads(r["doc"])
+        mark_coverage([d], BACKENDS[embedder])
+        if d.cross_lingual is False:
+            continue
+        for s in d.sentences:
+            text = encoder_text(d, s.text)
+            yield (r["idx"], sentence_key(text), text)
+
+
+def _with_vectors(rows: Iterator[Any], dim: int, embedder: str) -> Iterator[tuple]:
+    """Each doc with its coverage marked and its vectors set as the local fingerprint
+    stage sets them (lexical ones where the encoder does not cover its language)."""
+    from unspin.embed import BACKENDS
+    from unspin.fingerprint import (
+        encoder_text,
+        lexical_vectors,
+        mark_coverage,
+        sentence_key,
+        set_vectors,
+    )
 
     for r in rows:
         doc: Doc = pickle.loads(r["doc"])
-        vec = {k: np.frombuffer(v, np.float32) for k, v in zip(r["keys"] or [], r["vecs"] or [])}
-        rows_ = [vec[sentence_key(s.text)] for s in doc.sentences]
-        mat = np.vstack(rows_) if rows_ else np.zeros((0, dim), np.float32)
-        set_vectors(doc, mat, dim)
-        mark_coverage([doc], BACKENDS[embedder])  # as the local fingerprint stage does
+        mark_coverage([doc], BACKENDS[embedder])
+        if doc.cross_lingual is False:
+            mat = lexical_vectors(doc, dim)
+        else:
+            vec = {
+                k: np.frombuffer(v, np.float32) for k, v in zip(r["keys"] or [], r["vecs"] or [])
+            }
+            rows_ = [vec[sentence_key(encoder_text(doc, s.text))] for s in doc.sentences]
+            mat = np.vstack(rows_) if rows_ else np.zeros((0, dim), np.float32)
+        set_vectors(doc, mat.astype(np.float32, copy=False), dim)
         yield (r["idx"], _dumps(doc))
 
 
@@ -803,7 +834,8 @@ def scan(
     sc = spark.sparkContext
     try:
         rdd, cols = read_articles(spark, input_path)
-        prepared = rdd.mapPartitions(lambda it: _articles_to_docs(it, cols)).toDF(
+        fp = config.fingerprint
+        prepared = rdd.mapPartitions(lambda it: _articles_to_docs(it, cols, fp)).toDF(
             "idx long, id string, doc binary, error binary"
         )
         prepared = prepared.cache()
@@ -812,17 +844,11 @@ def scan(
             e.input = str(input_path)
         raw = prepared.where("doc IS NOT NULL").select("idx", "doc")
         # distinct sentences, embedded once each (Arrow batches)
-        from unspin.fingerprint import sentence_key
-
-        def sentences(it: Iterator[Any]) -> Iterator[tuple]:
-            for r in it:
-                d: Doc = pickle.loads(r["doc"])
-                for s in d.sentences:
-                    yield (r["idx"], sentence_key(s.text), s.text)
-
-        sents = raw.rdd.mapPartitions(sentences).toDF("idx long, key string, text string")
-        distinct = sents.groupBy("key").agg(F.first("text").alias("text"))
         name = config.embedder
+        sents = raw.rdd.mapPartitions(lambda it: _encoder_rows(it, name)).toDF(
+            "idx long, key string, text string"
+        )
+        distinct = sents.groupBy("key").agg(F.first("text").alias("text"))
         vectors = distinct.mapInPandas(lambda b: _embed_batches(b, name), "key string, vec binary")
         dim = get_embedder(name).dim
         keyed = (
