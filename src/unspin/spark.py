@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from unspin.model import Article, Doc, InputError, Relation, Result
+from unspin.model import Doc, Relation, Result
 
 #: rows per block of the blocked nearest-neighbour search
 KNN_ROWS = 2048
@@ -87,7 +87,8 @@ def read_articles(spark: Any, path: str) -> Any:
         df = spark.read.parquet(p)
     else:
         df = spark.read.json(p)
-    cols = [c for c in _FIELDS if c in df.columns]
+    # the fields the local reader maps (doc_id: the id of records without one)
+    cols = [c for c in (*_FIELDS, "doc_id") if c in df.columns]
     if "text" not in cols:
         raise ValueError(f"{path}: records have no 'text' field (columns: {df.columns})")
     rdd = df.select(*cols).rdd.zipWithIndex()
@@ -97,27 +98,27 @@ def read_articles(spark: Any, path: str) -> Any:
 # ---------------------------------------------------------------- per article
 
 
-def _articles_to_docs(rows: Iterator[Any], cols: list[str], params: Any) -> Iterator[tuple]:
+def _articles_to_docs(
+    rows: Iterator[Any], cols: list[str], params: Any, label: str
+) -> Iterator[tuple]:
+    """``(idx, id, doc, errors)`` per record: each record read into an Article by the
+    local reader's own record path (``ingest._FileReader.records``: field names, ids for
+    records without one, stripped metadata, checked dates, limits, the same errors and
+    warnings), as a scan of the file ``label`` reads it, then prepared."""
+    from unspin.ingest import IngestOptions, _FileReader
     from unspin.pipeline import prepare_work
 
+    reader = _FileReader(Path(label), IngestOptions())
     for row, idx in rows:
-        rec = {c: row[c] for c in cols}
-        text = rec.get("text")
-        aid = str(rec.get("id") or f"record-{idx + 1}")
-        if not isinstance(text, str) or not text.strip():
-            yield (idx, aid, None, _dumps(InputError("", f"record {idx + 1}", "empty text")))
+        rec = {c: row[c] for c in cols if row[c] is not None}
+        reader.articles, reader.errors = [], []
+        reader.records(iter([(idx + 1, f"record {idx + 1}", rec)]))
+        errs = _dumps(reader.errors) if reader.errors else None
+        if not reader.articles:
+            yield (idx, None, None, errs)
             continue
-        art = Article(
-            id=aid,
-            text=text,
-            title=rec.get("title"),
-            url=rec.get("url"),
-            outlet=rec.get("outlet"),
-            published_at=rec.get("published_at"),
-            lang=rec.get("lang"),
-            location=f"record {idx + 1}",
-        )
-        yield (idx, aid, _dumps(prepare_work(params, art)), None)
+        art = reader.articles[0]
+        yield (idx, art.id, _dumps(prepare_work(params, art)), errs)
 
 
 def _embed_batches(batches: Iterator[Any], embedder: str) -> Iterator[Any]:
@@ -835,11 +836,13 @@ def scan(
     try:
         rdd, cols = read_articles(spark, input_path)
         fp = config.fingerprint
-        prepared = rdd.mapPartitions(lambda it: _articles_to_docs(it, cols, fp)).toDF(
+        label = str(input_path)
+        prepared = rdd.mapPartitions(lambda it: _articles_to_docs(it, cols, fp, label)).toDF(
             "idx long, id string, doc binary, error binary"
         )
         prepared = prepared.cache()
-        errors = [pickle.loads(r["error"]) for r in prepared.where("error IS NOT NULL").collect()]
+        bad = prepared.where("error IS NOT NULL").select("idx", "error").collect()
+        errors = [e for r in sorted(bad, key=lambda r: r["idx"]) for e in pickle.loads(r["error"])]
         for e in errors:
             e.input = str(input_path)
         raw = prepared.where("doc IS NOT NULL").select("idx", "doc")
