@@ -37,6 +37,8 @@ def test_spark_engine_equals_local_engine(shared, tmp_path, spark_session) -> No
     recs.append({"id": "part-1", "text": recs[1]["text"][: len(recs[1]["text"]) // 2]})
     recs.append({"id": "copy-copy-0", "text": recs[-2]["text"].replace(" the ", " The ", 2)})
     recs.append({"id": "empty", "text": "   "})
+    # an id given twice: the second one is renamed id~2, as the local reader names it
+    recs.append({"id": recs[2]["id"], "text": recs[10]["text"].replace("said", "told us")})
     src = tmp_path / "in.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
     cfg = Config(embedder="hashing")
@@ -49,7 +51,14 @@ def test_spark_engine_equals_local_engine(shared, tmp_path, spark_session) -> No
     assert {r["relation"] for r in a["relations"]} >= {"copy", "partial", "same_story"}
     for table in ("relations", "stories", "changes", "quotes", "lineage"):
         assert a[table] == b[table], table
-    assert [e.location for e in result.errors] == ["record 244"]
+    assert [e.location for e in result.errors] == ["record 244", "record 245"]
+    assert f"renamed to '{recs[2]['id']}~2'" in result.errors[1].reason
+    # Spark numbers records where the local JSON Lines reader numbers lines (one record a
+    # line here): the reasons are the same but for that word
+    assert [e.reason for e in local.errors] == [
+        e.reason.replace(" record ", " line ") for e in result.errors
+    ]
+    assert any(recs[2]["id"] + "~2" in (r["a"], r["b"]) for r in b["relations"])
     # the same tables, as Parquet, with the local engine's columns and rows
     import pyarrow.parquet as pq
 

@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from unspin.model import Doc, Relation, Result
+from unspin.model import Article, Doc, Relation, Result
 
 #: rows per block of the blocked nearest-neighbour search
 KNN_ROWS = 2048
@@ -119,6 +119,34 @@ def _articles_to_docs(
             continue
         art = reader.articles[0]
         yield (idx, art.id, _dumps(prepare_work(params, art)), errs)
+
+
+def _renamed_ids(rows: list[tuple[int, str]], label: str) -> tuple[dict[int, str], list]:
+    """New ids for the records whose id an earlier record has (``id~N``, as
+    :func:`unspin.ingest.read_paths` renames them), and its warnings, in input order."""
+    from unspin.ingest import _rename_duplicate
+
+    first: dict[str, Article] = {}
+    renames: dict[int, str] = {}
+    warned = []
+    for idx, aid in rows:
+        a = Article(id=aid, text=".", input=label, location=f"record {idx + 1}")
+        if aid in first:
+            warned.append(_rename_duplicate(a, first))
+            renames[idx] = a.id
+        first[a.id] = a
+    return renames, warned
+
+
+def _rename_rows(it: Iterator[Any], names_b: Any) -> Iterator[tuple]:
+    for r in it:
+        blob = r["doc"]
+        new = names_b.value.get(r["idx"])
+        if new is not None:
+            d: Doc = pickle.loads(blob)
+            d.article.id = new
+            blob = _dumps(d)
+        yield (r["idx"], blob)
 
 
 def _embed_batches(batches: Iterator[Any], embedder: str) -> Iterator[Any]:
@@ -846,6 +874,15 @@ def scan(
         for e in errors:
             e.input = str(input_path)
         raw = prepared.where("doc IS NOT NULL").select("idx", "doc")
+        # ids repeated in the input get id~N in input order, as the local reader gives them
+        seen = prepared.where("doc IS NOT NULL").select("idx", "id").collect()
+        renames, warned = _renamed_ids(sorted((r["idx"], r["id"]) for r in seen), label)
+        errors += warned
+        if renames:
+            names_b = sc.broadcast(renames)
+            raw = raw.rdd.mapPartitions(lambda it: _rename_rows(it, names_b)).toDF(
+                "idx long, doc binary"
+            )
         # distinct sentences, embedded once each (Arrow batches)
         name = config.embedder
         sents = raw.rdd.mapPartitions(lambda it: _encoder_rows(it, name)).toDF(
