@@ -3,8 +3,9 @@
 The same pipeline as the local engine, with the same pure functions of
 :mod:`unspin.pipeline` doing the work, laid out as DataFrame operations:
 
-* articles: read from any path Spark reads (Parquet, JSON Lines), numbered in input order;
-  :func:`unspin.pipeline.prepare_work` per article in ``mapInPandas``;
+* articles: read from any path Spark reads (Parquet, JSON Lines), numbered in input order,
+  each record read by the local reader's record path (ids repeated renamed as locally);
+  :func:`unspin.pipeline.prepare_work` per article;
 * embeddings: the distinct sentences (by :func:`unspin.fingerprint.sentence_key`) embedded
   once each in an Arrow batch UDF, joined back and set on the docs;
 * corpus statistics: each article's :class:`unspin.corpus.SupportLocal` exploded and
@@ -16,6 +17,9 @@ The same pipeline as the local engine, with the same pure functions of
   ``CandidateParams.sent_exact_max`` sentence rows, the IVF search of the local engine
   (:func:`ivf_knn`: centroids trained once on the driver, one block per list); shared
   quotations grouped by key;
+* the second encoder (:mod:`unspin.second`): its plan and the briefs' vectors on the
+  driver over light stand-ins of the docs (:func:`second_stage`), the docs it reads
+  fetched whole, its vectors broadcast by doc index;
 * per pair: :func:`unspin.pipeline.pair_result` and :func:`unspin.pipeline.pair_features`
   on the two joined docs and the broadcast statistics;
 * stories: connected components by min-label propagation written with DataFrame joins
