@@ -78,10 +78,13 @@ def main() -> int:
     t2 = time.perf_counter()
     a, b = records(local), records(result)
     outside = {d.id for d in local.docs if d.cross_lingual is False}
-    if "errors" in a:  # the local reader names its file, Spark the input path
-        for rows in (a["errors"], b["errors"]):
-            for e in rows:
-                e.pop("input", None)
+    # the local reader names its file and numbers a JSON Lines file's lines, Spark names
+    # the input path and numbers records (one record a line in these inputs)
+    for rows in (a["errors"], b["errors"]):
+        for e in rows:
+            e.pop("input", None)
+            e["location"] = e["location"].replace("line ", "record ", 1)
+            e["reason"] = e["reason"].replace(" line ", " record ")
     report = {
         "articles": len(recs),
         "input": args.input or f"NTREX dev, {args.docs} documents",
