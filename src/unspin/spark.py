@@ -785,8 +785,10 @@ def second_stage(spark: Any, docs: Any, pairs: Any, members: dict[int, int], con
     second-space vectors for the docs given any (broadcast to the per-pair, per-component
     and changes work). With nothing for it to do (no article outside the main encoder
     it covers, no brief beside an English text in ``SecondParams.brief_langs``), the pairs
-    as they were and ``{}``, nothing collected but one small row per doc. The e5 model
-    runs on the driver, over the texts of the docs it reads only."""
+    as they were and ``{}``, nothing collected but one small row per doc; with briefs
+    only, the pairs of an English text and a text in ``brief_langs`` one of which is a
+    brief are collected, not all. The e5 model runs on the driver, over the texts of the
+    docs it reads only."""
     from unspin.embed import SECOND_BACKENDS
     from unspin.second import active, brief_vectors, plan
 
@@ -801,6 +803,24 @@ def second_stage(spark: Any, docs: Any, pairs: Any, members: dict[int, int], con
     act = active(held, config, rep)
     if not act and not briefs:
         return pairs, {}
+    if not act:  # the plan keeps the pairs as they are: only the briefs' pairs are read
+        sc = spark.sparkContext
+        eng = {i for i, d in enumerate(held) if d.lang == "en"}
+        other = {i for i, d in enumerate(held) if d.lang in p.brief_langs and d.lang in langs}
+        short = {i for i in eng | other if 1 <= held[i].n_content <= p.brief_sentences}
+        sets = sc.broadcast((eng, other, short))
+
+        def brief_pair(r: Any) -> bool:
+            e, o, sh = sets.value
+            i, j = r["i"], r["j"]
+            across = (i in e and j in o) or (i in o and j in e)
+            return across and (i in sh or j in sh)
+
+        rows = pairs.select("i", "j").rdd.filter(brief_pair).collect()
+        few = sorted((int(r["i"]), int(r["j"])) for r in rows)
+        sets.unpersist()
+        brief_vectors(held, few, config, None, fetch=held.fetch)
+        return pairs, held.given()
     got = sorted((int(r["i"]), int(r["j"])) for r in pairs.select("i", "j").collect())
     planned = plan(held, got, config, rep, None, tokens=held.tokens, fetch=held.fetch)
     brief_vectors(held, planned.pairs, config, None, fetch=held.fetch)
