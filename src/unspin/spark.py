@@ -103,12 +103,16 @@ def read_articles(spark: Any, path: str) -> Any:
 
 
 def _articles_to_docs(
-    rows: Iterator[Any], cols: list[str], params: Any, label: str
+    rows: Iterator[Any], cols: list[str], params: Any, label: str, embedder: str
 ) -> Iterator[tuple]:
     """``(idx, id, doc, errors)`` per record: each record read into an Article by the
     local reader's own record path (``ingest._FileReader.records``: field names, ids for
     records without one, stripped metadata, checked dates, limits, the same errors and
-    warnings), as a scan of the file ``label`` reads it, then prepared."""
+    warnings), as a scan of the file ``label`` reads it, then prepared and its coverage
+    by the ``embedder`` marked (``Doc.cross_lingual``), as the local fingerprint stage
+    does."""
+    from unspin.embed import BACKENDS
+    from unspin.fingerprint import mark_coverage
     from unspin.ingest import IngestOptions, _FileReader
     from unspin.pipeline import prepare_work
 
@@ -122,7 +126,9 @@ def _articles_to_docs(
             yield (idx, None, None, errs)
             continue
         art = reader.articles[0]
-        yield (idx, art.id, _dumps(prepare_work(params, art)), errs)
+        doc = prepare_work(params, art)
+        mark_coverage([doc], BACKENDS[embedder])
+        yield (idx, art.id, _dumps(doc), errs)
 
 
 def _renamed_ids(rows: list[tuple[int, str]], label: str) -> tuple[dict[int, str], list]:
@@ -161,17 +167,15 @@ def _embed_batches(batches: Iterator[Any], embedder: str) -> Iterator[Any]:
         yield pdf.assign(vec=[v.astype(np.float32).tobytes() for v in vecs])[["key", "vec"]]
 
 
-def _encoder_rows(rows: Iterator[Any], embedder: str) -> Iterator[tuple]:
+def _encoder_rows(rows: Iterator[Any]) -> Iterator[tuple]:
     """``(idx, key, text)`` of each sentence the encoder reads, as the local fingerprint
     stage picks them (:func:`unspin.pipeline.embed_sentences`): the encoder's text of
     each sentence (:func:`unspin.fingerprint.encoder_text`), none of a doc whose
     language the encoder does not cover (it gets lexical vectors)."""
-    from unspin.embed import BACKENDS
-    from unspin.fingerprint import encoder_text, mark_coverage, sentence_key
+    from unspin.fingerprint import encoder_text, sentence_key
 
     for r in rows:
         d: Doc = pickle.loads(r["doc"])
-        mark_coverage([d], BACKENDS[embedder])
         if d.cross_lingual is False:
             continue
         for s in d.sentences:
@@ -179,21 +183,13 @@ def _encoder_rows(rows: Iterator[Any], embedder: str) -> Iterator[tuple]:
             yield (r["idx"], sentence_key(text), text)
 
 
-def _with_vectors(rows: Iterator[Any], dim: int, embedder: str) -> Iterator[tuple]:
-    """Each doc with its coverage marked and its vectors set as the local fingerprint
-    stage sets them (lexical ones where the encoder does not cover its language)."""
-    from unspin.embed import BACKENDS
-    from unspin.fingerprint import (
-        encoder_text,
-        lexical_vectors,
-        mark_coverage,
-        sentence_key,
-        set_vectors,
-    )
+def _with_vectors(rows: Iterator[Any], dim: int) -> Iterator[tuple]:
+    """Each doc with its vectors set as the local fingerprint stage sets them (lexical
+    ones where the encoder does not cover its language)."""
+    from unspin.fingerprint import encoder_text, lexical_vectors, sentence_key, set_vectors
 
     for r in rows:
         doc: Doc = pickle.loads(r["doc"])
-        mark_coverage([doc], BACKENDS[embedder])
         if doc.cross_lingual is False:
             mat = lexical_vectors(doc, dim)
         else:
@@ -889,7 +885,8 @@ def scan(
         rdd, cols = read_articles(spark, input_path)
         fp = config.fingerprint
         label = str(input_path)
-        prepared = rdd.mapPartitions(lambda it: _articles_to_docs(it, cols, fp, label)).toDF(
+        name = config.embedder
+        prepared = rdd.mapPartitions(lambda it: _articles_to_docs(it, cols, fp, label, name)).toDF(
             "idx long, id string, doc binary, error binary"
         )
         prepared = prepared.cache()
@@ -908,10 +905,7 @@ def scan(
                 "idx long, doc binary"
             )
         # distinct sentences, embedded once each (Arrow batches)
-        name = config.embedder
-        sents = raw.rdd.mapPartitions(lambda it: _encoder_rows(it, name)).toDF(
-            "idx long, key string, text string"
-        )
+        sents = raw.rdd.mapPartitions(_encoder_rows).toDF("idx long, key string, text string")
         distinct = sents.groupBy("key").agg(F.first("text").alias("text"))
         vectors = distinct.mapInPandas(lambda b: _embed_batches(b, name), "key string, vec binary")
         dim = get_embedder(name).dim
@@ -923,7 +917,7 @@ def scan(
         )
         docs = (
             raw.join(keyed, "idx", "left")
-            .rdd.mapPartitions(lambda it: _with_vectors(it, dim, name))
+            .rdd.mapPartitions(lambda it: _with_vectors(it, dim))
             .toDF("idx long, doc binary")
             .cache()
         )
