@@ -234,6 +234,18 @@ def _rename_duplicate(a: Article, first_seen: dict[str, Article]) -> InputError:
     return InputError(a.input, a.location, reason, "warning")
 
 
+def read_record(
+    label: str, number: int, location: str, record: Any, options: IngestOptions | None = None
+) -> tuple[list[Article], list[InputError]]:
+    """One record (a dict, as a JSON Lines or Parquet file holds it) read as the reader
+    of the file ``label`` reads its record ``number`` at ``location``: field names,
+    ``doc_id``, the id of a record without one, stripped metadata, checked dates, limits,
+    with the same errors and warnings (for engines that read records themselves)."""
+    reader = _FileReader(Path(label), options or IngestOptions())
+    reader.records(iter([(number, location, record)]))
+    return reader.articles, reader.errors
+
+
 def read_file(
     path: str | os.PathLike[str], options: IngestOptions | None = None
 ) -> tuple[list[Article], list[InputError]]:

@@ -113,19 +113,17 @@ def _articles_to_docs(
     does."""
     from unspin.embed import BACKENDS
     from unspin.fingerprint import mark_coverage
-    from unspin.ingest import IngestOptions, _FileReader
+    from unspin.ingest import read_record
     from unspin.pipeline import prepare_work
 
-    reader = _FileReader(Path(label), IngestOptions())
     for row, idx in rows:
         rec = {c: row[c] for c in cols if row[c] is not None}
-        reader.articles, reader.errors = [], []
-        reader.records(iter([(idx + 1, f"record {idx + 1}", rec)]))
-        errs = _dumps(reader.errors) if reader.errors else None
-        if not reader.articles:
+        arts, errors = read_record(label, idx + 1, f"record {idx + 1}", rec)
+        errs = _dumps(errors) if errors else None
+        if not arts:
             yield (idx, None, None, errs)
             continue
-        art = reader.articles[0]
+        art = arts[0]
         doc = prepare_work(params, art)
         mark_coverage([doc], BACKENDS[embedder])
         yield (idx, art.id, _dumps(doc), errs)
@@ -698,19 +696,26 @@ class _Stub:
         return range(self.n_content)
 
 
-def _stub_rows(it: Iterator[Any]) -> Iterator[tuple]:
+def _doc_rows(it: Iterator[Any]) -> Iterator[tuple]:
+    """Per doc, in one pass: its exact-duplicate group key (index, normalised-text hash,
+    representative sort key: :func:`_duplicate_members`) and its stand-in's fields
+    (:class:`_Stub`), ``((idx, norm_hash, key), (idx, *stub))``."""
+    from unspin.candidates import representative_key
     from unspin.normalise import doc_script
 
     for r in it:
         d: Doc = pickle.loads(r["doc"])
         yield (
-            r["idx"],
-            d.id,
-            d.lang,
-            float(d.lang_confidence),
-            d.cross_lingual,
-            len(d.content_sentences),
-            doc_script(d),
+            (r["idx"], d.norm_hash, representative_key(d)),
+            (
+                r["idx"],
+                d.id,
+                d.lang,
+                float(d.lang_confidence),
+                d.cross_lingual,
+                len(d.content_sentences),
+                doc_script(d),
+            ),
         )
 
 
@@ -754,9 +759,7 @@ class _DriverDocs:
         if not missing:
             return
         for idx, blob in self._collect(missing, lambda b: b):
-            d = pickle.loads(blob)
-            d.second_lead = d.second_vectors = d.second_doc_vector = d.brief_vector = None
-            self.items[idx] = d
+            self.items[idx] = pickle.loads(blob)  # no second-space vectors yet
             self.whole.add(idx)
 
     def tokens(self, want: Any) -> dict[int, frozenset[str]]:
@@ -774,12 +777,15 @@ class _DriverDocs:
         return out
 
 
-def second_stage(spark: Any, docs: Any, pairs: Any, members: dict[int, int], config: Any):
+def second_stage(
+    spark: Any, docs: Any, pairs: Any, members: dict[int, int], config: Any, stubs: list
+):
     """The second encoder's plan and brief vectors (:func:`unspin.second.plan`,
     :func:`unspin.second.brief_vectors`) on the driver, as the local pair stage runs
     them: the candidate pairs (a new frame when the plan changed them) and index ->
     second-space vectors for the docs given any (broadcast to the per-pair, per-component
-    and changes work). With nothing for it to do (no article outside the main encoder
+    and changes work). ``stubs``: each doc's stand-in fields (:func:`_doc_rows`). With
+    nothing for it to do (no article outside the main encoder
     it covers, no brief beside an English text in ``SecondParams.brief_langs``), the pairs
     as they were and ``{}``, nothing collected but one small row per doc; with briefs
     only, the pairs of an English text and a text in ``brief_langs`` one of which is a
@@ -791,7 +797,7 @@ def second_stage(spark: Any, docs: Any, pairs: Any, members: dict[int, int], con
     p = config.second
     if not p.embedder:
         return pairs, {}
-    held = _DriverDocs(docs, docs.rdd.mapPartitions(_stub_rows).collect())
+    held = _DriverDocs(docs, stubs)
     rep = [members.get(i, i) for i in range(len(held))]
     langs = SECOND_BACKENDS[p.embedder].languages
     present = {d.lang for d in held}
@@ -826,14 +832,6 @@ def second_stage(spark: Any, docs: Any, pairs: Any, members: dict[int, int], con
 
 
 # ---------------------------------------------------------------- the scan
-
-
-def _group_key(r: Any) -> tuple[int, str, tuple]:
-    """A doc row's index, normalised-text hash and representative sort key."""
-    from unspin.candidates import representative_key
-
-    d = pickle.loads(r["doc"])
-    return r["idx"], d.norm_hash, representative_key(d)
 
 
 def _duplicate_members(rows: list[tuple[int, str, tuple]]) -> dict[int, int]:
@@ -931,14 +929,17 @@ def scan(
         stats_b = sc.broadcast(corpus_stats(locs))
         # exact-duplicate groups: the representative alone in the candidate search and
         # the stories, each other member paired with it (unspin.candidates.representatives)
-        members = _duplicate_members(docs.rdd.map(_group_key).collect())
+        # one pass over the docs: exact-duplicate keys, and stand-ins for the second stage
+        per_doc = docs.rdd.mapPartitions(_doc_rows).collect()
+        members = _duplicate_members([k for k, _ in per_doc])
         mem = spark.createDataFrame([(m,) for m in members], "idx long")
         reps = docs.join(mem, "idx", "left_anti") if members else docs
         pairs = candidate_frame(spark, reps, config)
         if members:
             star = [(min(m, r), max(m, r)) for m, r in sorted(members.items())]
             pairs = pairs.unionByName(spark.createDataFrame(star, "i long, j long")).distinct()
-        pairs, given = second_stage(spark, docs, pairs, members, config)
+        pairs, given = second_stage(spark, docs, pairs, members, config, [x for _, x in per_doc])
+        del per_doc
         second_b = sc.broadcast(given) if given else None
         qk = (
             docs.rdd.mapPartitions(
