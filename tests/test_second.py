@@ -333,3 +333,33 @@ def test_story_features_of_two_articles_outside_the_encoder_with_leads_only() ->
     got = story_features(a, b, lambda x, y: {"doc_sim": 0.97, "top_sent": 0.97, "quotes": 0.0})
     assert got["doc_sim"] == pytest.approx(0.6) and got["top_sent"] == pytest.approx(0.6)
     assert got["quotes"] == 0.0
+
+
+def test_the_brief_prefilter_keeps_every_pair_the_exact_test_keeps() -> None:
+    """:func:`unspin.second._brief_candidates` (read from a code per doc, vectorised) is a
+    necessary condition of :func:`unspin.second.brief_pair`: over every pair of a small
+    pile in four languages, of texts of 0-4 sentences, it keeps every pair the exact test
+    keeps, and drops some the exact test drops (else it would save nothing)."""
+    import itertools
+
+    from unspin.second import _brief_candidates, brief_pair
+
+    one_en = "Officials reopened the old stone bridge of Marendo on Tuesday."
+    one_es = "Las autoridades reabrieron el martes el viejo puente de piedra de Marendo."
+    arts = [
+        Article("en1", one_en),
+        Article("en7", EN),
+        Article("es1", one_es),
+        Article("es7", ES),
+        Article("el7", EL),
+        Article("hi7", HI),
+        Article("empty", "1987 1988"),
+    ]
+    docs = fingerprint(arts, Config())
+    pairs = list(itertools.combinations(range(len(docs)), 2))
+    for langs, most in (((("es",), ("en", "es")), 2), ((("es", "el"), ("en", "es", "el")), 7)):
+        brief_langs, enc = langs
+        exact = {(i, j) for i, j in pairs if brief_pair(docs[i], docs[j], brief_langs, enc, most)}
+        kept = set(_brief_candidates(docs, pairs, brief_langs, enc, most))
+        assert exact and exact <= kept < set(pairs)
+    assert _brief_candidates(docs, [], ("es",), ("en", "es"), 2) == []
