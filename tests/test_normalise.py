@@ -365,3 +365,16 @@ def test_myriad_units_read_as_the_figure_they_write() -> None:
     assert myriad_numbers("3千万人") == "3千万人"  # nothing after the unit: digits agree
     assert figure_signatures("1 億 4 千万ドル") == figure_signatures("1億4000万ドル")
     assert figure_signatures("1億4千万ドル") == figure_signatures("$140 million")
+
+
+def test_a_figure_written_with_its_units_letter_is_no_name() -> None:
+    """"M7.1" (a quake's magnitude) is one figure, 7.1: its tokens "M7" and "1" made "m7"
+    a name too, so a text writing the magnitude so had a detail the other, writing
+    "magnitude 7.1", lacked (and a condensed rewrite's direction was left undecided). A
+    name of letters and digits without a decimal part stays a name."""
+    from unspin.normalise import figures, names
+
+    assert names("A quake of M7.1 hit the coast. The G20 met.") == {"g20"}
+    assert "7.1" in figures("A quake of M7.1 hit the coast.")
+    assert names("2017年9月のM7.1地震以降、活発化している。") == set()
+    assert names("They drove on the M7 motorway and flew an A380 to B2.") == {"m7", "a380", "b2"}

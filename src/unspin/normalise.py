@@ -585,8 +585,14 @@ def names(
                     out.add(low)
                 continue
         if k and w[0].isupper() and not re.search(r"[\"“‘:.!?\n]\s*$", before):
+            if w[-1].isdigit() and _DECIMAL_ON.match(text, end):
+                continue  # "M7" of "M7.1": a figure with its unit's letter, read as one
             out.add(low)
     return out
+
+
+#: a decimal part right after a token ("M7" in "M7.1"): the token is the start of a figure
+_DECIMAL_ON = re.compile(r"[.,]\d")
 
 
 #: a possessive ending, cut from a name ("Howard's" -> "howard")
