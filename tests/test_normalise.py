@@ -378,3 +378,18 @@ def test_a_figure_written_with_its_units_letter_is_no_name() -> None:
     assert "7.1" in figures("A quake of M7.1 hit the coast.")
     assert names("2017年9月のM7.1地震以降、活発化している。") == set()
     assert names("They drove on the M7 motorway and flew an A380 to B2.") == {"m7", "a380", "b2"}
+
+
+def test_figures_in_myriad_units_are_read_by_their_value() -> None:
+    """A Japanese rewrite writes its source's "30,000人" as "3万人": one figure (30000),
+    not two details each text has alone. Units with digits after them ("3万5000"), a
+    decimal before the unit ("3.5万"), hundred millions ("1億2000万", "400亿"), Korean
+    ("3만 명"); 만 after a word ("하나만", "only one") is no unit."""
+    from unspin.normalise import figures
+
+    assert figures("北から来た人は3万人超。") == figures("30,000人以上") == {"30000"}
+    assert figures("3万5000人") == {"35000"} and figures("3.5万人") == {"35000"}
+    assert figures("1億2000万円") == {"120000000"} and figures("400亿美元") == {"40000000000"}
+    assert figures("1.25億") == {"125000000"} and figures("1.23456万") == {"12345.6"}
+    assert figures("3만 명") == {"30000"} and figures("하나만 3개만") == {"3"}
+    assert figures("In 2018, 4.5% of 1,200 voters") == {"2018", "4.5", "1200"}

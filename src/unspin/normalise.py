@@ -284,6 +284,36 @@ def myriad_numbers(text: str) -> str:
     return _MYRIAD.sub(value, text)
 
 
+#: a number and one myriad unit with nothing after it ("3万", "3.5万", "400亿", "1,200万")
+_MYRIAD_BARE = re.compile(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?) ?([億亿억万萬만])")
+_MYRIAD_UNIT = {"億": 10**8, "亿": 10**8, "억": 10**8, "万": 10**4, "萬": 10**4, "만": 10**4}
+
+
+def myriad_values(text: str) -> str:
+    """``text`` with every number written in East Asian myriad units replaced by its
+    value in digits: those with digits after the unit as :func:`myriad_numbers` reads
+    them, and a unit with nothing after it too ("3万" 30000, "3.5万" 35000, "400亿"
+    40000000000), so that one text's "3万人" and another's "30,000人" are one figure
+    (:func:`figures`; the digits-only signatures of :func:`figure_signatures` agreed
+    already)."""
+    text = myriad_numbers(text)
+    if not any(u in text for u in _MYRIAD_UNIT):
+        return text
+
+    def value(m: re.Match[str]) -> str:
+        n = m.group(1).replace(",", "")
+        whole, _, frac = n.partition(".")
+        scale = _MYRIAD_UNIT[m.group(2)]
+        # exact decimal arithmetic: "3.5万" is 35000, "1.25億" 125000000
+        digits = int(whole + frac) * scale // 10 ** len(frac)
+        rest = int(whole + frac) * scale % 10 ** len(frac)
+        if rest:
+            return f"{digits}.{str(rest).rjust(len(frac), '0').rstrip('0')}"
+        return str(digits)
+
+    return _MYRIAD_BARE.sub(value, text)
+
+
 #: counts too common to tell two texts' details apart (:attr:`unspin.evidence.DocFacts.details`)
 #: or to show where a line's figure came from (:func:`unspin.align.series_lines`)
 SMALL_FIGURES = frozenset({"1", "2", "3"})
@@ -336,8 +366,10 @@ TEXT_CACHE = 65_536
 def figures(text: str) -> frozenset[str]:
     """The figures of a text as one item filled into a template differs from another:
     :func:`numbers`, plus figures written as words ("five" == ``5``, "two-for-one",
-    "thirty-one" == ``31``), and a fraction as one figure, by its value ("37-1/2" ==
-    ``37.5``, not 37, 1 and 2). Kept for the last ``TEXT_CACHE`` texts (read only)."""
+    "thirty-one" == ``31``), a fraction as one figure, by its value ("37-1/2" ==
+    ``37.5``, not 37, 1 and 2), and a number in East Asian myriad units by its value
+    ("3万" == ``30000``, :func:`myriad_values`). Kept for the last ``TEXT_CACHE`` texts
+    (read only)."""
 
     def value(m: re.Match[str]) -> str:
         whole, num, den = int(m.group(1) or 0), int(m.group(2)), int(m.group(3))
@@ -345,7 +377,7 @@ def figures(text: str) -> frozenset[str]:
             return m.group(0)
         return f"{whole + num / den:.6f}".rstrip("0").rstrip(".")
 
-    text = _COMPOUND.sub(_compound_value, text)
+    text = _COMPOUND.sub(_compound_value, myriad_values(text))
     fractions = {value(m) for m in _FRACTION.finditer(text)}
     out = numbers(_FRACTION.sub(" ", text)) | fractions
     out.update(NUMBER_WORDS[w] for w in words(text) if w in NUMBER_WORDS)
