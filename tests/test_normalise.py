@@ -368,7 +368,7 @@ def test_myriad_units_read_as_the_figure_they_write() -> None:
 
 
 def test_a_figure_written_with_its_units_letter_is_no_name() -> None:
-    """"M7.1" (a quake's magnitude) is one figure, 7.1: its tokens "M7" and "1" made "m7"
+    """ "M7.1" (a quake's magnitude) is one figure, 7.1: its tokens "M7" and "1" made "m7"
     a name too, so a text writing the magnitude so had a detail the other, writing
     "magnitude 7.1", lacked (and a condensed rewrite's direction was left undecided). A
     name of letters and digits without a decimal part stays a name."""
