@@ -393,3 +393,22 @@ def test_figures_in_myriad_units_are_read_by_their_value() -> None:
     assert figures("1.25億") == {"125000000"} and figures("1.23456万") == {"12345.6"}
     assert figures("3만 명") == {"30000"} and figures("하나만 3개만") == {"3"}
     assert figures("In 2018, 4.5% of 1,200 voters") == {"2018", "4.5", "1200"}
+
+
+def test_figures_are_one_figure_whatever_the_digits() -> None:
+    """A Japanese outlet writes "２０１８年" in full width where a rewrite writes "2018年";
+    an Arabic one "٢٠١٨" where its English original has "2018": one figure each, in
+    figures, figure signatures and the candidate keys; separators of those scripts between
+    digits read as such ("１，２００", "٣٫٥"), a full-width comma of Chinese prose not."""
+    from unspin.fingerprint import salient_keys
+    from unspin.normalise import ascii_digits, figure_signatures, figures, names
+
+    assert figures("２０１８年に３万人") == figures("2018年に3万人") == {"2018", "30000"}
+    assert figures("٢٠١٨ و ٣٫٥ و ١٬٢٠٠") == {"2018", "3.5", "1200"}
+    assert figures("२०१८ में") == {"2018"} and figures("１，２００人") == {"1200"}
+    assert figure_signatures("Ｍ７．１") == figure_signatures("M7.1") == {"71"}
+    assert names("A quake of Ｍ７．１ hit the coast.") == set()
+    assert figures("我们，他们 2018，3月") == {"2018", "3"}
+    assert "n:2018" in salient_keys("２０１８年") and "n:1200" in salient_keys("١٬٢٠٠")
+    text = "In 2018, 1,200 voters"
+    assert ascii_digits(text) is text  # nothing to fold: the text itself

@@ -20,6 +20,7 @@ from unspin.model import Article, Doc, InputError, Sentence
 from unspin.normalise import (
     STOPWORDS,
     UPPER,
+    ascii_digits,
     canonical_lang,
     content_words,
     detect_language,
@@ -112,7 +113,7 @@ def salient_keys(text: str) -> list[str]:
         for t in toks:
             if len(t) > 2:
                 keys.add("w:" + t)
-    for m in _NUMBER.finditer(text):
+    for m in _NUMBER.finditer(ascii_digits(text)):
         keys.add("n:" + m.group(0).replace(",", "").rstrip("."))
     for w in words(text):
         if w in _MONTHS:

@@ -214,9 +214,47 @@ def edit_distance_within(a: Sequence[str], b: Sequence[str], k: int) -> bool:
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
+class _DigitFold(dict):
+    """``str.translate`` table: every decimal digit of any script to its ASCII digit
+    (full-width "２", Arabic-Indic "٢", Devanagari "२"...), other characters to
+    themselves; filled as characters are met (the table of all of Unicode would be built
+    at every import)."""
+
+    def __missing__(self, cp: int) -> int:
+        d = unicodedata.decimal(chr(cp), None)
+        self[cp] = out = cp if d is None or cp < 128 else 48 + d
+        return out
+
+
+_DIGIT_FOLD = _DigitFold()
+#: a digit outside ASCII, or a separator of another script between two digits
+#: (a full-width comma only before a group of three: in Chinese it is the comma of prose
+#: too, "2018，3月")
+_FOLD_NEEDED = re.compile(r"(?![0-9])\d|\d[．٫٬]\d|\d，\d{3}(?!\d)")
+_SEPARATORS = re.compile(r"(?<=\d)(?:[．٫٬](?=\d)|，(?=\d{3}(?!\d)))")
+_SEPARATOR_OF = {"，": ",", "．": ".", "٫": ".", "٬": ","}
+
+
+def ascii_digits(text: str) -> str:
+    """``text`` with its figures written in ASCII digits: the decimal digits of every
+    script folded ("２０１８" and "٢٠١٨" read 2018) and the full-width and Arabic
+    separators between two digits read as "," and "." ("１，２００", "٣٫٥"; a full-width
+    comma only before a group of three digits). Texts of
+    one story write their figures in different scripts (a Japanese outlet in full
+    width, a rewrite in ASCII; an Arabic one in Arabic-Indic digits, its English
+    original in ASCII): one figure, whichever digits. Unchanged (the same object) when
+    there is nothing to fold."""
+    if _FOLD_NEEDED.search(text) is None:
+        return text
+    text = text.translate(_DIGIT_FOLD)
+    return _SEPARATORS.sub(lambda m: _SEPARATOR_OF[m.group(0)], text)
+
+
 def numbers(text: str) -> set[str]:
     """Numbers in a text, thousands separators dropped (``1,200`` == ``1200``; the Indian
-    grouping too, ``3,60,000`` == ``360000``)."""
+    grouping too, ``3,60,000`` == ``360000``), written in ASCII digits whatever the
+    script (:func:`ascii_digits`)."""
+    text = ascii_digits(text)
     out = set()
     for m in _NUMBER.finditer(text):
         s = m.group(0)
@@ -327,7 +365,7 @@ def figure_signatures(text: str) -> frozenset[str]:
     (2675: :func:`myriad_numbers`). Loose on purpose: two texts that disagree here
     disagree in their figures, not in how they write them."""
     out = set()
-    for m in _GROUPED_NUMBER.finditer(myriad_numbers(text)):
+    for m in _GROUPED_NUMBER.finditer(myriad_numbers(ascii_digits(text))):
         sig = re.sub(r"\D", "", m.group(0)).strip("0")
         if sig:
             out.add(sig)
@@ -377,7 +415,7 @@ def figures(text: str) -> frozenset[str]:
             return m.group(0)
         return f"{whole + num / den:.6f}".rstrip("0").rstrip(".")
 
-    text = _COMPOUND.sub(_compound_value, myriad_values(text))
+    text = _COMPOUND.sub(_compound_value, myriad_values(ascii_digits(text)))
     fractions = {value(m) for m in _FRACTION.finditer(text)}
     out = numbers(_FRACTION.sub(" ", text)) | fractions
     out.update(NUMBER_WORDS[w] for w in words(text) if w in NUMBER_WORDS)
@@ -624,7 +662,7 @@ def names(
 
 
 #: a decimal part right after a token ("M7" in "M7.1"): the token is the start of a figure
-_DECIMAL_ON = re.compile(r"[.,]\d")
+_DECIMAL_ON = re.compile(r"[.,．]\d")
 
 
 #: a possessive ending, cut from a name ("Howard's" -> "howard")
