@@ -1671,6 +1671,11 @@ def test_credits_naming_a_masthead_in_the_forms_of_more_presses() -> None:
         "同紙によると、工費は12億円に上る。",
         "同ジャーナルによると、工費は12億円に上る。",
         "경찰에 따르면 남성은 달아났다.",
+        # a masthead word alone is the common noun: "according to the news the police
+        # released", "according to the newspaper"
+        "뉴포트 경찰이 공개한 뉴스에 따르면 남성은 달아났다.",
+        "(뉴스)",
+        "。新聞によると、工費は12億円に上る。",
         "'2024 항만 보고서'에 따르면 물동량이 늘었다.",
         "ตำรวจรายงานว่ามีผู้บาดเจ็บสองคน",
         "وبحسب الشرطة، فر الرجل من المكان.",

@@ -1388,19 +1388,21 @@ _PRESS_START = r"(?:(?<=^|[\s、。，,：:「『《（(【“\"])|(?<=^|[\s(（
 #: "(สำนักข่าวX)"), Arabic ("بحسب ما أوردته صحيفة "X"", "نقلت وكالة "X"") and Greek
 #: ("σύμφωνα με την εφημερίδα «X»", "όπως μεταδίδει ο ιστότοπος X"). Read as
 #: :data:`_CREDIT_EAST`: credits, never bylines; each name is the text's own words for
-#: an outlet, which :func:`_unknown_credits` looks for in the other texts
+#: an outlet, which :func:`_unknown_credits` looks for in the other texts. In Japanese
+#: and Korean a name before the masthead word is needed: the word alone is the common
+#: noun ("공개한 뉴스에 따르면", "according to the news it released"; "新聞によると")
 _CREDIT_MASTHEAD = regex.compile(
-    rf"{_PRESS_START}(?!同)({_PRESS_NAME_JA}{{0,14}}?{_MASTHEAD_JA})[」』]?"
+    rf"{_PRESS_START}(?!同)({_PRESS_NAME_JA}{{1,14}}?{_MASTHEAD_JA})[」』]?"
     r"(?:によると|によれば|の報道|の記事|の取材|が伝え|は伝え|も伝え|が報じ|は報じ|が報道|は報道"
     r"|が(?:[^。\n]{0,12})を伝え)"
     rf"|^[ \t]*[（(]({_PRESS_NAME_JA}{{0,14}}?{_MASTHEAD_JA})[）)][ \t]*$"
     rf"|《({_PRESS_NAME_ZH}{{1,14}}?{_MASTHEAD_ZH})》"
     r"(?:报道|报导|報導|報道|称|稱|消息|援引|指出|获悉|獲悉|发文|發文|刊文)"
     rf"|(?:来自|來自|援引|转引自|轉引自)[ \t]*《({_PRESS_NAME_ZH}{{1,14}}?{_MASTHEAD_ZH})》"
-    rf"|(?<![\p{{Hangul}}\p{{Latin}}\p{{N}}])([\p{{Hangul}}\p{{Latin}}\p{{N}}]{{0,12}}{_MASTHEAD_KO})"
+    rf"|(?<![\p{{Hangul}}\p{{Latin}}\p{{N}}])([\p{{Hangul}}\p{{Latin}}\p{{N}}]{{1,12}}{_MASTHEAD_KO})"
     rf"['’\"”」』]?{_CUE_KO}"
     rf"|{_TYPE_KO}[ \t]*['‘\"“「『]([^'’\"”」』\n]{{1,24}})['’\"”」』]{_CUE_KO}"
-    rf"|^[ \t]*\(([\p{{Hangul}}\p{{Latin}}\p{{N}}]{{0,12}}{_MASTHEAD_KO})\)"
+    rf"|^[ \t]*\(([\p{{Hangul}}\p{{Latin}}\p{{N}}]{{1,12}}{_MASTHEAD_KO})\)"
     rf"|(?:^|(?<=[\s(（]))(?!ตาม)([\p{{Thai}}A-Za-z0-9]{{0,20}}?{_MASTHEAD_TH}[\p{{Thai}}A-Za-z0-9]{{0,20}}?)"
     r"[ \t]*(?:รายงานว่า|รายงานข่าวว่า|รายงานเมื่อ)"
     rf"|\((?:สำนักข่าว)?([\p{{Thai}}A-Za-z0-9]{{0,20}}?{_MASTHEAD_TH}[\p{{Thai}}A-Za-z0-9]{{0,20}}?)\)"
