@@ -384,7 +384,8 @@ def test_figures_in_myriad_units_are_read_by_their_value() -> None:
     """A Japanese rewrite writes its source's "30,000人" as "3万人": one figure (30000),
     not two details each text has alone. Units with digits after them ("3万5000"), a
     decimal before the unit ("3.5万"), hundred millions ("1億2000万", "400亿"), Korean
-    ("3만 명"); 만 after a word ("하나만", "only one") is no unit."""
+    ("3만 명"), thousands ("3천", "1千万"); 만 after a word ("하나만", "only one") is no
+    unit."""
     from unspin.normalise import figures
 
     assert figures("北から来た人は3万人超。") == figures("30,000人以上") == {"30000"}
@@ -392,6 +393,10 @@ def test_figures_in_myriad_units_are_read_by_their_value() -> None:
     assert figures("1億2000万円") == {"120000000"} and figures("400亿美元") == {"40000000000"}
     assert figures("1.25億") == {"125000000"} and figures("1.23456万") == {"12345.6"}
     assert figures("3만 명") == {"30000"} and figures("하나만 3개만") == {"3"}
+    # thousands (千 천) alone and before a myriad unit: "3천 명", "1千万円", "1천억 원"
+    assert figures("3천 명") == figures("3,000명") == {"3000"} and figures("4千人") == {"4000"}
+    assert figures("1千万円") == {"10000000"} and figures("1천억 원") == {"100000000000"}
+    assert figures("1億4千万") == {"140000000"} and figures("千葉 3人") == {"3"}
     assert figures("In 2018, 4.5% of 1,200 voters") == {"2018", "4.5", "1200"}
 
 

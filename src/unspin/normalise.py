@@ -322,29 +322,36 @@ def myriad_numbers(text: str) -> str:
     return _MYRIAD.sub(value, text)
 
 
-#: a number and one myriad unit with nothing after it ("3万", "3.5万", "400亿", "1,200万")
-_MYRIAD_BARE = re.compile(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?) ?([億亿억万萬만])")
+#: a number and its units with nothing after them: thousands (千 천), a myriad unit (万
+#: 萬 만 10^4, 億 亿 억 10^8) or both ("3万", "3.5万", "400亿", "1,200万", "3천 명",
+#: "1千万円", "1천억 원")
+_MYRIAD_BARE = re.compile(
+    r"(?<![\d.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
+    r"(?: ?([千천])(?! ?\d))?(?: ?([億亿억万萬만]))?(?! ?\d)"
+)
 _MYRIAD_UNIT = {"億": 10**8, "亿": 10**8, "억": 10**8, "万": 10**4, "萬": 10**4, "만": 10**4}
+_MYRIAD_CHARS = frozenset("千천") | frozenset(_MYRIAD_UNIT)
 
 
 def myriad_values(text: str) -> str:
     """``text`` with every number written in East Asian myriad units replaced by its
     value in digits: those with digits after the unit as :func:`myriad_numbers` reads
-    them, and a unit with nothing after it too ("3万" 30000, "3.5万" 35000, "400亿"
-    40000000000), so that one text's "3万人" and another's "30,000人" are one figure
-    (:func:`figures`; the digits-only signatures of :func:`figure_signatures` agreed
-    already)."""
+    them, and units with nothing after them too ("3万" 30000, "3.5万" 35000, "400亿"
+    40000000000, "3천" 3000, "1千万" 10000000), so that one text's "3万人" and another's
+    "30,000人" are one figure (:func:`figures`; the digits-only signatures of
+    :func:`figure_signatures` agreed already)."""
     text = myriad_numbers(text)
-    if not any(u in text for u in _MYRIAD_UNIT):
+    if not any(u in text for u in _MYRIAD_CHARS):
         return text
 
     def value(m: re.Match[str]) -> str:
+        if m.group(2) is None and m.group(3) is None:
+            return m.group(0)  # a number without a unit
         n = m.group(1).replace(",", "")
         whole, _, frac = n.partition(".")
-        scale = _MYRIAD_UNIT[m.group(2)]
+        scale = (1000 if m.group(2) else 1) * _MYRIAD_UNIT.get(m.group(3) or "", 1)
         # exact decimal arithmetic: "3.5万" is 35000, "1.25億" 125000000
-        digits = int(whole + frac) * scale // 10 ** len(frac)
-        rest = int(whole + frac) * scale % 10 ** len(frac)
+        digits, rest = divmod(int(whole + frac) * scale, 10 ** len(frac))
         if rest:
             return f"{digits}.{str(rest).rjust(len(frac), '0').rstrip('0')}"
         return str(digits)
