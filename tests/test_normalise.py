@@ -417,3 +417,16 @@ def test_figures_are_one_figure_whatever_the_digits() -> None:
     assert "n:2018" in salient_keys("２０１８年") and "n:1200" in salient_keys("١٬٢٠٠")
     text = "In 2018, 1,200 voters"
     assert ascii_digits(text) is text  # nothing to fold: the text itself
+
+
+def test_arabic_thousands_are_read_by_their_value() -> None:
+    """The Arabic press writes "380 ألف" (380 thousand) where another text writes
+    "380,000": one figure. Millions keep their word in both languages ("1.5 مليون",
+    "1.5 million") and stay as written; the word alone is no figure."""
+    from unspin.normalise import figures
+
+    assert figures("يسكنها أكثر من 380 ألف نسمة.") == figures("أكثر من 380,000 شخص")
+    assert figures("قتل 30 ألفاً") == {"30000"} and figures("15 آلاف جندي") == {"15000"}
+    assert figures("٣٨٠ ألف") == {"380000"} and figures("2,5 ألف") == {"2500"}
+    assert figures("1,200 ألف") == {"1200000"} and figures("1.5 مليون") == {"1.5"}
+    assert figures("ألف شخص") == frozenset()

@@ -407,14 +407,43 @@ def _compound_value(m: re.Match[str]) -> str:
 TEXT_CACHE = 65_536
 
 
+#: a number and the Arabic word for thousand(s) after it ("380 ألف", "30 ألفاً", "15 آلاف"):
+#: the Arabic press writes thousands so where an English text writes "380,000" (millions
+#: and billions are written with a word in both, "1.5 مليون", "1.5 million", and agree)
+_THOUSAND_AR = re.compile(
+    r"(?<![\d.,])(\d{1,3}(?:,\d{3})+|\d+(?:[.,]\d+)?)\s?(?:ألف|آلاف)(?:اً|ًا|ا)?(?![\w])"
+)
+
+
+def thousands_words(text: str) -> str:
+    """``text`` with a number followed by the Arabic word for thousand(s) replaced by its
+    value in digits ("380 ألف" 380000, "2.5 ألف" 2500), so that it is the figure an
+    English text writes "380,000" (:func:`figures`)."""
+    if "ألف" not in text and "آلاف" not in text:
+        return text
+
+    def value(m: re.Match[str]) -> str:
+        n = m.group(1)
+        # "1,200 ألف" groups thousands; "2,5 ألف" writes a decimal comma
+        n = n.replace(",", "") if re.fullmatch(r"\d{1,3}(?:,\d{3})+", n) else n.replace(",", ".")
+        whole, _, frac = n.partition(".")
+        digits, rest = divmod(int(whole + frac) * 1000, 10 ** len(frac))
+        if rest:
+            return f"{digits}.{str(rest).rjust(len(frac), '0').rstrip('0')}"
+        return str(digits)
+
+    return _THOUSAND_AR.sub(value, text)
+
+
 @lru_cache(maxsize=TEXT_CACHE)
 def figures(text: str) -> frozenset[str]:
     """The figures of a text as one item filled into a template differs from another:
     :func:`numbers`, plus figures written as words ("five" == ``5``, "two-for-one",
     "thirty-one" == ``31``), a fraction as one figure, by its value ("37-1/2" ==
-    ``37.5``, not 37, 1 and 2), and a number in East Asian myriad units by its value
-    ("3万" == ``30000``, :func:`myriad_values`). Kept for the last ``TEXT_CACHE`` texts
-    (read only)."""
+    ``37.5``, not 37, 1 and 2), and a number in East Asian myriad units or before the
+    Arabic word for thousands by its value ("3万" is ``30000``, "380 ألف" ``380000``:
+    :func:`myriad_values`, :func:`thousands_words`). Kept for the last ``TEXT_CACHE``
+    texts (read only)."""
 
     def value(m: re.Match[str]) -> str:
         whole, num, den = int(m.group(1) or 0), int(m.group(2)), int(m.group(3))
@@ -422,7 +451,7 @@ def figures(text: str) -> frozenset[str]:
             return m.group(0)
         return f"{whole + num / den:.6f}".rstrip("0").rstrip(".")
 
-    text = _COMPOUND.sub(_compound_value, myriad_values(ascii_digits(text)))
+    text = _COMPOUND.sub(_compound_value, thousands_words(myriad_values(ascii_digits(text))))
     fractions = {value(m) for m in _FRACTION.finditer(text)}
     out = numbers(_FRACTION.sub(" ", text)) | fractions
     out.update(NUMBER_WORDS[w] for w in words(text) if w in NUMBER_WORDS)
