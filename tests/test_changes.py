@@ -317,3 +317,18 @@ def test_a_credit_line_in_chinese_on_one_side_only_and_changed() -> None:
         for x in _pair(der, der.replace("西港", "西港 "), kind="copy")
         if x.kind == "attribution_changed"
     ]
+
+
+def test_numbers_in_east_asian_and_arabic_units_are_read_by_their_value() -> None:
+    """A Korean or Japanese text writes 45 million as "4500万", 30,000 as "3만"; an Arabic
+    one 380,000 as "380 ألف": the mentions the number changes compare carry the value,
+    so a translation that writes them so changes no number."""
+    from unspin.changes import _mentions
+
+    def values(text: str) -> list[float]:
+        return [m.key for m in _mentions(text, (0, len(text)), True) if m.cat == "number"]
+
+    assert values("인구는 3만 명이다") == [30000.0] and values("약 3천 명") == [3000.0]
+    assert values("380 ألف نسمة") == [380000.0] and values("30 ألفاً") == [30000.0]
+    assert values("terminal de 4500万ドル") == values("It cost $45 million") == [45e6]
+    assert values("１千万円") == [1e7]

@@ -11,6 +11,7 @@ merely dropped name is never reported.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 import unicodedata
 from bisect import bisect_left
@@ -72,7 +73,10 @@ _NUMBER_WORD = re.compile(r"\b(?:" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORE
 _NUM = re.compile(
     r"(?P<cur>[$€£¥]\s?)?(?<![\w.,])(?P<num>\d+(?:[.,]\d+)*)(?:st|nd|rd|th)?"
     r"(?:\s?(?P<scale>thousand|millions?|billions?|trillion|mil millones|millones|millón|"
-    r"billones|milliards?|milliarden|millionen|bn)\b|(?P<suffix>m|k)\b)?"
+    r"billones|milliards?|milliarden|millionen|bn)\b|(?P<suffix>m|k)\b"
+    # East Asian thousands and myriads ("3万", "4500万", "1千万", "3천 명"), the Arabic
+    # thousand ("380 ألف"): one number by its value, as the text writes it in digits
+    r"|\s?(?P<east>[千천]?\s?[万萬만億亿억]|[千천])|\s?(?P<ar>ألف|آلاف)(?:اً|ًا|ا)?(?!\w))?"
     r"(?:\s?(?P<pct>%|percent|per cent|por ciento|pour cent|prozent))?"
     r"(?:\s(?:de\s)?(?P<curw>dollars?|dólares|euros?|pounds?|libras|yen|yuan)\b)?",
     re.IGNORECASE,
@@ -80,6 +84,18 @@ _NUM = re.compile(
 _SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "millones": 1e6, "millón": 1e6}
 _SCALES |= {"millionen": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9, "mil millones": 1e9}
 _SCALES |= {"milliard": 1e9, "milliarden": 1e9, "trillion": 1e12, "billones": 1e12}
+#: each character of an East Asian scale multiplies ("千万" 10^7), as do the Arabic words
+_EAST_SCALES = {
+    "千": 1e3,
+    "천": 1e3,
+    "万": 1e4,
+    "萬": 1e4,
+    "만": 1e4,
+    "億": 1e8,
+    "亿": 1e8,
+    "억": 1e8,
+}
+_SCALES |= {"ألف": 1e3, "آلاف": 1e3}
 _MONTHS = "january february march april may june july august september october november december"
 _DATE_WORD = re.compile(
     r"\b(?:(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?P<mo>"
@@ -1015,6 +1031,8 @@ def _value(num: str, scale: str | None) -> float:
         head, _, tail = num.replace(",", ".").rpartition(".")
         v = float(head.replace(".", "") + "." + tail) if head else float(tail)
     sc = (scale or "").lower()
+    if sc and all(c in _EAST_SCALES or c.isspace() for c in sc):
+        return v * math.prod(_EAST_SCALES.get(c, 1.0) for c in sc)
     return v * _SCALES.get(sc, _SCALES.get(sc.rstrip("s"), 1.0))
 
 
@@ -1038,7 +1056,7 @@ def _mentions(text: str, span: Span, same_lang: bool) -> list[_Mention]:
     for m in _NUM.finditer(text, *span):
         if _overlaps(m.span(), [x.span for x in out]):
             continue
-        num, scale = m["num"], m["scale"] or m["suffix"]
+        num, scale = m["num"], m["scale"] or m["suffix"] or m["east"] or m["ar"]
         near = _fold(text[max(0, m.start() - 12) : m.end() + 12])
         month = re.search(r"\b(?:" + _MONTHS.replace(" ", "|") + r")\b", near)
         year = num.isdigit() and len(num) == 4 and 1800 <= int(num) <= 2100
