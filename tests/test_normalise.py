@@ -397,6 +397,12 @@ def test_figures_in_myriad_units_are_read_by_their_value() -> None:
     assert figures("3천 명") == figures("3,000명") == {"3000"} and figures("4千人") == {"4000"}
     assert figures("1千万円") == {"10000000"} and figures("1천억 원") == {"100000000000"}
     assert figures("1億4千万") == {"140000000"} and figures("千葉 3人") == {"3"}
+    # Japanese tenths: the percentage another text writes with "%"
+    assert figures("生徒の2割は") == figures("生徒の20%は") == {"20"}
+    assert figures("3.5割") == {"35"} and figures("割引") == frozenset()
+    # Thai units below the million ("3 หมื่น" 30,000; "2 แสนล้าน" = "200 พันล้าน"); not a breed
+    assert figures("มูลค่า 2 แสนล้าน") == figures("มูลค่า 200 พันล้าน") == {"200000"}
+    assert figures("ราว 3 หมื่นคน") == {"30000"} and figures("3 พันธุ์") == {"3"}
     assert figures("In 2018, 4.5% of 1,200 voters") == {"2018", "4.5", "1200"}
 
 

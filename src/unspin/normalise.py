@@ -407,6 +407,46 @@ def _compound_value(m: re.Match[str]) -> str:
 TEXT_CACHE = 65_536
 
 
+#: a number of tenths in Japanese ("2割", 20%; "3.5割" 35%): the percentage another text
+#: writes "20%"
+_WARI = re.compile(r"(?<![\d.,])(\d+(?:\.\d+)?)割")
+
+
+def _tenths(text: str) -> str:
+    """``text`` with a Japanese count of tenths written as its percentage ("2割" 20)."""
+    if "割" not in text:
+        return text
+
+    def value(m: re.Match[str]) -> str:
+        whole, _, frac = m.group(1).partition(".")
+        digits, rest = divmod(int(whole + frac) * 10, 10 ** len(frac))
+        return f"{digits}.{str(rest).rjust(len(frac), '0').rstrip('0')}" if rest else str(digits)
+
+    return _WARI.sub(value, text)
+
+
+#: a number and a Thai unit below the million after it ("3 หมื่น" 30,000; "2 แสนล้าน",
+#: 2 hundred-thousand millions, as "200 พันล้าน", 200 thousand millions): the unit read by
+#: value, the word for a million (ล้าน) kept as "million" is in English ("1.5 ล้าน"); not
+#: "พันธุ์" (a breed)
+_THAI_UNIT = re.compile(r"(?<![\d.,])(\d+(?:\.\d+)?)\s?(พัน|หมื่น|แสน)(?!ธ)")
+_THAI_SCALE = {"พัน": 1000, "หมื่น": 10_000, "แสน": 100_000}
+
+
+def _thai_units(text: str) -> str:
+    """``text`` with a number before a Thai unit below the million by its value."""
+    if not any(u in text for u in _THAI_SCALE):
+        return text
+
+    def value(m: re.Match[str]) -> str:
+        whole, _, frac = m.group(1).partition(".")
+        digits, rest = divmod(int(whole + frac) * _THAI_SCALE[m.group(2)], 10 ** len(frac))
+        out = f"{digits}.{str(rest).rjust(len(frac), '0').rstrip('0')}" if rest else str(digits)
+        return out + " "  # "200000 ล้าน": the million's word stays, apart
+
+    return _THAI_UNIT.sub(value, text)
+
+
 #: a number and the Arabic word for thousand(s) after it ("380 ألف", "30 ألفاً", "15 آلاف"):
 #: the Arabic press writes thousands so where an English text writes "380,000" (millions
 #: and billions are written with a word in both, "1.5 مليون", "1.5 million", and agree)
@@ -442,8 +482,9 @@ def figures(text: str) -> frozenset[str]:
     "thirty-one" == ``31``), a fraction as one figure, by its value ("37-1/2" ==
     ``37.5``, not 37, 1 and 2), and a number in East Asian myriad units or before the
     Arabic word for thousands by its value ("3万" is ``30000``, "380 ألف" ``380000``:
-    :func:`myriad_values`, :func:`thousands_words`). Kept for the last ``TEXT_CACHE``
-    texts (read only)."""
+    :func:`myriad_values`, :func:`thousands_words`; Thai units below the million too),
+    Japanese tenths as the percentage ("2割" is ``20``, as "20%"). Kept for the last
+    ``TEXT_CACHE`` texts (read only)."""
 
     def value(m: re.Match[str]) -> str:
         whole, num, den = int(m.group(1) or 0), int(m.group(2)), int(m.group(3))
@@ -451,7 +492,8 @@ def figures(text: str) -> frozenset[str]:
             return m.group(0)
         return f"{whole + num / den:.6f}".rstrip("0").rstrip(".")
 
-    text = _COMPOUND.sub(_compound_value, thousands_words(myriad_values(ascii_digits(text))))
+    text = thousands_words(_thai_units(_tenths(myriad_values(ascii_digits(text)))))
+    text = _COMPOUND.sub(_compound_value, text)
     fractions = {value(m) for m in _FRACTION.finditer(text)}
     out = numbers(_FRACTION.sub(" ", text)) | fractions
     out.update(NUMBER_WORDS[w] for w in words(text) if w in NUMBER_WORDS)
