@@ -322,6 +322,15 @@ def myriad_numbers(text: str) -> str:
     return _MYRIAD.sub(value, text)
 
 
+def scaled(number: str, scale: int) -> str:
+    """``number`` (digits, one "." before its decimals) times ``scale``, in decimal
+    arithmetic ("3.5" × 10,000 is "35000", "1.23456" × 10,000 "12345.6"): the figure a
+    text writing the same value in digits has."""
+    whole, _, frac = number.partition(".")
+    digits, rest = divmod(int(whole + frac) * scale, 10 ** len(frac))
+    return f"{digits}.{str(rest).rjust(len(frac), '0').rstrip('0')}" if rest else str(digits)
+
+
 #: a number and its units with nothing after them: thousands (千 천), a myriad unit (万
 #: 萬 만 10^4, 億 亿 억 10^8) or both ("3万", "3.5万", "400亿", "1,200万", "3천 명",
 #: "1千万円", "1천억 원")
@@ -347,14 +356,8 @@ def myriad_values(text: str) -> str:
     def value(m: re.Match[str]) -> str:
         if m.group(2) is None and m.group(3) is None:
             return m.group(0)  # a number without a unit
-        n = m.group(1).replace(",", "")
-        whole, _, frac = n.partition(".")
         scale = (1000 if m.group(2) else 1) * _MYRIAD_UNIT.get(m.group(3) or "", 1)
-        # exact decimal arithmetic: "3.5万" is 35000, "1.25億" 125000000
-        digits, rest = divmod(int(whole + frac) * scale, 10 ** len(frac))
-        if rest:
-            return f"{digits}.{str(rest).rjust(len(frac), '0').rstrip('0')}"
-        return str(digits)
+        return scaled(m.group(1).replace(",", ""), scale)  # "3.5万" 35000, "1.25億"
 
     return _MYRIAD_BARE.sub(value, text)
 
@@ -417,12 +420,7 @@ def _tenths(text: str) -> str:
     if "割" not in text:
         return text
 
-    def value(m: re.Match[str]) -> str:
-        whole, _, frac = m.group(1).partition(".")
-        digits, rest = divmod(int(whole + frac) * 10, 10 ** len(frac))
-        return f"{digits}.{str(rest).rjust(len(frac), '0').rstrip('0')}" if rest else str(digits)
-
-    return _WARI.sub(value, text)
+    return _WARI.sub(lambda m: scaled(m.group(1), 10), text)
 
 
 #: a number and a Thai unit below the million after it ("3 หมื่น" 30,000; "2 แสนล้าน",
@@ -438,13 +436,8 @@ def _thai_units(text: str) -> str:
     if not any(u in text for u in _THAI_SCALE):
         return text
 
-    def value(m: re.Match[str]) -> str:
-        whole, _, frac = m.group(1).partition(".")
-        digits, rest = divmod(int(whole + frac) * _THAI_SCALE[m.group(2)], 10 ** len(frac))
-        out = f"{digits}.{str(rest).rjust(len(frac), '0').rstrip('0')}" if rest else str(digits)
-        return out + " "  # "200000 ล้าน": the million's word stays, apart
-
-    return _THAI_UNIT.sub(value, text)
+    # "200000 ล้าน": the million's word stays, apart
+    return _THAI_UNIT.sub(lambda m: scaled(m.group(1), _THAI_SCALE[m.group(2)]) + " ", text)
 
 
 #: a number and the Arabic word for thousand(s) after it ("380 ألف", "30 ألفاً", "15 آلاف"):
@@ -466,11 +459,7 @@ def thousands_words(text: str) -> str:
         n = m.group(1)
         # "1,200 ألف" groups thousands; "2,5 ألف" writes a decimal comma
         n = n.replace(",", "") if re.fullmatch(r"\d{1,3}(?:,\d{3})+", n) else n.replace(",", ".")
-        whole, _, frac = n.partition(".")
-        digits, rest = divmod(int(whole + frac) * 1000, 10 ** len(frac))
-        if rest:
-            return f"{digits}.{str(rest).rjust(len(frac), '0').rstrip('0')}"
-        return str(digits)
+        return scaled(n, 1000)
 
     return _THOUSAND_AR.sub(value, text)
 
