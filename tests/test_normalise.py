@@ -367,6 +367,18 @@ def test_myriad_units_read_as_the_figure_they_write() -> None:
     assert figure_signatures("1億4千万ドル") == figure_signatures("$140 million")
 
 
+def test_a_latin_name_with_a_korean_particle_is_the_name() -> None:
+    """Korean writes its particles on a Latin name ("FBI에게", to the FBI): the name is
+    "fbi", as another text's "FBI" (and the other text uses it)."""
+    from unspin.normalise import latin_head, names
+
+    assert (
+        names("그는 의회나 FBI에게 진실을 말했다.") == {"fbi"} == names("그는 FBI 조사를 받았다.")
+    )
+    assert latin_head("ap통신에") == "ap" and latin_head("café") == "café"
+    assert latin_head("서울") == "서울"
+
+
 def test_a_figure_written_with_its_units_letter_is_no_name() -> None:
     """ "M7.1" (a quake's magnitude) is one figure, 7.1: its tokens "M7" and "1" made "m7"
     a name too, so a text writing the magnitude so had a detail the other, writing
@@ -397,6 +409,7 @@ def test_figures_in_myriad_units_are_read_by_their_value() -> None:
     assert figures("3천 명") == figures("3,000명") == {"3000"} and figures("4千人") == {"4000"}
     assert figures("1千万円") == {"10000000"} and figures("1천억 원") == {"100000000000"}
     assert figures("1億4千万") == {"140000000"} and figures("千葉 3人") == {"3"}
+    assert figures("3백만 명") == figures("300만 명") == {"3000000"}
     # Japanese tenths: the percentage another text writes with "%"
     assert figures("生徒の2割は") == figures("生徒の20%は") == {"20"}
     assert figures("3.5割") == {"35"} and figures("割引") == frozenset()

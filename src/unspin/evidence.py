@@ -49,6 +49,7 @@ from unspin.normalise import (
     full_names,
     inflection_keys,
     known_compound,
+    latin_head,
     name_form,
     names,
     names_inflect,
@@ -189,7 +190,8 @@ def doc_facts(doc: Doc) -> DocFacts:
     opening, title = _lead_text(doc, content), doc.article.title or ""
     lead, pairs = _lead_facts(opening, title), frozenset(full_names(cased))
     lead_pairs = frozenset(full_names(opening) | full_names(title))
-    known, keys = frozenset(ws), frozenset()
+    # a Latin name with a Korean particle glued on ("FBI에게") uses the name ("fbi")
+    known, keys = frozenset(ws) | {latin_head(w) for w in ws if not w.isascii()}, frozenset()
     if doc.lang in APOSTROPHE_ENDINGS:  # "Çin'in" is "Çin": a name without its ending
         lang = doc.lang
         nms, lead = _forms(nms, lang), _forms(lead, lang)

@@ -331,15 +331,16 @@ def scaled(number: str, scale: int) -> str:
     return f"{digits}.{str(rest).rjust(len(frac), '0').rstrip('0')}" if rest else str(digits)
 
 
-#: a number and its units with nothing after them: thousands (千 천), a myriad unit (万
-#: 萬 만 10^4, 億 亿 억 10^8) or both ("3万", "3.5万", "400亿", "1,200万", "3천 명",
-#: "1千万円", "1천억 원")
+#: a number and its units with nothing after them: thousands or hundreds (千 천 百 백), a
+#: myriad unit (万 萬 만 10^4, 億 亿 억 10^8) or both ("3万", "3.5万", "400亿", "1,200万",
+#: "3천 명", "1千万円", "1천억 원", "3백만")
 _MYRIAD_BARE = re.compile(
     r"(?<![\d.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
-    r"(?: ?([千천])(?! ?\d))?(?: ?([億亿억万萬만]))?(?! ?\d)"
+    r"(?: ?([千천百백])(?! ?\d))?(?: ?([億亿억万萬만]))?(?! ?\d)"
 )
 _MYRIAD_UNIT = {"億": 10**8, "亿": 10**8, "억": 10**8, "万": 10**4, "萬": 10**4, "만": 10**4}
-_MYRIAD_CHARS = frozenset("千천") | frozenset(_MYRIAD_UNIT)
+_BELOW_MYRIAD = {"千": 1000, "천": 1000, "百": 100, "백": 100}
+_MYRIAD_CHARS = frozenset(_BELOW_MYRIAD) | frozenset(_MYRIAD_UNIT)
 
 
 def myriad_values(text: str) -> str:
@@ -356,7 +357,7 @@ def myriad_values(text: str) -> str:
     def value(m: re.Match[str]) -> str:
         if m.group(2) is None and m.group(3) is None:
             return m.group(0)  # a number without a unit
-        scale = (1000 if m.group(2) else 1) * _MYRIAD_UNIT.get(m.group(3) or "", 1)
+        scale = _BELOW_MYRIAD.get(m.group(2) or "", 1) * _MYRIAD_UNIT.get(m.group(3) or "", 1)
         return scaled(m.group(1).replace(",", ""), scale)  # "3.5万" 35000, "1.25億"
 
     return _MYRIAD_BARE.sub(value, text)
@@ -724,8 +725,23 @@ def names(
         if k and w[0].isupper() and not re.search(r"[\"“‘:.!?\n]\s*$", before):
             if w[-1].isdigit() and _DECIMAL_ON.match(text, end):
                 continue  # "M7" of "M7.1": a figure with its unit's letter, read as one
-            out.add(low)
+            out.add(latin_head(low))
     return out
+
+
+#: a letter of a script without case written right after a Latin name: a Korean particle
+#: ("FBI에게", "EU는") or a word ("AP통신")
+_GLUED = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af\u3040-\u30ff\u3400-\u9fff]")
+
+
+def latin_head(word: str) -> str:
+    """``word`` up to a letter of Hangul, kana or Han written right after its Latin
+    start: the name of "FBI에게" (FBI + "to") is "fbi", as the "FBI" of another text. A
+    word not starting in Latin, or all in one script, as it is."""
+    if word.isascii() or not word[:1].isascii():
+        return word
+    m = _GLUED.search(word)
+    return word[: m.start()] if m and m.start() > 0 else word
 
 
 #: a decimal part right after a token ("M7" in "M7.1"): the token is the start of a figure
