@@ -230,7 +230,7 @@ _DIGIT_FOLD = _DigitFold()
 #: a digit outside ASCII, or a separator of another script between two digits
 #: (a full-width comma only before a group of three: in Chinese it is the comma of prose
 #: too, "2018，3月")
-_FOLD_NEEDED = re.compile(r"(?![0-9])\d|\d[．٫٬]\d|\d，\d{3}(?!\d)")
+_FOLD_NEEDED = regex.compile(r"[^\P{Nd}0-9]|\d[．٫٬]\d|\d，\d{3}(?!\d)")
 _SEPARATORS = re.compile(r"(?<=\d)(?:[．٫٬](?=\d)|，(?=\d{3}(?!\d)))")
 _SEPARATOR_OF = {"，": ",", "．": ".", "٫": ".", "٬": ","}
 
@@ -244,7 +244,7 @@ def ascii_digits(text: str) -> str:
     width, a rewrite in ASCII; an Arabic one in Arabic-Indic digits, its English
     original in ASCII): one figure, whichever digits. Unchanged (the same object) when
     there is nothing to fold."""
-    if _FOLD_NEEDED.search(text) is None:
+    if text.isascii() or _FOLD_NEEDED.search(text) is None:
         return text
     text = text.translate(_DIGIT_FOLD)
     return _SEPARATORS.sub(lambda m: _SEPARATOR_OF[m.group(0)], text)
@@ -482,7 +482,8 @@ def figures(text: str) -> frozenset[str]:
             return m.group(0)
         return f"{whole + num / den:.6f}".rstrip("0").rstrip(".")
 
-    text = thousands_words(_thai_units(_tenths(myriad_values(ascii_digits(text)))))
+    if not text.isascii():  # every unit and script read here is written outside ASCII
+        text = thousands_words(_thai_units(_tenths(myriad_values(ascii_digits(text)))))
     text = _COMPOUND.sub(_compound_value, text)
     fractions = {value(m) for m in _FRACTION.finditer(text)}
     out = numbers(_FRACTION.sub(" ", text)) | fractions
