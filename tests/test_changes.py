@@ -329,6 +329,7 @@ def test_numbers_in_east_asian_and_arabic_units_are_read_by_their_value() -> Non
         return [m.key for m in _mentions(text, (0, len(text)), True) if m.cat == "number"]
 
     assert values("인구는 3만 명이다") == [30000.0] and values("약 3천 명") == [3000.0]
+    assert values("3백만 명") == [3e6]
     assert values("380 ألف نسمة") == [380000.0] and values("30 ألفاً") == [30000.0]
     assert values("terminal de 4500万ドル") == values("It cost $45 million") == [45e6]
     assert values("１千万円") == [1e7]

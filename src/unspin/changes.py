@@ -26,7 +26,14 @@ import regex
 
 from unspin.align import AlignParams, sentence_matches
 from unspin.model import CHANGE_KINDS, Change, Doc, Relation, Result, Sentence, compared_text
-from unspin.normalise import STOPWORDS, UPPER
+from unspin.normalise import (
+    ARABIC_THOUSAND,
+    ARABIC_THOUSAND_END,
+    BELOW_MYRIAD,
+    MYRIAD_UNITS,
+    STOPWORDS,
+    UPPER,
+)
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _QMARK = re.compile(r"[\"“”„«»‹›「」『』]|(?<!\w)['‘’]|['‘’](?!\w)")
@@ -70,13 +77,14 @@ _NUMBER_WORDS = {
 }
 _NUMBER_WORDS |= {w: 10.0 * v for v, w in enumerate("twenty thirty forty fifty".split(), 2)}
 _NUMBER_WORD = re.compile(r"\b(?:" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
+_BELOW, _MYRIADS = "".join(BELOW_MYRIAD), "".join(MYRIAD_UNITS)
 _NUM = re.compile(
     r"(?P<cur>[$€£¥]\s?)?(?<![\w.,])(?P<num>\d+(?:[.,]\d+)*)(?:st|nd|rd|th)?"
     r"(?:\s?(?P<scale>thousand|millions?|billions?|trillion|mil millones|millones|millón|"
     r"billones|milliards?|milliarden|millionen|bn)\b|(?P<suffix>m|k)\b"
     # East Asian thousands and myriads ("3万", "4500万", "1千万", "3천 명"), the Arabic
     # thousand ("380 ألف"): one number by its value, as the text writes it in digits
-    r"|\s?(?P<east>[千천]?\s?[万萬만億亿억]|[千천])|\s?(?P<ar>ألف|آلاف)(?:اً|ًا|ا)?(?!\w))?"
+    rf"|\s?(?P<east>[{_BELOW}]?\s?[{_MYRIADS}]|[{_BELOW}])|\s?(?P<ar>{ARABIC_THOUSAND}){ARABIC_THOUSAND_END})?"
     r"(?:\s?(?P<pct>%|percent|per cent|por ciento|pour cent|prozent))?"
     r"(?:\s(?:de\s)?(?P<curw>dollars?|dólares|euros?|pounds?|libras|yen|yuan)\b)?",
     re.IGNORECASE,
@@ -84,17 +92,9 @@ _NUM = re.compile(
 _SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "millones": 1e6, "millón": 1e6}
 _SCALES |= {"millionen": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9, "mil millones": 1e9}
 _SCALES |= {"milliard": 1e9, "milliarden": 1e9, "trillion": 1e12, "billones": 1e12}
-#: each character of an East Asian scale multiplies ("千万" 10^7), as do the Arabic words
-_EAST_SCALES = {
-    "千": 1e3,
-    "천": 1e3,
-    "万": 1e4,
-    "萬": 1e4,
-    "만": 1e4,
-    "億": 1e8,
-    "亿": 1e8,
-    "억": 1e8,
-}
+#: each character of an East Asian scale multiplies ("千万" 10^7; the units of
+#: :data:`unspin.normalise.MYRIAD_UNITS` and ``BELOW_MYRIAD``); the Arabic thousand
+_EAST_SCALES = {c: float(v) for c, v in {**BELOW_MYRIAD, **MYRIAD_UNITS}.items()}
 _SCALES |= {"ألف": 1e3, "آلاف": 1e3}
 _MONTHS = "january february march april may june july august september october november december"
 _DATE_WORD = re.compile(

@@ -338,9 +338,12 @@ _MYRIAD_BARE = re.compile(
     r"(?<![\d.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
     r"(?: ?([千천百백])(?! ?\d))?(?: ?([億亿억万萬만]))?(?! ?\d)"
 )
-_MYRIAD_UNIT = {"億": 10**8, "亿": 10**8, "억": 10**8, "万": 10**4, "萬": 10**4, "만": 10**4}
-_BELOW_MYRIAD = {"千": 1000, "천": 1000, "百": 100, "백": 100}
-_MYRIAD_CHARS = frozenset(_BELOW_MYRIAD) | frozenset(_MYRIAD_UNIT)
+#: the East Asian units by value: myriads and hundred millions, and the units below a
+#: myriad that may stand before one ("1千万"); read by :func:`myriad_values` and by the
+#: number mentions of :mod:`unspin.changes`
+MYRIAD_UNITS = {"億": 10**8, "亿": 10**8, "억": 10**8, "万": 10**4, "萬": 10**4, "만": 10**4}
+BELOW_MYRIAD = {"千": 1000, "천": 1000, "百": 100, "백": 100}
+_MYRIAD_CHARS = frozenset(BELOW_MYRIAD) | frozenset(MYRIAD_UNITS)
 
 
 def myriad_values(text: str) -> str:
@@ -357,7 +360,7 @@ def myriad_values(text: str) -> str:
     def value(m: re.Match[str]) -> str:
         if m.group(2) is None and m.group(3) is None:
             return m.group(0)  # a number without a unit
-        scale = _BELOW_MYRIAD.get(m.group(2) or "", 1) * _MYRIAD_UNIT.get(m.group(3) or "", 1)
+        scale = BELOW_MYRIAD.get(m.group(2) or "", 1) * MYRIAD_UNITS.get(m.group(3) or "", 1)
         return scaled(m.group(1).replace(",", ""), scale)  # "3.5万" 35000, "1.25億"
 
     return _MYRIAD_BARE.sub(value, text)
@@ -418,10 +421,7 @@ _WARI = re.compile(r"(?<![\d.,])(\d+(?:\.\d+)?)割")
 
 def _tenths(text: str) -> str:
     """``text`` with a Japanese count of tenths written as its percentage ("2割" 20)."""
-    if "割" not in text:
-        return text
-
-    return _WARI.sub(lambda m: scaled(m.group(1), 10), text)
+    return _WARI.sub(lambda m: scaled(m.group(1), 10), text) if "割" in text else text
 
 
 #: a number and a Thai unit below the million after it ("3 หมื่น" 30,000; "2 แสนล้าน",
@@ -444,8 +444,10 @@ def _thai_units(text: str) -> str:
 #: a number and the Arabic word for thousand(s) after it ("380 ألف", "30 ألفاً", "15 آلاف"):
 #: the Arabic press writes thousands so where an English text writes "380,000" (millions
 #: and billions are written with a word in both, "1.5 مليون", "1.5 million", and agree)
+#: the Arabic words for thousand and thousands, and the endings the first takes
+ARABIC_THOUSAND, ARABIC_THOUSAND_END = r"(?:ألف|آلاف)", r"(?:اً|ًا|ا)?(?![\w])"
 _THOUSAND_AR = re.compile(
-    r"(?<![\d.,])(\d{1,3}(?:,\d{3})+|\d+(?:[.,]\d+)?)\s?(?:ألف|آلاف)(?:اً|ًا|ا)?(?![\w])"
+    r"(?<![\d.,])(\d{1,3}(?:,\d{3})+|\d+(?:[.,]\d+)?)\s?" + ARABIC_THOUSAND + ARABIC_THOUSAND_END
 )
 
 
