@@ -1397,7 +1397,7 @@ _CREDIT_MASTHEAD = regex.compile(
     rf"{_PRESS_START}(?!同)({_PRESS_NAME_JA}{{1,14}}?{_MASTHEAD_JA})[」』]?"
     r"(?:によると|によれば|の報道|の記事|の取材|が伝え|は伝え|も伝え|が報じ|は報じ|が報道|は報道"
     r"|が(?:[^。\n]{0,12})を伝え)"
-    rf"|^[ \t]*[（(]({_PRESS_NAME_JA}{{0,14}}?{_MASTHEAD_JA})[）)][ \t]*$"
+    rf"|^[ \t]*[（(]({_PRESS_NAME_JA}{{1,14}}?{_MASTHEAD_JA})[）)][ \t]*$"
     rf"|《({_PRESS_NAME_ZH}{{1,14}}?{_MASTHEAD_ZH})》"
     r"(?:报道|报导|報導|報道|称|稱|消息|援引|指出|获悉|獲悉|发文|發文|刊文)"
     rf"|(?:来自|來自|援引|转引自|轉引自)[ \t]*《({_PRESS_NAME_ZH}{{1,14}}?{_MASTHEAD_ZH})》"
