@@ -254,7 +254,11 @@ def numbers(text: str) -> set[str]:
     """Numbers in a text, thousands separators dropped (``1,200`` == ``1200``; the Indian
     grouping too, ``3,60,000`` == ``360000``), written in ASCII digits whatever the
     script (:func:`ascii_digits`)."""
-    text = ascii_digits(text)
+    return _folded_numbers(ascii_digits(text))
+
+
+def _folded_numbers(text: str) -> set[str]:
+    """:func:`numbers` of a text whose digits are folded already."""
     out = set()
     for m in _NUMBER.finditer(text):
         s = m.group(0)
@@ -488,7 +492,7 @@ def figures(text: str) -> frozenset[str]:
         text = thousands_words(_thai_units(_tenths(myriad_values(ascii_digits(text)))))
     text = _COMPOUND.sub(_compound_value, text)
     fractions = {value(m) for m in _FRACTION.finditer(text)}
-    out = numbers(_FRACTION.sub(" ", text)) | fractions
+    out = _folded_numbers(_FRACTION.sub(" ", text)) | fractions  # folded above
     out.update(NUMBER_WORDS[w] for w in words(text) if w in NUMBER_WORDS)
     return frozenset(out)
 
