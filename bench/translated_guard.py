@@ -198,6 +198,8 @@ def main() -> int:
                 cut, kept, fp, n = doc_cos_baseline(res)
                 base = f"{fp} of {n} (cut {cut:.3f}, {kept} translations)"
             false_total[mixed] += len(false)
+            if not mixed:
+                stories.append(f"{lang} alone: story ARI by event {story_ari(res, event):.3f}")
             if mixed:
                 joined = sum(one_story(res, f"{d}/en", f"{d}/{lang}") for d in docs)
                 stories.append(

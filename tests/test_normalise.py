@@ -449,3 +449,34 @@ def test_arabic_thousands_are_read_by_their_value() -> None:
     assert figures("٣٨٠ ألف") == {"380000"} and figures("2,5 ألف") == {"2500"}
     assert figures("1,200 ألف") == {"1200000"} and figures("1.5 مليون") == {"1.5"}
     assert figures("ألف شخص") == frozenset()
+
+
+def test_tagged_names_read_the_names_of_scripts_without_capitals() -> None:
+    """Japanese, Korean and Chinese names come from the part-of-speech tagger
+    (``wordfreq[cjk]``'s MeCab dictionaries, jieba): proper nouns, and rare nouns the
+    dictionary lacks (transliterated names); a dotted name is its parts; grammar,
+    one-letter fragments and common nouns are not names. Other languages: none."""
+    from unspin.fingerprint import salient_keys
+    from unspin.normalise import tagged_names
+
+    ja = "マケドニアのゾラン・ザエフ首相は、ギリシャとの国名をめぐる論争について述べた。"
+    got = tagged_names(ja, "ja")
+    assert {"マケドニア", "ザエフ", "ゾラン", "ギリシャ"} <= got
+    assert not got & {"ゾラン・ザエフ", "首相", "国名", "論争", "について", "の"}
+    ko = "인도네시아 적십자 대변인 아울리아 아리아니는 팔루에서 구조 작업이 계속된다고 말했다."
+    got = tagged_names(ko, "ko")
+    assert {"인도네시아", "팔루"} <= got
+    assert not got & {"대변인", "작업", "말했다", "는"}
+    assert all(len(w) >= 2 for w in got)
+    zh = "来自布里斯托尔的嘻哈三人组希望用积极的信息挑战人们对这一音乐类型的负面看法。"
+    assert "布里斯托尔" in tagged_names(zh, "zh")
+    assert "信息" not in tagged_names(zh, "zh")
+    # another language, or a text without these scripts: no tagger runs
+    assert tagged_names(ja, "en") == set() and tagged_names("Zoran Zaev spoke.", "ja") == set()
+    # the keys: u: for the tagged names, in the text's language only
+    keys = salient_keys(ja, "ja")
+    assert "u:ザエフ" in keys and "u:マケドニア" in keys
+    assert not [k for k in salient_keys(ja) if k.startswith("u:")]
+    assert salient_keys("Zoran Zaev met Greek leaders.", "en") == salient_keys(
+        "Zoran Zaev met Greek leaders."
+    )

@@ -257,9 +257,16 @@ def test_component_features_equal_per_pair_features() -> None:
         "Shares in Acme rose 5% on Friday after the company said profits doubled in 2004.",
         "Acme said on Friday that profits doubled in 2004; its shares rose 5 percent.",
     ]
-    docs = fingerprint(
-        [Article(id=f"d{k}", text=t) for k, t in enumerate(texts)], Config(embedder="hashing")
-    )
+    # names a tagger reads in Japanese (u: keys): compared between the two Japanese
+    # texts, left out (totals too) against the English ones
+    cjk = [
+        ("ja", "リーズ市議会は月曜日、ヴォルダネク市長が40人の削減を発表したと伝えた。"),
+        ("ja", "ヴォルダネク市長はリーズで月曜日に40人の雇用が失われると述べた。"),
+    ]
+    arts = [Article(id=f"d{k}", text=t) for k, t in enumerate(texts)]
+    arts += [Article(id=f"j{k}", text=t, lang=lang) for k, (lang, t) in enumerate(cjk)]
+    docs = fingerprint(arts, Config(embedder="hashing"))
+    assert any(k.startswith("u:") for k in docs[-1].keys)
     members = list(range(len(docs)))
     feats = component_features(docs, members, {}, lambda i, j: pair_features(docs[i], docs[j], 0))
     local = local_idf(docs, members)

@@ -276,7 +276,7 @@ def _cased_keys(doc: Doc, text: str, cased: str) -> list[str]:
     def read(s: Sentence) -> str:
         return cased[s.start : s.end] if text[s.start : s.end] == s.text else s.text
 
-    return salient_keys(kept_body(doc.sentences, cased, read))
+    return salient_keys(kept_body(doc.sentences, cased, read), doc.lang)
 
 
 def _fact_details(figs: frozenset[str], nms: frozenset[str], lang: str | None) -> frozenset[str]:

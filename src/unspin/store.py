@@ -31,7 +31,13 @@ import numpy as np
 from unspin.durable import write_synced
 from unspin.fingerprint import FINGERPRINT_VERSION
 from unspin.model import Article, Doc, Quote, Sentence, key_json
-from unspin.normalise import hard_wrapped, has_ordinal_stop, quote_marks_changed, quotes_run_on
+from unspin.normalise import (
+    hard_wrapped,
+    has_cjk_letters,
+    has_ordinal_stop,
+    quote_marks_changed,
+    quotes_run_on,
+)
 
 #: bump when the tables change; a store written by a newer schema is refused
 STORE_SCHEMA_VERSION = 1
@@ -101,7 +107,9 @@ def cache_key(article: Article, embedder: str) -> str:
     which earlier code cut into two sentences there, and a text with a quotation in
     marks earlier code did not read (:func:`unspin.normalise.quote_marks_changed`), or
     with one that runs on past a paragraph's end (:func:`unspin.normalise.quotes_run_on`),
-    which earlier code read within one paragraph only."""
+    which earlier code read within one paragraph only; and a text with Han, kana or Hangul
+    letters, whose tagged names earlier code did not read into its keys
+    (:func:`unspin.normalise.tagged_names`)."""
     version = FINGERPRINT_VERSION + ("+wrap" if hard_wrapped(article.text) else "")
     if has_ordinal_stop(article.text):  # split after the ordinal by earlier code
         version += "+ord"
@@ -109,6 +117,8 @@ def cache_key(article: Article, embedder: str) -> str:
         version += "+q"
     if quotes_run_on(article.text):  # read within one paragraph by earlier code
         version += "+runs"
+    if has_cjk_letters(article.text):  # its Japanese, Korean or Chinese names: keys now
+        version += "+cjk"
     parts = [version, embedder, article.text, article.title, article.lang]
     # surrogatepass: a text that is not valid Unicode still has a key (ingest replaces
     # lone surrogates, but articles handed to the API directly are not read by ingest)

@@ -195,7 +195,7 @@ def _rarity(word: str, lang: str) -> float:
 @lru_cache(maxsize=500_000)  # pure; called for every key of every pair of a component
 def key_weight(key: str, lang: str) -> float:
     kind, _, val = key.partition(":")
-    if kind in ("e", "w"):
+    if kind in ("e", "w", "u"):
         return max(_rarity(w, lang) for w in val.split())
     if kind == "n":
         return 0.6 if len(val) >= 3 else 0.3
@@ -484,8 +484,10 @@ class StoryKeys:
         "lang",
         "all",
         "nmd",
+        "own",
         "weight",
         "total",
+        "total_own",
         "total_nmd",
         "vecs",
         "form_item",
@@ -543,10 +545,14 @@ class StoryKeys:
             self.lead_figs = lead_figures(doc)
             self.figs = figures(text)
         keys = doc.keys if keys is None else keys
-        self.all = {k for k in keys if k[0] in "ewnmd"}
+        self.all = {k for k in keys if k[0] in "ewnmdu"}
         self.nmd = {k for k in keys if k[0] in "nmd"}
+        #: the names read by a tagger in the article's own language (``u:`` keys of
+        #: :func:`unspin.fingerprint.salient_keys`): left out against another language
+        self.own = {k for k in self.all if k[0] == "u"}
         self.weight = {k: key_weight(k, doc.lang) for k in self.all}
         self.total = math.fsum(self.weight[k] for k in self.all)
+        self.total_own = math.fsum(self.weight[k] for k in self.own)
         self.total_nmd = math.fsum(self.weight[k] for k in self.nmd)
         ma = [s.index for s in doc.sentences if not s.boilerplate] or [
             s.index for s in doc.sentences
@@ -611,9 +617,11 @@ class StoryKeys:
         lines = [x.text for x in self._sents if not x.boilerplate]
         return frame_kgrams("\n".join(lines), ITEMS_FRAME_K)
 
-    def local_total(self, local: dict[str, float]) -> float:
-        """Sum of the key weights times the component-local weights."""
-        return math.fsum(self.weight[k] * local.get(k, 1.0) for k in self.all)
+    def local_total(self, local: dict[str, float], own: bool = True) -> float:
+        """Sum of the key weights times the component-local weights (``own`` False: of
+        the keys read in other languages too, :attr:`own` left out)."""
+        keys = self.all if own else self.all - self.own
+        return math.fsum(self.weight[k] * local.get(k, 1.0) for k in keys)
 
 
 def _rows(vectors: np.ndarray | None, idx: list[int]) -> np.ndarray | None:
@@ -644,10 +652,18 @@ def story_keys(doc: Doc, form: dict[int, int] | None = None) -> StoryKeys:
 
 
 def _dice(
-    a: StoryKeys, b: StoryKeys, nmd: bool, local: dict[str, float] | None, ta: float, tb: float
+    a: StoryKeys,
+    b: StoryKeys,
+    nmd: bool,
+    local: dict[str, float] | None,
+    ta: float,
+    tb: float,
+    cross: bool = False,
 ) -> float:
-    """Weighted Dice overlap of two articles' keys given their totals (``ta``, ``tb``)."""
-    ka, kb = (a.nmd, b.nmd) if nmd else (a.all, b.all)
+    """Weighted Dice overlap of two articles' keys given their totals (``ta``, ``tb``;
+    with ``cross``, two languages, the totals without the keys of one language,
+    :attr:`StoryKeys.own`, which are left out)."""
+    ka, kb = (a.nmd, b.nmd) if nmd else (a.all - a.own, b.all - b.own) if cross else (a.all, b.all)
     if not ka or not kb:
         return 0.0
     w = a.weight
@@ -659,13 +675,17 @@ def _dice(
 
 
 def key_overlap(
-    a: Doc, b: Doc, local: dict[str, float] | None = None, kinds: str = "ewnmd"
+    a: Doc, b: Doc, local: dict[str, float] | None = None, kinds: str = "ewnmdu"
 ) -> float:
-    """Weighted Dice overlap of the docs' salient keys, in [0, 1].
+    """Weighted Dice overlap of the docs' salient keys, in [0, 1]: what
+    :func:`pair_features` gives pair by pair, one article's keys at a time.
 
     ``local`` multiplies each key's weight (component-local IDF: keys that most
-    articles of a topic share describe the cast, not the event).
+    articles of a topic share describe the cast, not the event). The names a tagger read
+    in one language (``u:`` keys) count only between two articles of that language.
     """
+    if a.lang != b.lang:
+        kinds = kinds.replace("u", "")
     ka = {k for k in a.keys if k[0] in kinds}
     kb = {k for k in b.keys if k[0] in kinds}
     if not ka or not kb:
@@ -767,6 +787,7 @@ def pair_features(
     (the series rule reads it)."""
     ka = ka or story_keys(a)
     kb = kb or story_keys(b)
+    cross_lang = a.lang != b.lang  # names read in one language are not compared
     gap = days_apart(a.article.published_at, b.article.published_at)
     # names are compared as words: across languages (or scripts) they need not agree
     # (a table or notice too short to tell its language, "und", is compared)
@@ -793,7 +814,15 @@ def pair_features(
     return {
         "doc_sim": doc_sim,
         "top_sent": top,
-        "keys": _dice(ka, kb, False, None, ka.total, kb.total),
+        "keys": _dice(
+            ka,
+            kb,
+            False,
+            None,
+            ka.total - ka.total_own * cross_lang,
+            kb.total - kb.total_own * cross_lang,
+            cross_lang,
+        ),
         "details": _dice(ka, kb, True, None, ka.total_nmd, kb.total_nmd),
         "keys_local": 0.0,  # set per component by component_features
         "quotes": float(min(shared_quotes, 2)) / 2,
@@ -1111,6 +1140,10 @@ def component_features(
     form = getattr(feat_fn, "form", lambda i: None)
     keys = {i: story_keys(docs[i], form(i)) for i in members}
     totals = {i: keys[i].local_total(local) for i in members} if local else {}
+    # ... without the names read in one language, for a member's pairs across languages
+    shared = (
+        {i: keys[i].local_total(local, own=False) for i in members if keys[i].own} if local else {}
+    )
     with_keys = getattr(feat_fn, "with_keys", False)
     times = [parse_time(docs[i].article.published_at) for i in members]
     near = near_counts_of(times, crowd_days)
@@ -1133,6 +1166,10 @@ def component_features(
                 ci, cj = ki.content, kj.content
                 f["keys_local"] = _dice(
                     ci, cj, False, local, ci.local_total(local), cj.local_total(local)
+                )
+            elif local and docs[i].lang != docs[j].lang:
+                f["keys_local"] = _dice(
+                    ki, kj, False, local, shared.get(i, totals[i]), shared.get(j, totals[j]), True
                 )
             elif local:
                 f["keys_local"] = _dice(ki, kj, False, local, totals[i], totals[j])
