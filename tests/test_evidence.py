@@ -1779,3 +1779,20 @@ def test_an_artefact_rate_names_what_it_counted_per() -> None:
     b = doc_of("b", ["the mayor met him On thursday to discuss the $ 60 million plan ."])
     got = DIRECTION_EVIDENCE["artefacts"](ctx(a, b, [(0, 0)], relation="spun"))
     assert got is not None and "per 100 words: a 0.0, b" in got[1]
+
+
+def test_the_rewrite_model_reads_no_tagged_names() -> None:
+    """The tagged names of a Japanese text are story keys (``u:``), not keys of its
+    :class:`DocFacts`: the rewrite model's ``short_keys_in`` was fitted on names read by
+    their capitals (with them, briefs beside long reports of one event crossed its cut)."""
+    from unspin.evidence import doc_facts
+    from unspin.model import Article
+    from unspin.pipeline import Config, fingerprint
+
+    (doc,) = fingerprint(
+        [Article(id="j", text="ザエフ首相はマケドニアで40人と会った。", lang="ja")],
+        Config(embedder="hashing"),
+    )
+    assert {"u:ザエフ", "u:マケドニア"} <= set(doc.keys)
+    assert "n:40" in doc_facts(doc).keys
+    assert not [k for k in doc_facts(doc).keys if k.startswith("u:")]
