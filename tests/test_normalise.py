@@ -480,3 +480,20 @@ def test_tagged_names_read_the_names_of_scripts_without_capitals() -> None:
     assert salient_keys("Zoran Zaev met Greek leaders.", "en") == salient_keys(
         "Zoran Zaev met Greek leaders."
     )
+
+
+def test_rare_script_words_are_the_keys_of_arabic_texts() -> None:
+    """An Arabic text's rare words (vowel marks and tatweel left out, four letters or
+    more, rarer than ``RARE_ZIPF``) are its ``u:`` keys; common words, particles and
+    other languages give none."""
+    from unspin.fingerprint import salient_keys
+    from unspin.normalise import rare_script_words
+
+    text = "افتتح الرئيس مسجد كولونيا، وندد المحتجون بالحاكم المستبدّ وقالوا مستبدًا."
+    got = rare_script_words(text, "ar")
+    assert {"مستبدا", "بالحاكم"} <= got  # the tanween left out
+    assert not got & {"الرئيس", "مسجد", "افتتح"}  # common words
+    assert all(len(w) >= 4 for w in got)
+    assert rare_script_words(text, "fa") == set() and rare_script_words("Cologne", "ar") == set()
+    assert "u:مستبدا" in salient_keys(text, "ar")
+    assert not [k for k in salient_keys(text) if k.startswith("u:")]

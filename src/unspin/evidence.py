@@ -280,8 +280,9 @@ def _cased_keys(doc: Doc, text: str, cased: str) -> list[str]:
 
 
 def _fact_keys(keys: list[str]) -> frozenset[str]:
-    """:attr:`DocFacts.keys`: the salient keys but the names a tagger read in a script
-    without capitals (``u:``, :func:`unspin.normalise.tagged_names`). The rewrite model's
+    """:attr:`DocFacts.keys`: the salient keys but those read in a script without
+    capitals (``u:``: :func:`unspin.normalise.tagged_names`,
+    :func:`unspin.normalise.rare_script_words`). The rewrite model's
     ``short_keys_in`` was fitted on names read by their capitals; with the tagged names a
     brief beside a long report of one event keeps most of its keys in the other and
     crossed the model's cut (session 48: 3 more false claims between independent reports

@@ -26,6 +26,7 @@ from unspin.normalise import (
     detect_language,
     find_quotes,
     normalise_text,
+    rare_script_words,
     sentences_for,
     tagged_names,
     text_hash,
@@ -103,10 +104,11 @@ def salient_keys(text: str, lang: str | None = None) -> list[str]:
 
     Names are capitalised words (``e:`` the phrase, ``w:`` each word); in a Japanese,
     Korean or Chinese text (``lang``), whose scripts have no capitals, also the proper
-    nouns its part-of-speech tagger reads (``u:``, :func:`unspin.normalise.tagged_names`).
+    nouns its part-of-speech tagger reads (``u:``, :func:`unspin.normalise.tagged_names`),
+    and in an Arabic one its rare words (``u:``, :func:`unspin.normalise.rare_script_words`).
     ``u:`` keys are words of one language: compared within a language only
     (:class:`unspin.stories.StoryKeys`)."""
-    keys: set[str] = {"u:" + w for w in tagged_names(text, lang)}
+    keys: set[str] = {"u:" + w for w in tagged_names(text, lang) | rare_script_words(text, lang)}
     for m in _CAPSEQ.finditer(text):
         phrase = m.group(0).strip(" .-'’")
         toks = [t for t in words(phrase) if t not in STOPWORDS]

@@ -33,6 +33,7 @@ from unspin.fingerprint import FINGERPRINT_VERSION
 from unspin.model import Article, Doc, Quote, Sentence, key_json
 from unspin.normalise import (
     hard_wrapped,
+    has_arabic_letters,
     has_cjk_letters,
     has_ordinal_stop,
     quote_marks_changed,
@@ -109,7 +110,8 @@ def cache_key(article: Article, embedder: str) -> str:
     with one that runs on past a paragraph's end (:func:`unspin.normalise.quotes_run_on`),
     which earlier code read within one paragraph only; and a text with Han, kana or Hangul
     letters, whose tagged names earlier code did not read into its keys
-    (:func:`unspin.normalise.tagged_names`)."""
+    (:func:`unspin.normalise.tagged_names`), or with Arabic letters, whose rare words it
+    did not (:func:`unspin.normalise.rare_script_words`)."""
     version = FINGERPRINT_VERSION + ("+wrap" if hard_wrapped(article.text) else "")
     if has_ordinal_stop(article.text):  # split after the ordinal by earlier code
         version += "+ord"
@@ -119,6 +121,8 @@ def cache_key(article: Article, embedder: str) -> str:
         version += "+runs"
     if has_cjk_letters(article.text):  # its Japanese, Korean or Chinese names: keys now
         version += "+cjk"
+    if has_arabic_letters(article.text):  # its rare Arabic words: keys now
+        version += "+arab"
     parts = [version, embedder, article.text, article.title, article.lang]
     # surrogatepass: a text that is not valid Unicode still has a key (ingest replaces
     # lone surrogates, but articles handed to the API directly are not read by ingest)
