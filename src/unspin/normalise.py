@@ -762,6 +762,10 @@ TAGGED_NAME_MIN_CHARS = 2
 #: "아리아니") counts as a name when rarer than this (``wordfreq`` Zipf); as
 #: :data:`RARE_ZIPF`, once in a million words or less
 TAGGED_RARE_ZIPF = RARE_ZIPF
+#: characters of a text the tagger reads (its start): jieba reads Chinese at ~28,000
+#: characters a second here, so a text at the size limit (2,000,000 characters) would
+#: spend over a minute; a news article is far shorter (NTREX: ~650 characters in Chinese)
+TAGGED_NAME_MAX_CHARS = 50_000
 #: a letter of the scripts :data:`TAGGED_NAME_LANGS` write: without one, a text has no
 #: name of theirs (and no tagger is run)
 _CJK_LETTER = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]")
@@ -841,7 +845,9 @@ def tagged_names(text: str, lang: str | None) -> set[str]:
     :data:`TAGGED_NAME_MIN_CHARS` letters of these scripts; a Latin-script name is
     :func:`names`' (capitals). What the salient keys of these texts lacked: their
     names, which tell one event from a look-alike as capitalised names do in English.
-    Empty for any other language or a text without such letters."""
+    Empty for any other language or a text without such letters. Only the first
+    :data:`TAGGED_NAME_MAX_CHARS` characters are read (bounded time on hostile input)."""
+    text = text[:TAGGED_NAME_MAX_CHARS]
     if lang not in TAGGED_NAME_LANGS or not has_cjk_letters(text):
         return set()
     tag = _tagger(lang)
