@@ -19,6 +19,7 @@ from unspin.embed import Embedder
 from unspin.model import Article, Doc, InputError, Sentence
 from unspin.normalise import (
     STOPWORDS,
+    TAGGED_NAME_MAX_CHARS,
     UPPER,
     ascii_digits,
     canonical_lang,
@@ -236,7 +237,8 @@ def cut_warnings(docs: Sequence[Doc], params: FingerprintParams) -> list[InputEr
                 f"articles (FingerprintParams.max_sentences); the other {total - kept:,} "
                 "sentences are not embedded, aligned, typed, searched for reuse or read "
                 "for names, figures, words and style (its exact duplicates, MinHash, "
-                "story keys and language are still read from the whole text)",
+                "story keys and language are still read from the whole text, the names "
+                f"a tagger reads in its first {TAGGED_NAME_MAX_CHARS:,} characters)",
                 severity="warning",
             )
         )
