@@ -485,6 +485,7 @@ class StoryKeys:
         "all",
         "nmd",
         "own",
+        "common",
         "weight",
         "total",
         "total_own",
@@ -550,6 +551,8 @@ class StoryKeys:
         #: the names read by a tagger in the article's own language (``u:`` keys of
         #: :func:`unspin.fingerprint.salient_keys`): left out against another language
         self.own = {k for k in self.all if k[0] == "u"}
+        #: the rest, compared across languages (the same set when there is no own key)
+        self.common = self.all - self.own if self.own else self.all
         self.weight = {k: key_weight(k, doc.lang) for k in self.all}
         self.total = math.fsum(self.weight[k] for k in self.all)
         self.total_own = math.fsum(self.weight[k] for k in self.own)
@@ -620,7 +623,7 @@ class StoryKeys:
     def local_total(self, local: dict[str, float], own: bool = True) -> float:
         """Sum of the key weights times the component-local weights (``own`` False: of
         the keys read in other languages too, :attr:`own` left out)."""
-        keys = self.all if own else self.all - self.own
+        keys = self.all if own else self.common
         return math.fsum(self.weight[k] * local.get(k, 1.0) for k in keys)
 
 
@@ -663,7 +666,7 @@ def _dice(
     """Weighted Dice overlap of two articles' keys given their totals (``ta``, ``tb``;
     with ``cross``, two languages, the totals without the keys of one language,
     :attr:`StoryKeys.own`, which are left out)."""
-    ka, kb = (a.nmd, b.nmd) if nmd else (a.all - a.own, b.all - b.own) if cross else (a.all, b.all)
+    ka, kb = (a.nmd, b.nmd) if nmd else (a.common, b.common) if cross else (a.all, b.all)
     if not ka or not kb:
         return 0.0
     w = a.weight
