@@ -804,9 +804,13 @@ def _tagger(lang: str) -> Callable[[str], list[tuple[str, str]]] | None:
                 ]  # fmt: skip
 
             return zh
-        from wordfreq.mecab import make_mecab_analyzer
+        from wordfreq.mecab import MECAB_ANALYZERS, make_mecab_analyzer
 
-        tagger = make_mecab_analyzer(lang)
+        # wordfreq's own tagger for the language (its Japanese and Korean word lookups
+        # read the same dictionary): one per process, made here if it has none yet
+        if lang not in MECAB_ANALYZERS:
+            MECAB_ANALYZERS[lang] = make_mecab_analyzer(lang)
+        tagger = MECAB_ANALYZERS[lang]
     except Exception as e:  # noqa: BLE001 - a missing or broken tagger never aborts a scan
         warnings.warn(
             f"no part-of-speech tagger for language {lang!r} ({type(e).__name__}: {e}); its "
