@@ -491,12 +491,30 @@ def test_rare_script_words_are_the_keys_of_arabic_texts() -> None:
 
     text = "افتتح الرئيس مسجد كولونيا، وندد المحتجون بالحاكم المستبدّ وقالوا مستبدًا."
     got = rare_script_words(text, "ar")
-    assert {"مستبدا", "بالحاكم"} <= got  # the tanween left out
+    assert "مستبدا" in got  # the tanween left out
     assert not got & {"الرئيس", "مسجد", "افتتح"}  # common words
-    assert all(len(w) >= 4 for w in got)
+    assert all(len(w) >= 3 for w in got)
     assert rare_script_words(text, "fa") == set() and rare_script_words("Cologne", "ar") == set()
     assert "u:مستبدا" in salient_keys(text, "ar")
     assert not [k for k in salient_keys(text) if k.startswith("u:")]
+
+
+def test_an_arabic_word_is_keyed_without_its_clitics() -> None:
+    """A common word with a preposition or the article written onto it is rare as
+    spelt but is no key ("بالحاكم": "الحاكم"); a name the word list does not hold with
+    a conjunction on it is keyed by the form the list holds ("وتشيكس" -> "تشيكس"), so
+    two texts writing it with and without share the key; one letter's spellings are
+    one key (hamza seats)."""
+    from unspin.normalise import arabic_key, arabic_stems, rare_script_words
+
+    assert arabic_key("بالحاكم") is None and arabic_key("والفرار") is None
+    assert arabic_key("للاشتباه") is None  # "لل": the preposition and the article
+    assert "الاشتباه" in arabic_stems("للاشتباه")
+    assert arabic_key("وتشيكس") == arabic_key("تشيكس") == "تشيكس"
+    assert arabic_key("إيغودالا") == arabic_key("ايغودالا")
+    a = rare_script_words("قال مدرب فريق تشيكس إن اللاعب غاب.", "ar")
+    b = rare_script_words("وفاز فريق سيكسرز وتشيكس في المباراة.", "ar")
+    assert "تشيكس" in a & b
 
 
 def test_tagged_names_read_the_start_of_a_text_only(monkeypatch) -> None:

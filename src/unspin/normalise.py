@@ -886,24 +886,85 @@ _ARABIC_MARKS = regex.compile(r"[\u064B-\u065F\u0670\u0640]")
 def rare_script_words(text: str, lang: str | None) -> set[str]:
     """The rare words of an Arabic text (:data:`RARE_WORD_KEY_LANGS`): words of at least
     :data:`RARE_WORD_KEY_MIN_LETTERS` letters, vowel marks and tatweel left out, rarer than
-    :data:`RARE_ZIPF` in ``wordfreq``'s list of the language. Its script has no capitals
-    and no tagger is installed for it, so its names are not read; its rare words (names,
+    :data:`RARE_ZIPF` in ``wordfreq``'s list of the language, each read without the
+    clitics written onto it (:func:`arabic_key`). Its script has no capitals and no
+    tagger is installed for it, so its names are not read; its rare words (names,
     places, the event's own terms: "كولونيا", "مستبدا") are what tells one event from a
     look-alike there, as the names do in English (on the hand-translated ECB+ reports,
     their weighted overlap is higher for two reports of one event than for two of the
     topic's look-alike events in 0.78 of such pairs of pairs; English names and figures
-    0.89). A word with a clitic glued on ("لأردوغان") is another word. Empty for any
-    other language."""
+    0.89). Empty for any other language."""
     if lang not in RARE_WORD_KEY_LANGS:
         return set()
     out: set[str] = set()
+    seen: set[str] = set()
     for w in _ARABIC_WORD.findall(_ARABIC_MARKS.sub("", text)):
-        if len(w) < RARE_WORD_KEY_MIN_LETTERS or w in out:
+        if len(w) < RARE_WORD_KEY_MIN_LETTERS or w in seen:
             continue
-        z = zipf(w, lang)
-        if z is not None and z < RARE_ZIPF:
-            out.add(w)
+        seen.add(w)
+        key = arabic_key(w, lang)
+        if key is not None:
+            out.add(key)
     return out
+
+
+#: what may be written onto the front of an Arabic word, in this order: a conjunction,
+#: a preposition, the article ("وبالمدينة" = "و" + "ب" + "ال" + "مدينة"; "لل" is "ل" +
+#: "ال" with the article's alif dropped)
+ARABIC_CONJUNCTIONS = ("و", "ف")
+ARABIC_PREPOSITIONS = ("ب", "ل", "ك")
+#: fewest letters left once clitics are cut off: a shorter rest is no word of its own
+ARABIC_MIN_STEM = 3
+#: spellings of one letter that writers of one language use interchangeably (hamza seats
+#: on alif, alif maqsura, ta marbuta): unified in a key, so one name spelt both ways
+#: is one key
+_ARABIC_LETTER_FORMS = str.maketrans({"أ": "ا", "إ": "ا", "آ": "ا", "ى": "ي", "ة": "ه"})
+
+
+def arabic_stems(word: str) -> list[str]:
+    """``word`` with each way of cutting clitics off its front
+    (:data:`ARABIC_CONJUNCTIONS`, :data:`ARABIC_PREPOSITIONS`, the article), fewest
+    letters cut first; each rest at least :data:`ARABIC_MIN_STEM` letters."""
+    out: list[str] = []
+    for c in ("", *ARABIC_CONJUNCTIONS):
+        if not word.startswith(c):
+            continue
+        r1 = word[len(c) :]
+        for p in ("", *ARABIC_PREPOSITIONS):
+            if not r1.startswith(p):
+                continue
+            r2 = r1[len(p) :]
+            forms = [r2]
+            if r2.startswith("ال"):
+                forms.append(r2[2:])
+            elif p == "ل" and r2.startswith("ل"):
+                forms += [r2[1:], "ا" + r2]
+            for f in forms:
+                if f != word and len(f) >= ARABIC_MIN_STEM and f not in out:
+                    out.append(f)
+    return sorted(out, key=lambda f: -len(f))
+
+
+def arabic_key(word: str, lang: str = "ar") -> str | None:
+    """The story key of one Arabic word, or None when it is no rare word: a word as
+    common as :data:`RARE_ZIPF` is none, nor is a rare spelling of a common word with a
+    conjunction, preposition or the article written onto it ("والفرار", "للاشتباه": of
+    :func:`arabic_stems`, one is common). A word the word list does not hold, whose stem
+    it does ("وتشيكس" -> "تشيكس"), is keyed by that stem, so a name is one key with or
+    without the clitics. Spellings of one letter are unified (:data:`_ARABIC_LETTER_FORMS`)."""
+    z = zipf(word, lang)
+    if z is None or z >= RARE_ZIPF:
+        return None
+    stems = arabic_stems(word)
+    zs = [zipf(s, lang) or 0.0 for s in stems]
+    if any(x >= RARE_ZIPF for x in zs):
+        return None
+    key = word
+    if z == 0:
+        known = [s for s, x in zip(stems, zs) if x > 0]
+        if known:
+            key = known[0]
+    return key.translate(_ARABIC_LETTER_FORMS)
 
 
 def has_arabic_letters(text: str) -> bool:

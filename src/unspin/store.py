@@ -111,7 +111,8 @@ def cache_key(article: Article, embedder: str) -> str:
     which earlier code read within one paragraph only; and a text with Han, kana or Hangul
     letters, whose tagged names earlier code did not read into its keys
     (:func:`unspin.normalise.tagged_names`), or with Arabic letters, whose rare words it
-    did not (:func:`unspin.normalise.rare_script_words`)."""
+    did not read, or read with the clitics written onto them
+    (:func:`unspin.normalise.rare_script_words`)."""
     version = FINGERPRINT_VERSION + ("+wrap" if hard_wrapped(article.text) else "")
     if has_ordinal_stop(article.text):  # split after the ordinal by earlier code
         version += "+ord"
@@ -122,7 +123,7 @@ def cache_key(article: Article, embedder: str) -> str:
     if has_cjk_letters(article.text):  # its Japanese, Korean or Chinese names: keys now
         version += "+cjk"
     if has_arabic_letters(article.text):  # its rare Arabic words: keys now
-        version += "+arab"
+        version += "+arab2"  # "+arab": read with clitics
     parts = [version, embedder, article.text, article.title, article.lang]
     # surrogatepass: a text that is not valid Unicode still has a key (ingest replaces
     # lone surrogates, but articles handed to the API directly are not read by ingest)
