@@ -14,6 +14,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from functools import cache, lru_cache
+from typing import Any
 
 import regex
 
@@ -950,8 +951,11 @@ def arabic_key(word: str, lang: str = "ar") -> str | None:
     common as :data:`RARE_ZIPF` is none, nor is a rare spelling of a common word with a
     conjunction, preposition or the article written onto it ("والفرار", "للاشتباه": of
     :func:`arabic_stems`, one is common). A word the word list does not hold, whose stem
-    it does ("وتشيكس" -> "تشيكس"), is keyed by that stem, so a name is one key with or
-    without the clitics. Spellings of one letter are unified (:data:`_ARABIC_LETTER_FORMS`)."""
+    it does ("وتشيكس" -> "تشيكس"), is read as that stem; spellings of one letter are
+    unified (:data:`_ARABIC_LETTER_FORMS`); the key is then the Snowball Arabic stemmer's
+    stem of it (``snowballstemmer``: clitics and endings off, "لتيشيرا" and "تيشيرا",
+    "بكولونيا" and "كولونيا", "صدمتها" and "صدمها" one key each), so one name or one of
+    the event's own words is one key however it is written onto."""
     z = zipf(word, lang)
     if z is None or z >= RARE_ZIPF:
         return None
@@ -964,7 +968,15 @@ def arabic_key(word: str, lang: str = "ar") -> str | None:
         known = [s for s, x in zip(stems, zs) if x > 0]
         if known:
             key = known[0]
-    return key.translate(_ARABIC_LETTER_FORMS)
+    return _arabic_stemmer().stemWord(key).translate(_ARABIC_LETTER_FORMS)
+
+
+@lru_cache(maxsize=1)
+def _arabic_stemmer() -> Any:
+    """The Snowball Arabic stemmer (one per process; pure Python, no data files)."""
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("arabic")
 
 
 def has_arabic_letters(text: str) -> bool:

@@ -123,7 +123,7 @@ def cache_key(article: Article, embedder: str) -> str:
     if has_cjk_letters(article.text):  # its Japanese, Korean or Chinese names: keys now
         version += "+cjk"
     if has_arabic_letters(article.text):  # its rare Arabic words: keys now
-        version += "+arab2"  # "+arab": read with clitics
+        version += "+arab3"  # "+arab": read with clitics; "+arab2": unstemmed
     parts = [version, embedder, article.text, article.title, article.lang]
     # surrogatepass: a text that is not valid Unicode still has a key (ingest replaces
     # lone surrogates, but articles handed to the API directly are not read by ingest)
