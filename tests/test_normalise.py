@@ -523,6 +523,21 @@ def test_an_arabic_word_is_keyed_without_its_clitics() -> None:
     assert arabic_key("تشيكس") in a & b
 
 
+def test_a_hindi_texts_rare_words_are_keys_by_their_stems() -> None:
+    """Hindi has no capitals: its rare words (wordfreq's Hindi list, under ``RARE_ZIPF``)
+    are its ``u:`` keys by their Snowball stems (one key for a word's direct and oblique
+    forms); its common words give none, and other Devanagari languages none."""
+    from unspin.fingerprint import salient_keys
+    from unspin.normalise import rare_script_words
+
+    text = "कैलिफ़ोर्निया में भूकंप आया, इंडोनेशियाई अधिकारियों ने कहा कि सरकार मदद करेगी।"
+    got = rare_script_words(text, "hi")
+    assert got and not got & {"सरकार", "भूकंप", "अधिकारियों"}
+    assert got & rare_script_words("वह कैलिफ़ोर्निया गया।", "hi")
+    assert rare_script_words(text, "mr") == set()
+    assert any(k.startswith("u:") for k in salient_keys(text, "hi"))
+
+
 def test_tagged_names_read_the_start_of_a_text_only(monkeypatch) -> None:
     """The tagger reads at most ``TAGGED_NAME_MAX_CHARS`` characters: a text at the size
     limit costs what its start costs (jieba reads ~28,000 Chinese characters a second)."""

@@ -34,6 +34,7 @@ from unspin.model import Article, Doc, Quote, Sentence, key_json
 from unspin.normalise import (
     hard_wrapped,
     has_arabic_letters,
+    has_devanagari_letters,
     has_cjk_letters,
     has_ordinal_stop,
     quote_marks_changed,
@@ -122,6 +123,8 @@ def cache_key(article: Article, embedder: str) -> str:
         version += "+runs"
     if has_cjk_letters(article.text):  # its Japanese, Korean or Chinese names: keys now
         version += "+cjk"
+    if has_devanagari_letters(article.text):  # its rare Hindi words: keys now
+        version += "+deva"
     if has_arabic_letters(article.text):  # its rare Arabic words: keys now
         version += "+arab3"  # "+arab": read with clitics; "+arab2": unstemmed
     parts = [version, embedder, article.text, article.title, article.lang]
