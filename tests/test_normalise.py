@@ -538,6 +538,21 @@ def test_a_hindi_texts_rare_words_are_keys_by_their_stems() -> None:
     assert any(k.startswith("u:") for k in salient_keys(text, "hi"))
 
 
+def test_rare_script_words_read_the_start_of_a_text_only(monkeypatch) -> None:
+    """The rare-word reader stops at ``TAGGED_NAME_MAX_CHARS`` as the taggers do: a text
+    at the size limit costs what its start costs."""
+    import unspin.normalise as nm
+
+    head = "قال مدرب فريق تشيكس إن اللاعب غاب. "
+    tail = "وقال مستبدا آخر."
+    assert {nm.arabic_key("تشيكس"), nm.arabic_key("مستبدا")} <= nm.rare_script_words(
+        head + tail, "ar"
+    )
+    monkeypatch.setattr(nm, "TAGGED_NAME_MAX_CHARS", len(head))
+    got = nm.rare_script_words(head + tail, "ar")
+    assert nm.arabic_key("تشيكس") in got and nm.arabic_key("مستبدا") not in got
+
+
 def test_tagged_names_read_the_start_of_a_text_only(monkeypatch) -> None:
     """The tagger reads at most ``TAGGED_NAME_MAX_CHARS`` characters: a text at the size
     limit costs what its start costs (jieba reads ~28,000 Chinese characters a second)."""

@@ -238,7 +238,8 @@ def cut_warnings(docs: Sequence[Doc], params: FingerprintParams) -> list[InputEr
                 "sentences are not embedded, aligned, typed, searched for reuse or read "
                 "for names, figures, words and style (its exact duplicates, MinHash, "
                 "story keys and language are still read from the whole text, the names "
-                f"a tagger reads in its first {TAGGED_NAME_MAX_CHARS:,} characters)",
+                f"a tagger reads and the rare Arabic and Hindi words in its first "
+                f"{TAGGED_NAME_MAX_CHARS:,} characters)",
                 severity="warning",
             )
         )

@@ -34,8 +34,8 @@ from unspin.model import Article, Doc, Quote, Sentence, key_json
 from unspin.normalise import (
     hard_wrapped,
     has_arabic_letters,
-    has_devanagari_letters,
     has_cjk_letters,
+    has_devanagari_letters,
     has_ordinal_stop,
     quote_marks_changed,
     quotes_run_on,
