@@ -494,7 +494,7 @@ def test_rare_script_words_are_the_keys_of_arabic_texts() -> None:
     assert arabic_key("مستبدًا") in got and arabic_key("مستبدا") == "مستبد"  # tanween out
     assert not got & {"الرئيس", "مسجد", "افتتح"}  # common words
     assert all(len(w) >= 3 for w in got)
-    assert rare_script_words(text, "fa") == set() and rare_script_words("Cologne", "ar") == set()
+    assert rare_script_words(text, "ur") == set() and rare_script_words("Cologne", "ar") == set()
     assert "u:مستبد" in salient_keys(text, "ar")
     assert not [k for k in salient_keys(text) if k.startswith("u:")]
 
@@ -551,6 +551,16 @@ def test_rare_script_words_read_the_start_of_a_text_only(monkeypatch) -> None:
     monkeypatch.setattr(nm, "TAGGED_NAME_MAX_CHARS", len(head))
     got = nm.rare_script_words(head + tail, "ar")
     assert nm.arabic_key("تشيكس") in got and nm.arabic_key("مستبدا") not in got
+
+
+def test_a_persian_texts_rare_words_are_keys_as_written() -> None:
+    """Persian writes its plural and verb affixes apart: its rare words are keys as
+    written, with the Arabic forms of kaf and yeh read as Persian's; common words none."""
+    from unspin.normalise import rare_script_words
+
+    got = rare_script_words("خانم پالین در کلیسای واسیلا گفت که تحریم‌ها باید لغو شوند.", "fa")
+    assert {"پالین", "واسیلا"} <= got and not got & {"تحریم", "کلیسای", "باید"}
+    assert rare_script_words("كليساي واسيلا", "fa") == rare_script_words("کلیسای واسیلا", "fa")
 
 
 def test_tagged_names_read_the_start_of_a_text_only(monkeypatch) -> None:

@@ -876,8 +876,10 @@ def tagged_names(text: str, lang: str | None) -> set[str]:
 #: languages whose rare words stand in for names as story keys (:func:`rare_script_words`):
 #: written without capitals and with no part-of-speech tagger among the installed
 #: packages (Arabic, measured on the hand-translated ECB+ reports of sessions 42-49;
-#: Hindi, session 49)
-RARE_WORD_KEY_LANGS = frozenset({"ar", "hi"})
+#: Hindi and Persian, session 49)
+RARE_WORD_KEY_LANGS = frozenset({"ar", "hi", "fa"})
+#: Arabic letters Persian writes in its own forms (kaf, yeh): one key either way
+_PERSIAN_LETTER_FORMS = str.maketrans({"ك": "ک", "ي": "ی", "ى": "ی"})
 _DEVANAGARI_WORD = regex.compile(r"\p{Devanagari}+")
 #: fewest letters of such a word: Arabic particles and pronouns are shorter
 RARE_WORD_KEY_MIN_LETTERS = 4
@@ -897,7 +899,9 @@ def rare_script_words(text: str, lang: str | None) -> set[str]:
     their weighted overlap is higher for two reports of one event than for two of the
     topic's look-alike events in 0.78 of such pairs of pairs; English names and figures
     0.89). In Hindi, whose words take no clitics, the rare words of at least four code
-    points by their Snowball Hindi stems. Empty for any other language. As the taggers
+    points by their Snowball Hindi stems; in Persian, which writes its plural and verb
+    affixes apart (a zero-width non-joiner), the rare words as written (Snowball's Persian
+    stemmer cuts names: "پالین" -> "پال"). Empty for any other language. As the taggers
     (:func:`tagged_names`), it reads the first :data:`TAGGED_NAME_MAX_CHARS` characters:
     a 2,000,000-character Arabic text of distinct words spent 21 s here."""
     if lang not in RARE_WORD_KEY_LANGS:
@@ -913,6 +917,15 @@ def rare_script_words(text: str, lang: str | None) -> set[str]:
             z = zipf(w, lang)
             if z is not None and z < RARE_ZIPF:
                 out.add(_hindi_stemmer().stemWord(w))
+        return out
+    if lang == "fa":  # its plural and other endings stand apart (a zero-width non-joiner)
+        for w in _ARABIC_WORD.findall(_ARABIC_MARKS.sub("", text).translate(_PERSIAN_LETTER_FORMS)):
+            if len(w) < RARE_WORD_KEY_MIN_LETTERS or w in seen:
+                continue
+            seen.add(w)
+            z = zipf(w, lang)
+            if z is not None and z < RARE_ZIPF:
+                out.add(w)
         return out
     for w in _ARABIC_WORD.findall(_ARABIC_MARKS.sub("", text)):
         if len(w) < RARE_WORD_KEY_MIN_LETTERS or w in seen:

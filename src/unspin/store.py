@@ -127,6 +127,8 @@ def cache_key(article: Article, embedder: str) -> str:
         version += "+deva"
     if has_arabic_letters(article.text):  # its rare Arabic words: keys now
         version += "+arab3"  # "+arab": read with clitics; "+arab2": unstemmed
+        if article.lang == "fa" or "\u06a9" in article.text or "\u06cc" in article.text:
+            version += "+fa"  # Persian rare words: keys now
     parts = [version, embedder, article.text, article.title, article.lang]
     # surrogatepass: a text that is not valid Unicode still has a key (ingest replaces
     # lone surrogates, but articles handed to the API directly are not read by ingest)
