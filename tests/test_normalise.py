@@ -494,7 +494,7 @@ def test_rare_script_words_are_the_keys_of_arabic_texts() -> None:
     assert arabic_key("مستبدًا") in got and arabic_key("مستبدا") == "مستبد"  # tanween out
     assert not got & {"الرئيس", "مسجد", "افتتح"}  # common words
     assert all(len(w) >= 3 for w in got)
-    assert rare_script_words(text, "ur") == set() and rare_script_words("Cologne", "ar") == set()
+    assert rare_script_words(text, "sd") == set() and rare_script_words("Cologne", "ar") == set()
     assert "u:مستبد" in salient_keys(text, "ar")
     assert not [k for k in salient_keys(text) if k.startswith("u:")]
 
@@ -561,6 +561,14 @@ def test_a_persian_texts_rare_words_are_keys_as_written() -> None:
     got = rare_script_words("خانم پالین در کلیسای واسیلا گفت که تحریم‌ها باید لغو شوند.", "fa")
     assert {"پالین", "واسیلا"} <= got and not got & {"تحریم", "کلیسای", "باید"}
     assert rare_script_words("كليساي واسيلا", "fa") == rare_script_words("کلیسای واسیلا", "fa")
+
+
+def test_an_urdu_texts_rare_words_are_keys_as_written() -> None:
+    """Urdu, as Persian: rare words as written are keys, common words none."""
+    from unspin.normalise import rare_script_words
+
+    got = rare_script_words("پاکستان کی حکومت نے کہا کہ واسیلا کے چرچ میں آگ لگی۔", "ur")
+    assert "واسیلا" in got and not got & {"پاکستان", "حکومت"}
 
 
 def test_tagged_names_read_the_start_of_a_text_only(monkeypatch) -> None:

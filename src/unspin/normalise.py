@@ -876,8 +876,8 @@ def tagged_names(text: str, lang: str | None) -> set[str]:
 #: languages whose rare words stand in for names as story keys (:func:`rare_script_words`):
 #: written without capitals and with no part-of-speech tagger among the installed
 #: packages (Arabic, measured on the hand-translated ECB+ reports of sessions 42-49;
-#: Hindi and Persian, session 49)
-RARE_WORD_KEY_LANGS = frozenset({"ar", "hi", "fa"})
+#: Hindi, Persian and Urdu, session 49)
+RARE_WORD_KEY_LANGS = frozenset({"ar", "hi", "fa", "ur"})
 #: Arabic letters Persian writes in its own forms (kaf, yeh): one key either way
 _PERSIAN_LETTER_FORMS = str.maketrans({"ك": "ک", "ي": "ی", "ى": "ی"})
 _DEVANAGARI_WORD = regex.compile(r"\p{Devanagari}+")
@@ -901,9 +901,10 @@ def rare_script_words(text: str, lang: str | None) -> set[str]:
     0.89). In Hindi, whose words take no clitics, the rare words of at least four code
     points by their Snowball Hindi stems; in Persian, which writes its plural and verb
     affixes apart (a zero-width non-joiner), the rare words as written (Snowball's Persian
-    stemmer cuts names: "پالین" -> "پال"). Empty for any other language. As the taggers
-    (:func:`tagged_names`), it reads the first :data:`TAGGED_NAME_MAX_CHARS` characters:
-    a 2,000,000-character Arabic text of distinct words spent 21 s here."""
+    stemmer cuts names: "پالین" -> "پال"), and so in Urdu. Empty for any other language.
+    As the taggers (:func:`tagged_names`), it reads the first
+    :data:`TAGGED_NAME_MAX_CHARS` characters: a 2,000,000-character Arabic text of distinct
+    words spent 21 s here."""
     if lang not in RARE_WORD_KEY_LANGS:
         return set()
     text = text[:TAGGED_NAME_MAX_CHARS]  # as the taggers: bounded time on hostile input
@@ -918,7 +919,7 @@ def rare_script_words(text: str, lang: str | None) -> set[str]:
             if z is not None and z < RARE_ZIPF:
                 out.add(_hindi_stemmer().stemWord(w))
         return out
-    if lang == "fa":  # its plural and other endings stand apart (a zero-width non-joiner)
+    if lang in ("fa", "ur"):  # affixes stand apart (a zero-width non-joiner, a space)
         for w in _ARABIC_WORD.findall(_ARABIC_MARKS.sub("", text).translate(_PERSIAN_LETTER_FORMS)):
             if len(w) < RARE_WORD_KEY_MIN_LETTERS or w in seen:
                 continue

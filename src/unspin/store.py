@@ -129,6 +129,8 @@ def cache_key(article: Article, embedder: str) -> str:
         version += "+arab3"  # "+arab": read with clitics; "+arab2": unstemmed
         if article.lang == "fa" or "\u06a9" in article.text or "\u06cc" in article.text:
             version += "+fa"  # Persian rare words: keys now
+        if any(c in article.text for c in "\u06c1\u06d2\u0679\u0688\u0691"):
+            version += "+ur"  # Urdu's letters: its rare words keys now
     parts = [version, embedder, article.text, article.title, article.lang]
     # surrogatepass: a text that is not valid Unicode still has a key (ingest replaces
     # lone surrogates, but articles handed to the API directly are not read by ingest)
