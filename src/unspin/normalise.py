@@ -908,34 +908,30 @@ def rare_script_words(text: str, lang: str | None) -> set[str]:
     if lang not in RARE_WORD_KEY_LANGS:
         return set()
     text = text[:TAGGED_NAME_MAX_CHARS]  # as the taggers: bounded time on hostile input
-    out: set[str] = set()
-    seen: set[str] = set()
     if lang == "hi":
-        for w in _DEVANAGARI_WORD.findall(unicodedata.normalize("NFC", text)):
-            if len(w) < RARE_WORD_KEY_MIN_LETTERS or w in seen:
-                continue
-            seen.add(w)
-            z = zipf(w, lang)
-            if z is not None and z < RARE_ZIPF:
-                out.add(_hindi_stemmer().stemWord(w))
-        return out
-    if lang in ("fa", "ur"):  # affixes stand apart (a zero-width non-joiner, a space)
-        for w in _ARABIC_WORD.findall(_ARABIC_MARKS.sub("", text).translate(_PERSIAN_LETTER_FORMS)):
-            if len(w) < RARE_WORD_KEY_MIN_LETTERS or w in seen:
-                continue
-            seen.add(w)
-            z = zipf(w, lang)
-            if z is not None and z < RARE_ZIPF:
-                out.add(w)
-        return out
-    for w in _ARABIC_WORD.findall(_ARABIC_MARKS.sub("", text)):
-        if len(w) < RARE_WORD_KEY_MIN_LETTERS or w in seen:
-            continue
-        seen.add(w)
-        key = arabic_key(w, lang)
-        if key is not None:
+        found = _DEVANAGARI_WORD.findall(unicodedata.normalize("NFC", text))
+    else:
+        text = _ARABIC_MARKS.sub("", text)
+        if lang != "ar":  # Persian and Urdu: affixes stand apart (a non-joiner, a space)
+            text = text.translate(_PERSIAN_LETTER_FORMS)
+        found = _ARABIC_WORD.findall(text)
+    out: set[str] = set()
+    for w in dict.fromkeys(found):
+        if len(w) >= RARE_WORD_KEY_MIN_LETTERS and (key := _rare_key(w, lang)) is not None:
             out.add(key)
     return out
+
+
+def _rare_key(word: str, lang: str) -> str | None:
+    """:func:`rare_script_words`' key of one word of ``lang``, or None when it is no rare
+    word: Arabic's by :func:`arabic_key`, Hindi's its Snowball stem, Persian's and
+    Urdu's the word as written."""
+    if lang == "ar":
+        return arabic_key(word, lang)
+    z = zipf(word, lang)
+    if z is None or z >= RARE_ZIPF:
+        return None
+    return _stemmer("hindi").stemWord(word) if lang == "hi" else word
 
 
 #: what may be written onto the front of an Arabic word, in this order: a conjunction,
@@ -997,23 +993,16 @@ def arabic_key(word: str, lang: str = "ar") -> str | None:
         known = [s for s, x in zip(stems, zs) if x > 0]
         if known:
             key = known[0]
-    return _arabic_stemmer().stemWord(key).translate(_ARABIC_LETTER_FORMS)
+    return _stemmer("arabic").stemWord(key).translate(_ARABIC_LETTER_FORMS)
 
 
-@lru_cache(maxsize=1)
-def _arabic_stemmer() -> Any:
-    """The Snowball Arabic stemmer (one per process; pure Python, no data files)."""
+@cache
+def _stemmer(language: str) -> Any:
+    """The Snowball stemmer of ``language`` (one per process and language; pure Python,
+    no data files)."""
     import snowballstemmer
 
-    return snowballstemmer.stemmer("arabic")
-
-
-@lru_cache(maxsize=1)
-def _hindi_stemmer() -> Any:
-    """The Snowball Hindi stemmer (one per process)."""
-    import snowballstemmer
-
-    return snowballstemmer.stemmer("hindi")
+    return snowballstemmer.stemmer(language)
 
 
 def has_devanagari_letters(text: str) -> bool:
