@@ -1472,6 +1472,41 @@ def test_word_rarity_is_not_read_in_japanese_or_thai() -> None:
         assert _ev("word_rarity", ctx(a, b, [(0, 0)], relation="spun", params=wide)) is not None
 
 
+def test_translated_names_point_to_the_side_whose_names_were_put_into_words() -> None:
+    # a name that is an English word ("Variety", "Facility") which the other text renders
+    # as a word of the language ("Variedad", "Facilidad"): machine translation translates
+    # names, writers keep them; the side with the names is the source (sentences written
+    # for the test)
+    src = (
+        "El fiscal dijo que el detenido pasó la noche en la Mat-Su Pretrial Facility, "
+        "según informó Variety el domingo."
+    )
+    der = (
+        "El fiscal dijo que el detenido pasó la noche en la Mat-Su Pretrial Facilidad, "
+        "según informó Variedad el domingo."
+    )
+    a, b = _lang_doc("a", src, "es"), _lang_doc("b", der, "es")
+    assert (a.lang, b.lang) == ("es", "es")
+    v = _ev("translated_names", ctx(a, b, [(0, 0)], relation="spun"))
+    assert v == 2.0  # two of a's names rendered as words by b: a is the source
+    assert _ev("translated_names", ctx(b, a, [(0, 0)], relation="spun")) == -2.0
+    # a sentence's first word is capitalised whatever it is; a local spelling of a local
+    # name ("Panamá" for "Panama") is no English word put into words
+    first_a = _lang_doc("a", "Variety publicó la noticia el domingo.", "es")
+    first_b = _lang_doc("b", "Variedad publicó la noticia el domingo.", "es")
+    assert _ev("translated_names", ctx(first_a, first_b, [(0, 0)], relation="spun")) is None
+    pa = _lang_doc("a", "Il governo di Panama ha cambiato idea nel 2017.", "it")
+    pb = _lang_doc("b", "Il governo di Panamá ha cambiato idea nel 2017.", "it")
+    assert _ev("translated_names", ctx(pa, pb, [(0, 0)], relation="spun")) is None
+    # not in English (its direction evidence was fitted without it), nor across languages
+    en_a = _lang_doc(
+        "a", "The suspect spent the night at the Pretrial Facility, said Variety.", "en"
+    )
+    en_b = _lang_doc("b", "The suspect spent the night at the Pretrial Ease, said Diversity.", "en")
+    assert _ev("translated_names", ctx(en_a, en_b, [(0, 0)], relation="spun")) is None
+    assert _ev("translated_names", ctx(a, en_a, [(0, 0)], relation="translation")) is None
+
+
 def test_function_words_are_read_in_english_only() -> None:
     # the share of function words: the longer, wordier side reads as the derivative in
     # English; in Spanish round trips it pointed the other way as often (session 33)
