@@ -51,6 +51,7 @@ from unspin.model import Alignment, Doc, Relation, compared_text
 from unspin.normalise import (
     CAP_WORD,
     DATE_WORDS,
+    DECIMAL_COMMA_LANGS,
     FUNCTION_WORDS,
     LOWER,
     NUMBER_WORDS,
@@ -608,11 +609,7 @@ class ClassifyParams:
     decimal_point_langs: tuple[str, ...] = (
         "en", "zh", "zh-Hant", "ja", "ko", "th", "hi", "he", "ms", "tl", "sw", "ga",
     )  # fmt: skip
-    decimal_comma_langs: tuple[str, ...] = (
-        "es", "ca", "fr", "de", "it", "pt", "nl", "pl", "ru", "tr", "el", "ro", "cs", "sk",
-        "hu", "sv", "da", "no", "nb", "fi", "uk", "bg", "hr", "sl", "sr", "id", "vi", "gl",
-        "eu", "eo", "et", "lv", "lt", "af", "az",
-    )  # fmt: skip
+    decimal_comma_langs: tuple[str, ...] = DECIMAL_COMMA_LANGS
 
     def __post_init__(self) -> None:
         from unspin.evidence import (

@@ -45,11 +45,11 @@ from unspin.normalise import (
     decase_headlines,
     edit_distance_within,
     figure_signatures,
-    figures,
     full_names,
     inflection_keys,
     known_compound,
     latin_head,
+    local_figures,
     name_form,
     names,
     names_inflect,
@@ -184,11 +184,12 @@ def doc_facts(doc: Doc) -> DocFacts:
         for s in doc.sentences
         if not s.boilerplate and len(words(s.text)) >= CONTENT_MIN_WORDS
     ) or tuple(s.index for s in doc.sentences)
-    figs, nms = frozenset(figures(text)), frozenset(names(cased))
+    # figures by their value as the language groups thousands ("10 000", "10.000")
+    figs, nms = local_figures(text, doc.lang), frozenset(names(cased))
     if doc.lang in NOUN_CAPITALISING:
         nms = frozenset(n for n in nms if name_travels(n, doc.lang))
     opening, title = _lead_text(doc, content), doc.article.title or ""
-    lead, pairs = _lead_facts(opening, title), frozenset(full_names(cased))
+    lead, pairs = _lead_facts(opening, title, doc.lang), frozenset(full_names(cased))
     lead_pairs = frozenset(full_names(opening) | full_names(title))
     # a Latin name with a Korean particle glued on ("FBI에게") uses the name ("fbi")
     known, keys = frozenset(ws) | {latin_head(w) for w in ws if not w.isascii()}, frozenset()
@@ -308,10 +309,12 @@ def _lead_text(doc: Doc, content: tuple[int, ...]) -> str:
     return " ".join(opening)
 
 
-def _lead_facts(x: str, title: str) -> frozenset[str]:
-    """:attr:`DocFacts.lead`: figures and names of the title and opening sentences."""
+def _lead_facts(x: str, title: str, lang: str | None = None) -> frozenset[str]:
+    """:attr:`DocFacts.lead`: figures (:func:`unspin.normalise.local_figures`) and names
+    of the title and opening sentences."""
     caps = {w.lower() for w in regex.findall(r"\w+", title) if w[:1].isupper()}
-    return frozenset(figures(x) | names(x) | figures(title) | names(title) | caps)
+    figs = local_figures(x, lang) | local_figures(title, lang)
+    return frozenset(figs | names(x) | names(title) | caps)
 
 
 # ---------------------------------------------------------------- model-written style

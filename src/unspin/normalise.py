@@ -498,6 +498,36 @@ def figures(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+#: languages whose press writes a decimal comma and groups thousands with points or spaces
+#: ("10.000", "10 000", "3,5"), after CLDR: ``ClassifyParams.decimal_comma_langs``
+DECIMAL_COMMA_LANGS: tuple[str, ...] = (
+    "es", "ca", "fr", "de", "it", "pt", "nl", "pl", "ru", "tr", "el", "ro", "cs", "sk",
+    "hu", "sv", "da", "no", "nb", "fi", "uk", "bg", "hr", "sl", "sr", "id", "vi", "gl",
+    "eu", "eo", "et", "lv", "lt", "af", "az",
+)  # fmt: skip
+#: a number with its thousands grouped by spaces ("10 000", with a no-break or thin space
+#: too), its first group of one to three digits ("en 2018 500 personas" is two numbers)
+_SPACE_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:[ \u00a0\u202f\u2009]\d{3})+(?!\d)")
+#: ... and grouped by points ("10.000", "1.500.000"), not followed by a decimal part
+_POINT_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?![\d]|[.,]\d)")
+
+
+def local_figures(text: str, lang: str | None) -> frozenset[str]:
+    """:func:`figures`, with thousands grouped as ``lang``'s press groups them read by
+    their value: by spaces in any language but English ("10 000" is ``10000``, not the
+    figures 10 and 000), and by points in a decimal-comma language
+    (:data:`DECIMAL_COMMA_LANGS`: "10.000" is ``10000``), so two texts of one language
+    that write one figure in the two ways agree (a translator's "10 000" and a rewriter's
+    "10.000"). English text and text of no determined language are read as
+    :func:`figures` reads them (English writes "1.250" for a decimal)."""
+    if not lang or lang in ("en", "und") or not any(c.isdigit() for c in text):
+        return figures(text)
+    text = _SPACE_THOUSANDS.sub(lambda m: re.sub(r"\D", "", m.group(0)), text)
+    if lang.split("-")[0] in DECIMAL_COMMA_LANGS:
+        text = _POINT_THOUSANDS.sub(lambda m: m.group(0).replace(".", ""), text)
+    return figures(text)
+
+
 # a date's month and weekday are not names of what the item is about (its day is a figure)
 DATE_WORDS = frozenset(
     """january february march april may june july august september october november december
