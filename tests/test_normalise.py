@@ -419,6 +419,39 @@ def test_figures_in_myriad_units_are_read_by_their_value() -> None:
     assert figures("In 2018, 4.5% of 1,200 voters") == {"2018", "4.5", "1200"}
 
 
+def test_local_figures_read_thousands_as_the_language_groups_them() -> None:
+    """A Spanish translator writes "10 000 personas", a Spanish rewriter "10.000 personas":
+    one figure (10000) in the text's language, not the figures 10 and 000 beside a
+    "10.000" the other text has alone. Spaces group thousands in any language but English;
+    points only in a decimal-comma language; English reads as ``figures`` does ("1.250"
+    is a decimal there). A year before a count stays two numbers."""
+    from unspin.normalise import figures, local_figures
+
+    es = local_figures("unas 10 000 personas", "es")
+    assert es == local_figures("unas 10.000 personas", "es") == {"10000"}
+    assert local_figures("unas 10\u202f000 personas", "fr") == {"10000"}
+    assert local_figures("1.500.000 euros y un 3,5 %", "es") == {"1500000", "3,5"}
+    assert local_figures("en 2018 500 personas", "es") == {"2018", "500"}
+    assert local_figures("10.000,5 euros", "es") == figures("10.000,5 euros")
+    for text in ("10 000 dlrs at 1.250", "1.250 pct"):
+        assert local_figures(text, "en") == figures(text)
+        assert local_figures(text, None) == figures(text)
+    assert local_figures("1.250 yuan", "zh") == {"1.250"}  # a decimal-point language
+
+
+def test_doc_facts_read_figures_in_the_language_of_the_text() -> None:
+    """Two Spanish texts writing one figure in the two ways share it as a fact."""
+    from unspin.evidence import doc_facts
+    from unspin.fingerprint import prepare
+    from unspin.model import Article
+
+    a = prepare(Article(id="a", text="Acudieron 10 000 personas al acto.", lang="es"))
+    b = prepare(Article(id="b", text="Al acto acudieron 10.000 personas.", lang="es"))
+    assert doc_facts(a).figures == doc_facts(b).figures == {"10000"}
+    e = prepare(Article(id="e", text="Some 10 000 people came.", lang="en"))
+    assert doc_facts(e).figures == {"10", "000"}  # English: as before
+
+
 def test_figures_are_one_figure_whatever_the_digits() -> None:
     """A Japanese outlet writes "２０１８年" in full width where a rewrite writes "2018年";
     an Arabic one "٢٠١٨" where its English original has "2018": one figure each, in
