@@ -41,6 +41,7 @@ from unspin.evidence import (
     logistic,
     outlet_names,
     rewrite_score,
+    same_language_reuse,
     secondary_share,
     stand_out_ready,
     translation_score,
@@ -1455,11 +1456,7 @@ def _translated_names(c: PairCtx) -> tuple[float, str] | None:
     is the source (:func:`translated_names`, per edit of the aligned passages). Same
     language, copies, spins and partial reuse, not in ``translated_names_skip_langs``."""
     p = c.params
-    if (
-        not c.same_language
-        or c.relation not in ("spun", "copy", "partial")
-        or c.a.lang in p.translated_names_skip_langs
-    ):
+    if not same_language_reuse(c, p.translated_names_skip_langs):
         return None
     ta, tb = c.a.article.text, c.b.article.text
     na: list[tuple[str, str]] = []

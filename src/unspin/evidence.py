@@ -1741,6 +1741,13 @@ def _details(c: PairCtx) -> tuple[float, str] | None:
     return math.log((1 + ua) / (1 + ub)), f"details only in {c.a.id}: {ua}, only in {c.b.id}: {ub}"
 
 
+def same_language_reuse(c: PairCtx, skip: Sequence[str]) -> bool:
+    """Whether the pair is copy, spin or partial reuse within one language, not one of
+    ``skip``: where the direction evidence read from the two texts' own words
+    (``word_rarity``, ``translated_names``) applies."""
+    return c.same_language and c.relation in ("spun", "copy", "partial") and c.a.lang not in skip
+
+
 @direction_evidence("word_rarity")
 def _word_rarity(c: PairCtx) -> tuple[float, str] | None:
     """A machine translation there and back puts a dictionary's word where the writer
@@ -1752,11 +1759,7 @@ def _word_rarity(c: PairCtx) -> tuple[float, str] | None:
     ``word_rarity_min_words`` such words. Measured on Apertium round trips of Spanish,
     French, Italian and Portuguese articles (docs/benchmarks.md, session 33)."""
     p = c.params
-    if (
-        not c.same_language
-        or c.relation not in ("spun", "copy", "partial")
-        or c.a.lang in p.word_rarity_skip_langs
-    ):
+    if not same_language_reuse(c, p.word_rarity_skip_langs):
         return None
     wa = {w for i in c.ia for w in words(c.a.sentences[i].text) if w.isalpha()}
     wb = {w for j in c.ib for w in words(c.b.sentences[j].text) if w.isalpha()}
