@@ -344,7 +344,7 @@ class ClassifyParams:
         3.349, 6.0, 1.0, 4.0,
     )  # fmt: skip
     # (``translated_names``' weight, 4.0, chosen on the tune split only: Apertium round
-    # trips of non-English NTREX / MEANTIME originals, seed 1 (5 routes, 150 pairs) and
+    # trips of non-English NTREX / MEANTIME originals, seed 33 (5 routes, 150 pairs) and
     # seed 2 (9 routes, 270 pairs) pooled: 0 -> 325, 1 -> 334, 2 -> 335, 4 and 6 -> 336
     # right of 420; the smallest of the best)
     direction_margin: float = 0.0  # |weighted sum| below this: undecided
