@@ -11,13 +11,14 @@ unspin: a writer must never see the software the texts will test).
 Usage::
 
     # 12 NTREX originals of a language, rewritten same length / condensed / framed
-    python bench/commission.py rewrites OUT/es9 --lang spa --seed 5060 [--avoid OUT/es8]
+    .venv/bin/python bench/commission.py rewrites OUT/es9 --lang spa --seed 5060 [--avoid OUT/es8]
     # condensed only, 24 sources, in a script without spaces between words
-    python bench/commission.py rewrites OUT/ja22 --lang jpn --n 24 --styles condensed --seed 5061
+    .venv/bin/python bench/commission.py rewrites OUT/ja22 --lang jpn --n 24 \
+        --styles condensed --seed 5061
     # independent ECB+ reports of 12 events (3 each) for translators, two per language
-    python bench/commission.py guard OUT/tr --prefix g2 --langs es,fr --seed 5062
+    .venv/bin/python bench/commission.py guard OUT/tr --prefix g2 --langs es,fr --seed 5062
     # once translated: one folder a language, as bench/translated_guard.py reads them
-    python bench/commission.py assemble OUT/tr --prefix g2 --langs es,fr
+    .venv/bin/python bench/commission.py assemble OUT/tr --prefix g2 --langs es,fr
 
 Then ``bench/lang_routes.py PILE --rewrites OUT/es9`` builds a rewrite pile, and
 ``bench/translated_guard.py OUT/tr OUT/tr/g2-selection.json --prefix g2 --langs es,fr``
@@ -28,20 +29,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import shutil
 from collections import defaultdict
 from pathlib import Path
 
-#: ``../shared`` (``UNSPIN_SHARED`` to point elsewhere)
-SHARED = Path(os.environ.get("UNSPIN_SHARED", Path(__file__).resolve().parents[2] / "shared"))
-
-
-def jsonl(path: Path) -> list[dict]:
-    with path.open(encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
-
+from common import SHARED, jsonl
 
 #: each rewrite style and the length band of its words (of letters and digits in a script
 #: written without spaces) as a share of its source's

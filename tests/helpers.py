@@ -3,6 +3,7 @@ sentence vectors set by hand so a test controls the similarities it is about."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -91,7 +92,10 @@ def bench_module(name: str):
     """The module ``bench/<name>.py``, loaded from its file (bench is no package)."""
     import importlib.util
 
-    path = Path(__file__).resolve().parents[1] / "bench" / f"{name}.py"
+    bench = Path(__file__).resolve().parents[1] / "bench"
+    if str(bench) not in sys.path:  # its siblings (``from common import ...``), as a run has
+        sys.path.insert(0, str(bench))
+    path = bench / f"{name}.py"
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
     assert spec.loader is not None
