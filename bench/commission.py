@@ -268,7 +268,11 @@ def guard(args: argparse.Namespace) -> int:
     for (t, s), docs in by.items():
         if len(docs) >= args.per_event:
             topics[t].append(s)
-    usable = sorted(t for t, subs in topics.items() if len(subs) >= 2)
+    avoid: set[str] = set()
+    for sel in args.avoid or []:  # topics of earlier selections: a held guard's are new
+        for sub, doc in json.loads(Path(sel).read_text("utf-8"))["docs"]:
+            avoid |= {r["topic"] for r in rows if r["doc_id"] == doc}
+    usable = sorted(t for t, subs in topics.items() if len(subs) >= 2 and t not in avoid)
     rng = random.Random(f"{args.seed}:{args.prefix}")
     if len(usable) < args.events // 2:
         raise SystemExit(f"only {len(usable)} topics have two events of {args.per_event} reports")
@@ -345,6 +349,7 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--per-event", type=int, default=3)
     g.add_argument("--max-words", type=int, default=450)
     g.add_argument("--parts", type=int, default=2, help="translators per language")
+    g.add_argument("--avoid", nargs="*", help="earlier selections whose topics to leave out")
     g.add_argument("--corpus", help="ECB+-format JSONL (default: ../shared's ECB+ dev)")
     a = sub.add_parser("assemble", help="merge translators' parts for translated_guard.py")
     a.add_argument("out")

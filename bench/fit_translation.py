@@ -48,14 +48,42 @@ READ_ONLY_CUT = 1e-15
 
 def rows_of(res: Result, names: tuple[str, ...]) -> list[tuple[str, str, list[float]]]:
     """(a, b, features) of each relation typed translation whose model was read."""
+    return [(a, b, f) for a, b, _, f in lang_rows_of(res, names)]
+
+
+def lang_rows_of(
+    res: Result, names: tuple[str, ...]
+) -> list[tuple[str, str, tuple[str, str], list[float]]]:
+    """(a, b, (language of a, of b) as detected, features) of each relation typed
+    translation whose model was read."""
+    lang = {d.id: d.lang or "und" for d in res.docs}
     out = []
     for r in res.relations:
         if r.relation != "translation":
             continue
         ev = {e.name: e.value for e in r.evidence if e.stage == "type"}
         if all(f"translation.{n}" in ev for n in names):
-            out.append((r.a, r.b, [ev[f"translation.{n}"] for n in names]))
+            out.append((r.a, r.b, (lang[r.a], lang[r.b]), [ev[f"translation.{n}"] for n in names]))
     return out
+
+
+def language_floors(
+    rows: list[dict], params: ClassifyParams, hub: str = "en"
+) -> dict[str, float]:
+    """Per language, the lowest log-odds the shipped whole-translation model gives a
+    translation between that language and ``hub`` among ``rows`` (dump rows of one
+    document's versions: ``own`` 1), what ``ClassifyParams.translation_lang_floors``
+    holds."""
+    w = dict(zip(params.translation_features, params.translation_weights, strict=True))
+    floors: dict[str, float] = {}
+    for r in rows:
+        la, lb = r["la"], r["lb"]
+        if not r["own"] or (la == hub) == (lb == hub):
+            continue
+        other = lb if la == hub else la
+        z = params.translation_bias + sum(w[n] * r[n] for n in w)
+        floors[other] = min(floors.get(other, z), z)
+    return floors
 
 
 def main() -> int:
@@ -65,21 +93,43 @@ def main() -> int:
     ap.add_argument("--guard", action="append", default=[], help="SETS:SELECTION:PREFIX")
     ap.add_argument("--langs", default="ja,ko,zh,ar")
     ap.add_argument("--lose", type=float, default=0.002, help="share of positives under the cut")
+    ap.add_argument("--features", help="comma-separated typing features (default: the model's)")
+    ap.add_argument("--dump", help="JSONL file: each pair's ids, label and features")
+    ap.add_argument(
+        "--floors-from",
+        help="a --dump file: print each language's floor (NTREX half A) and stop",
+    )
     ap.add_argument("--C", type=float, default=10.0, help="inverse regularisation strength")
     args = ap.parse_args()
+    if args.floors_from:
+        rows = [json.loads(x) for x in Path(args.floors_from).open(encoding="utf-8")]
+        floors = language_floors([r for r in rows if r["pile"] == "ntrex-A"], ClassifyParams())
+        print(tuple((k, round(v, 2)) for k, v in sorted(floors.items())))
+        return 0
     from sklearn.linear_model import LogisticRegression
 
     store = Store(args.cache) if args.cache else None
     base = ClassifyParams()
-    names = base.translation_features
-    cfg = Config(classify=dataclasses.replace(base, translation_cut=READ_ONLY_CUT))
+    names = tuple(args.features.split(",")) if args.features else base.translation_features
+    read = dataclasses.replace(
+        base,
+        translation_features=names,
+        translation_weights=(0.0,) * len(names),
+        translation_bias=0.0,  # every pair at probability 0.5: read, never turned away
+        translation_cut=READ_ONLY_CUT,
+        translation_lang_floors=(),
+    )
+    cfg = Config(classify=read)
     X: list[list[float]] = []
     y: list[int] = []
+    ids: list[tuple[str, str, str, str, str]] = []
     if args.ntrex:
         v = loaders.load_ntrex(Path(args.ntrex))
-        for a, b, f in rows_of(scan(v.articles, store, cfg, memo=False), names):
+        half = v.halves()
+        for a, b, langs, f in lang_rows_of(scan(v.articles, store, cfg, memo=False), names):
             X.append(f)
             y.append(int(doc_of(a) == doc_of(b)))
+            ids.append((f"ntrex-{'AB'[half[v.doc[a]]]}", a, b, *langs))
         print(f"NTREX: {len(y)} pairs typed translation", file=sys.stderr)
     ecb = SHARED / "data" / "ecbplus_dev.jsonl"
     rows = {(r := json.loads(x))["doc_id"]: r for x in ecb.open(encoding="utf-8")}
@@ -96,14 +146,22 @@ def main() -> int:
             folder = Path(sets) / f"{prefix}-{lang}"
             if not folder.is_dir():
                 continue
-            arts = en + translations(folder, (folder / "LANG").read_text().strip())
-            for a, b, f in rows_of(scan(arts, store, cfg, memo=False), names):
+            tag = folder / "LANG"  # the language code as the ids carry it (else the folder's)
+            arts = en + translations(folder, tag.read_text().strip() if tag.is_file() else lang)
+            for a, b, langs, f in lang_rows_of(scan(arts, store, cfg, memo=False), names):
                 da, db = doc_of(a), doc_of(b)
                 if da != db and frozenset((da, db)) in ref:
                     continue  # the English scan calls them reuse too
                 X.append(f)
                 y.append(int(da == db))
+                ids.append((f"{prefix}-{lang}", a, b, *langs))
             print(f"{prefix}-{lang}: {len(y)} pairs so far", file=sys.stderr)
+    if args.dump:
+        with open(args.dump, "w", encoding="utf-8") as fh:
+            for (pile, a, b, la, lb), f, label in zip(ids, X, y, strict=True):
+                row = {"pile": pile, "a": a, "b": b, "la": la, "lb": lb, "own": label}
+                row.update(zip(names, f, strict=True))
+                fh.write(json.dumps(row) + "\n")
     xa, ya = np.array(X), np.array(y)
     if len(set(y)) < 2:
         print("need pairs of both kinds", file=sys.stderr)

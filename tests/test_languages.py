@@ -594,3 +594,32 @@ def test_two_texts_without_capitals_are_typed_by_the_model_fitted_on_such_script
     # turned off, is read with
     off = dataclasses.replace(p, caseless_whole_langs=(), whole_cut=0.5)
     assert reuse_type(a, b, al, off)[0] not in ("copy", "spun")
+
+
+def test_a_language_aligned_closely_with_english_needs_its_own_floor() -> None:
+    # the same retelling passes the global cut; in a language whose translations to and
+    # from English score far higher than it does (its floor), it is no translation
+    from unspin.classify import translation_floor
+    from unspin.evidence import PairCtx, translation_score
+
+    a, b = _pair()
+    _one_event(a, b, {k: k for k in range(len(EN))}, match=0.7, background=0.45)
+    al = align(a, b)
+    base = dataclasses.replace(ClassifyParams(), translation_lang_floors=())
+    assert reuse_type(a, b, al, base)[0] == "translation"
+    z, _ = translation_score(PairCtx(a, b, al, base))
+    margin = base.translation_floor_margin
+    high = dataclasses.replace(base, translation_lang_floors=(("es", z + margin + 1.0),))
+    rel, _, reasons, _ = reuse_type(a, b, al, high)
+    assert rel != "translation" and any("what translations between" in r for r in reasons)
+    low = dataclasses.replace(base, translation_lang_floors=(("es", z + margin - 1.0),))
+    assert reuse_type(a, b, al, low)[0] == "translation"
+    # English has no floor of its own; a language without one keeps the global cut; two
+    # languages other than English take the lower floor less the drop
+    assert translation_floor("en", "es", high) == pytest.approx(z + 1.0)
+    assert translation_floor("en", "xx", high) is None
+    both = dataclasses.replace(high, translation_lang_floors=(("es", 10.0), ("fr", 8.0)))
+    want = 8.0 - both.translation_floor_margin - both.translation_pair_drop
+    assert translation_floor("fr", "es", both) == pytest.approx(want)
+    with pytest.raises(ValueError, match="translation_floor_margin"):
+        ClassifyParams(translation_floor_margin=-1.0)

@@ -323,6 +323,32 @@ class ClassifyParams:
     translation_weights: tuple[float, ...] = (25.06, 37.26, 17.91)
     translation_bias: float = -38.32
     translation_cut: float = 0.021
+    # ... and at a log-odds no lower than its languages' floor less
+    # ``translation_floor_margin``: the encoder aligns some languages with English far
+    # more closely than others (the model's log-odds of NTREX dev's translations to or from
+    # English: Portuguese from 15.8, Korean from -1.5), so one cut lets a retelling through
+    # in the first that a translation needs in the second (hand translations of two ECB+
+    # reports of one fire: Italian and English at 2.7-3.4 where every Italian translation
+    # scores 13 or more). ``translation_lang_floors``: per language, the lowest log-odds
+    # of a translation between it and English among NTREX dev half A's documents
+    # (``bench/fit_translation.py --floors-from``; half B held out); a pair of two
+    # languages other than English takes the lower floor less ``translation_pair_drop``
+    # (the encoder aligns two other languages less closely than either with English); a
+    # language without a floor keeps ``translation_cut`` alone. The margin and the drop
+    # were chosen on hand translations of ECB+ reports (guards g1, g2 of session 50)
+    # and NTREX half A (docs/benchmarks.md, session 51); () turns the floors off
+    translation_lang_floors: tuple[tuple[str, float], ...] = (
+        ("ar", 10.09), ("de", 11.23), ("el", 7.28), ("es", 10.9), ("fr", 10.95),
+        ("hi", 5.7), ("it", 15.61), ("ja", 1.22), ("ko", 4.98), ("nl", 13.28),
+        ("pl", 4.66), ("pt", 16.25), ("ru", 8.79), ("sw", 1.02), ("th", 12.62),
+        ("tr", 8.33), ("zh", 4.05), ("zh-Hant", 3.73),
+    )  # fmt: skip
+    # the margin: midway between the hand translations' lowest log-odds under their
+    # language's floor (2.4, Italian) and the retellings' highest (11.9, German)
+    translation_floor_margin: float = 7.0
+    # the drop: the least (of 0, 2, 4) that loses no more of NTREX half A's translations
+    # between two languages other than English than ``translation_cut`` alone (5 of 3,474)
+    translation_pair_drop: float = 4.0
     copy_verbatim: float = 0.6  # word 3-gram containment inside aligned passages
     partial_min_sentences: int = 2
     partial_min_chars: int = 200
@@ -679,6 +705,11 @@ class ClassifyParams:
             )
         if len(self.rewrite_weights) != len(self.rewrite_features):
             raise ValueError("ClassifyParams.rewrite_weights needs one weight per rewrite_feature")
+        if self.translation_floor_margin < 0 or self.translation_pair_drop < 0:
+            raise ValueError(
+                "ClassifyParams.translation_floor_margin and translation_pair_drop must be "
+                f">= 0, got {self.translation_floor_margin}, {self.translation_pair_drop}"
+            )
         if len(self.translation_weights) != len(self.translation_features):
             raise ValueError(
                 "ClassifyParams.translation_weights needs one weight per translation_feature"
@@ -1945,6 +1976,22 @@ def brief_translation(f: dict[str, float], p: ClassifyParams) -> bool:
     )
 
 
+def translation_floor(la: str | None, lb: str | None, p: ClassifyParams) -> float | None:
+    """The log-odds of the whole-translation model a pair of languages ``la``, ``lb``
+    needs beyond ``translation_cut`` (None: none): the lower of the two languages'
+    ``translation_lang_floors`` (English has none: it is the one they were measured
+    against) less ``translation_floor_margin``, less ``translation_pair_drop`` when
+    neither is English; None when either language has no floor."""
+    floors = dict(p.translation_lang_floors)
+    if not floors:
+        return None
+    got = [floors.get(x or "und") for x in (la, lb) if x != "en"]
+    if not got or any(x is None for x in got):
+        return None
+    drop = p.translation_pair_drop if len(got) == 2 else 0.0
+    return min(got) - p.translation_floor_margin - drop  # type: ignore[type-var]
+
+
 def _short_chain(f: dict[str, float], p: ClassifyParams) -> bool:
     """Whether the in-order chain holds fewer than ``whole_min_carried`` sentences, not
     all of them at ``AlignParams.strong_cross`` (a retelling of a fact or two can reach
@@ -2050,12 +2097,21 @@ def reuse_type(
             tz, tcontrib = translation_score(c)
             contrib += tcontrib
             tprob = logistic(tz)
+            floor = translation_floor(a.lang, b.lang, p)
             if tprob < p.translation_cut:
                 whole = False
                 reasons.append(
                     f"not a whole translation: probability {tprob:.3f} under "
                     f"{p.translation_cut} (strongest evidence: {_top(tcontrib)}); its "
                     "sentences do not each point at one counterpart as a translation's do"
+                )
+            elif floor is not None and tz < floor:
+                whole = False
+                reasons.append(
+                    f"not a whole translation: log-odds {tz:.1f} under {floor:.1f}, what "
+                    f"translations between {a.lang} and {b.lang} reach (strongest evidence: "
+                    f"{_top(tcontrib)}); its sentences retell the other's rather than "
+                    "translate them"
                 )
         prob = 0.6 + 0.39 * min(_ramp(hi, p.full_cov - 0.1, 0.9), _ramp(f["semantic"], 0.75, 0.95))
     else:
