@@ -270,7 +270,7 @@ def guard(args: argparse.Namespace) -> int:
             topics[t].append(s)
     avoid: set[str] = set()
     for sel in args.avoid or []:  # topics of earlier selections: a held guard's are new
-        for sub, doc in json.loads(Path(sel).read_text("utf-8"))["docs"]:
+        for _sub, doc in json.loads(Path(sel).read_text("utf-8"))["docs"]:
             avoid |= {r["topic"] for r in rows if r["doc_id"] == doc}
     usable = sorted(t for t, subs in topics.items() if len(subs) >= 2 and t not in avoid)
     rng = random.Random(f"{args.seed}:{args.prefix}")

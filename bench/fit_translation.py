@@ -67,9 +67,7 @@ def lang_rows_of(
     return out
 
 
-def language_floors(
-    rows: list[dict], params: ClassifyParams, hub: str = "en"
-) -> dict[str, float]:
+def language_floors(rows: list[dict], params: ClassifyParams, hub: str = "en") -> dict[str, float]:
     """Per language, the lowest log-odds the shipped whole-translation model gives a
     translation between that language and ``hub`` among ``rows`` (dump rows of one
     document's versions: ``own`` 1), what ``ClassifyParams.translation_lang_floors``

@@ -111,6 +111,20 @@ def test_guard_folders_split_the_reports_and_assemble_merges_them(tmp_path: Path
     assert tool.main(["assemble", str(tmp_path), "--prefix", "g1", "--langs", "es"]) == 0
     merged = json.loads((tmp_path / "g1-es" / "manifest.json").read_text(encoding="utf-8"))
     assert merged == {**man_a, **man_b} and len(list((tmp_path / "g1-es" / "out").iterdir())) == 12
+    # a held guard leaves out the topics of earlier selections: two of three topics were
+    # drawn, the one left is too few for four events
+    more = ["--events", "2", "--per-event", "3", "--corpus", str(corpus)]
+    held = ["guard", str(tmp_path), "--prefix", "g2", "--langs", "es", "--seed", "3", *more]
+    assert tool.main([*held, "--avoid", str(tmp_path / "g1-selection.json")]) == 0
+    sel2 = json.loads((tmp_path / "g2-selection.json").read_text(encoding="utf-8"))["docs"]
+    topics = {s.split("ecb")[0] for s, _ in sel} | {s.split("ecb")[0] for s, _ in sel2}
+    assert len(topics) == 3 and not {d for _, d in sel} & {d for _, d in sel2}
+    g1 = str(tmp_path / "g1-selection.json")
+    four = ["guard", str(tmp_path), "--prefix", "g3", "--langs", "es", "--seed", "3"]
+    with pytest.raises(SystemExit, match="only 1 topics"):
+        tool.main(
+            [*four, "--events", "4", "--per-event", "3", "--corpus", str(corpus), "--avoid", g1]
+        )
 
 
 def test_a_script_without_spaces_is_counted_in_characters(tmp_path: Path) -> None:
