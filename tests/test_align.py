@@ -181,6 +181,18 @@ def test_strong_verbatim_reads_the_strong_sentences_own_wording() -> None:
     assert al.features["strong_verbatim"] < 0.3
 
 
+def test_a_sentence_the_page_repeats_is_one_piece_of_evidence() -> None:
+    # scrapes that double each line: both copies match, one sentence of evidence (two
+    # distinct ones still count two)
+    a, b = _block_pair([BLOCK[0], BLOCK[0]], [BLOCK[0], BLOCK[0]])
+    embed(a, b, {(2, 3): 1.0, (3, 4): 1.0})
+    al = align(a, b, AlignParams(max_gap=0, bridge_gap=0))
+    assert al.features["strong_sents"] == 1
+    a, b = _block_pair([BLOCK[0], BLOCK[1]], [BLOCK[0], BLOCK[1]])
+    embed(a, b, {(2, 3): 1.0, (3, 4): 1.0})
+    assert align(a, b, AlignParams(max_gap=0, bridge_gap=0)).features["strong_sents"] == 2
+
+
 def test_params_are_validated() -> None:
     with pytest.raises(ValueError):
         AlignParams(extend_score=0.3)

@@ -997,6 +997,19 @@ def sentence_units(d: Doc) -> list[int]:
     return [seen.setdefault(" ".join(x.text.lower().split()), len(seen)) for x in d.sentences]
 
 
+def _distinct_text(d: Doc, idx: set[int]) -> set[int]:
+    """``idx`` less each sentence whose text (case and spacing aside) an earlier one of
+    ``idx`` has."""
+    seen: set[str] = set()
+    out = set()
+    for i in sorted(idx):
+        key = " ".join(d.sentences[i].text.casefold().split())
+        if key not in seen:
+            seen.add(key)
+            out.add(i)
+    return out
+
+
 def chain_features(
     a: Doc, b: Doc, matches: Sequence[tuple[int, int, float, float, float]], strong: float
 ) -> dict[str, float]:
@@ -1278,6 +1291,9 @@ def align(
     sb = {
         x[1] for c in strong for x in c if len(words(b.sentences[x[1]].text)) >= p.min_strong_words
     }
+    # a sentence a page repeats word for word (a scrape that doubles each line) is one
+    # piece of evidence, not two
+    sa, sb = _distinct_text(a, sa), _distinct_text(b, sb)
     feats = {
         "cov_a": _coverage(a, ia),
         "cov_b": _coverage(b, jb),
