@@ -257,7 +257,10 @@ def guard(args: argparse.Namespace) -> int:
     events of ``events // 2`` ECB+ topics, both look-alike events of each, ``per_event``
     reports each of at most ``max_words`` words) and, per language, ``parts`` translator
     folders ``<prefix>-<lang>-<part>/`` (``sources/``, ``out/``, ``manifest.json``,
-    ``BRIEF.md``) splitting the reports between translators."""
+    ``BRIEF.md``) dealing the reports out in turn: the reports of one event (consecutive
+    in the selection) go to different translators where ``parts`` >= ``per_event``, as
+    independent outlets' texts are written by different hands (one translator rendering
+    two reports of one fire words them alike where their writers did not)."""
     out = Path(args.out)
     rows = jsonl(Path(args.corpus or SHARED / "data" / "ecbplus_dev.jsonl"))
     by: dict[tuple[str, str], list[dict]] = defaultdict(list)
@@ -285,7 +288,6 @@ def guard(args: argparse.Namespace) -> int:
     sel_path = out / f"{args.prefix}-selection.json"
     sel_path.write_text(json.dumps({"docs": selection}, indent=0), encoding="utf-8")
     text = {r["doc_id"]: r["text"] for r in rows}
-    per = -(-len(selection) // args.parts)
     for lang in args.langs.split(","):
         for p in range(args.parts):
             folder = out / f"{args.prefix}-{lang}-{chr(ord('a') + p)}"
@@ -294,7 +296,7 @@ def guard(args: argparse.Namespace) -> int:
             (folder / "sources").mkdir(parents=True)
             (folder / "out").mkdir()
             manifest = {}
-            for k in range(p * per, min(len(selection), (p + 1) * per)):
+            for k in range(p, len(selection), args.parts):
                 name = f"{k + 1:02d}.txt"
                 manifest[name] = selection[k][1]
                 (folder / "sources" / name).write_text(text[selection[k][1]] + "\n", "utf-8")
@@ -348,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--events", type=int, default=12)
     g.add_argument("--per-event", type=int, default=3)
     g.add_argument("--max-words", type=int, default=450)
-    g.add_argument("--parts", type=int, default=2, help="translators per language")
+    g.add_argument("--parts", type=int, default=3, help="translators per language")
     g.add_argument("--avoid", nargs="*", help="earlier selections whose topics to leave out")
     g.add_argument("--corpus", help="ECB+-format JSONL (default: ../shared's ECB+ dev)")
     a = sub.add_parser("assemble", help="merge translators' parts for translated_guard.py")

@@ -99,9 +99,14 @@ def test_guard_folders_split_the_reports_and_assemble_merges_them(tmp_path: Path
     a, b = tmp_path / "g1-es-a", tmp_path / "g1-es-b"
     man_a = json.loads((a / "manifest.json").read_text(encoding="utf-8"))
     man_b = json.loads((b / "manifest.json").read_text(encoding="utf-8"))
-    assert len(man_a) == len(man_b) == 6 and not set(man_a) & set(man_b)
+    man_c = json.loads((tmp_path / "g1-es-c" / "manifest.json").read_text(encoding="utf-8"))
+    assert len(man_a) == len(man_b) == len(man_c) == 4 and not set(man_a) & set(man_b)
+    # the three reports of each event went to three translators
+    event = {d: s for s, d in sel}
+    for man in (man_a, man_b, man_c):
+        assert len({event[d] for d in man.values()}) == 4
     assert "nothing added" in (a / "BRIEF.md").read_text(encoding="utf-8")
-    for folder, man in ((a, man_a), (b, man_b)):
+    for folder, man in ((a, man_a), (b, man_b), (tmp_path / "g1-es-c", man_c)):
         for name in man:
             (folder / "out" / name).write_text("Informe.\nMás.\n", encoding="utf-8")
     with pytest.raises(SystemExit, match="missing"):
@@ -110,7 +115,10 @@ def test_guard_folders_split_the_reports_and_assemble_merges_them(tmp_path: Path
     (b / "out" / sorted(man_b)[0]).write_text("Informe.\nMás.\n", encoding="utf-8")
     assert tool.main(["assemble", str(tmp_path), "--prefix", "g1", "--langs", "es"]) == 0
     merged = json.loads((tmp_path / "g1-es" / "manifest.json").read_text(encoding="utf-8"))
-    assert merged == {**man_a, **man_b} and len(list((tmp_path / "g1-es" / "out").iterdir())) == 12
+    assert (
+        merged == {**man_a, **man_b, **man_c}
+        and len(list((tmp_path / "g1-es" / "out").iterdir())) == 12
+    )
     # a held guard leaves out the topics of earlier selections: two of three topics were
     # drawn, the one left is too few for four events
     more = ["--events", "2", "--per-event", "3", "--corpus", str(corpus)]
