@@ -13,15 +13,24 @@ applied (``translation_cut`` 1e-15):
   document's (negatives, except a pair whose English originals the English scan itself
   calls reuse);
 
-and fits a logistic regression (balanced classes) over the model's features, read from
-each relation's recorded evidence. The cut is the probability under which ``--lose`` of
-the positives fall. Prints the parameters and the counts.
+and fits a logistic regression (balanced classes) over the model's features (``--features``
+to try others), read from each relation's recorded evidence. The cut is the probability
+under which ``--lose`` of the positives fall. Prints the parameters and the counts;
+``--dump FILE`` keeps every pair's ids, detected languages, label and features, and
+``--floors-from FILE`` reads such a dump and prints each language's floor
+(``ClassifyParams.translation_lang_floors``: the lowest log-odds the shipped model gives a
+translation between the language and English among NTREX half A's documents).
 
 Usage::
 
     PYTHONPATH=src:bench .venv/bin/python bench/fit_translation.py --cache DIR \
         --ntrex ../shared/data/ntrex_dev/articles.jsonl \
         --guard /work/rw42:/work/rw42/ecb_selection.json:tr ... --langs ja,ko,zh,ar
+    # session 51: the rows, then the language floors from NTREX half A
+    PYTHONPATH=src:bench .venv/bin/python bench/fit_translation.py --cache DIR \
+        --ntrex ../shared/data/ntrex_dev/articles.jsonl --guard SETS:SELECTION:g1 \
+        --guard SETS:SELECTION:g2 --langs es,fr,it,pt,de --dump rows.jsonl
+    PYTHONPATH=src:bench .venv/bin/python bench/fit_translation.py --floors-from rows.jsonl
 """
 
 from __future__ import annotations
