@@ -615,3 +615,24 @@ def test_tagged_names_read_the_start_of_a_text_only(monkeypatch) -> None:
     monkeypatch.setattr(nm, "TAGGED_NAME_MAX_CHARS", len(head))
     got = nm.tagged_names(head + tail, "zh")
     assert "布里斯托尔" in got and "马其顿" not in got
+
+
+def test_months_and_weekdays_are_date_keys_in_the_texts_language() -> None:
+    # an Italian, Russian (in its running-text case) or Polish report is dated as an
+    # English one is, by one key a month whatever the language; an English text reads
+    # only English (and Spanish) names, as before
+    from unspin.fingerprint import salient_keys
+
+    def dates(text: str, lang: str | None) -> set[str]:
+        return {k for k in salient_keys(text, lang) if k[:2] in ("m:", "d:")}
+
+    want = {"m:dec", "d:monday"}
+    assert dates("On Monday, December 15, police said.", "en") == want
+    assert dates("Lunedì 15 dicembre la polizia ha detto.", "it") == want
+    assert dates("В понедельник 15 декабря полиция сообщила.", "ru") == want
+    assert dates("W poniedziałek 15 grudnia policja podała.", "pl") == want
+    assert dates("El lunes 15 de diciembre la policía dijo.", "es") == want
+    assert dates("Sept. 3, a Sunday", "en") == {"m:sep", "d:sunday"}
+    # a language's names are read in its own texts only: "dicembre" in an English text
+    # is no month of it
+    assert dates("The Dicembre gallery opened.", "en") == set()

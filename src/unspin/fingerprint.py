@@ -11,6 +11,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import regex
@@ -79,6 +80,56 @@ _WEEKDAYS = (
     "monday tuesday wednesday thursday friday saturday sunday "
     "lunes martes miércoles jueves viernes sábado domingo"
 ).split()
+#: languages whose month and weekday names, as CLDR writes them (through Babel, in their
+#: running-text and stand-alone forms: Russian "декабря" and "декабрь"), are read as date
+#: keys in a text of that language, besides the English and Spanish ones read in any text:
+#: an Italian report's "15 dicembre" dates it as an English one's "December 15" does
+#: (session 51). Scripts without spaces write months as figures ("12月"), read as numbers
+CALENDAR_LANGS = (
+    "ar", "bg", "ca", "cs", "da", "de", "el", "et", "fa", "fi", "fr", "he", "hi", "hr",
+    "hu", "id", "it", "lt", "lv", "ms", "nb", "nl", "pl", "pt", "ro", "ru", "sk", "sl",
+    "sr", "sv", "sw", "tl", "tr", "uk", "ur", "vi",
+)  # fmt: skip
+
+
+@lru_cache(maxsize=256)  # one entry a language
+def calendar_words(lang: str | None) -> tuple[dict[str, str], dict[str, str]]:
+    """Word -> month key (``jan`` ... ``dec``) and word -> weekday key (``monday`` ...) for
+    a text in ``lang``: the English and Spanish names (as before: any text), and the
+    language's own names (:data:`CALENDAR_LANGS`; words of three letters or more)."""
+    months = {w: _MONTHS[k % 12][:3] for k, w in enumerate(_MONTHS[:12])}
+    months.update({w: "sep" if w == "sept" else w[:3] for w in _MONTHS[12:24]})
+    months.update({w: _MONTHS[k][:3] for k, w in enumerate(_MONTHS[24:])})
+    days = {w: _WEEKDAYS[k % 7] for k, w in enumerate(_WEEKDAYS)}
+    base = (lang or "").split("-")[0]
+    if base in CALENDAR_LANGS:
+        from babel.dates import get_day_names, get_month_names
+
+        for ctx in ("format", "stand-alone"):
+            for m, name in get_month_names("wide", context=ctx, locale=base).items():
+                for w in words(name):
+                    if len(w) >= 3:
+                        months.setdefault(w, _MONTHS[m - 1][:3])
+            for d, name in get_day_names("wide", context=ctx, locale=base).items():
+                for w in words(name):
+                    if len(w) >= 3:
+                        days.setdefault(w, _WEEKDAYS[d])
+    return months, days
+
+
+@lru_cache(maxsize=1)
+def other_calendar_words() -> frozenset[str]:
+    """Every month and weekday word of :data:`CALENDAR_LANGS` and Spanish that is not an
+    English one: a text holding one has date keys it did not have before session 51
+    (:func:`unspin.store.cache_key`)."""
+    english = set(_MONTHS[:24]) | set(_WEEKDAYS[:7])
+    out: set[str] = set(_MONTHS[24:]) | set(_WEEKDAYS[7:])
+    for lang in CALENDAR_LANGS:
+        months, days = calendar_words(lang)
+        out |= set(months) | set(days)
+    return frozenset(out - english)
+
+
 _CAPSEQ = regex.compile(
     rf"\b{UPPER}[\w'’.-]*(?:\s+(?:of|de|la|del|the|van|von|al)?\s*{UPPER}[\w'’.-]*)*"
 )
@@ -102,6 +153,8 @@ def minhash_of(tokens: Sequence[str]) -> list[int]:
 
 def salient_keys(text: str, lang: str | None = None) -> list[str]:
     """Names, numbers, months and weekdays: what tells one event from a look-alike.
+    Months and weekdays are keyed by their English names in every language
+    (:func:`calendar_words`).
 
     Names are capitalised words (``e:`` the phrase, ``w:`` each word); in a Japanese,
     Korean or Chinese text (``lang``), whose scripts have no capitals, also the proper
@@ -125,11 +178,12 @@ def salient_keys(text: str, lang: str | None = None) -> list[str]:
                 keys.add("w:" + t)
     for m in _NUMBER.finditer(ascii_digits(text)):
         keys.add("n:" + m.group(0).replace(",", "").rstrip("."))
+    months, days = calendar_words(lang)
     for w in words(text):
-        if w in _MONTHS:
-            keys.add("m:" + w[:3])
-        elif w in _WEEKDAYS:
-            keys.add("d:" + w)
+        if w in months:
+            keys.add("m:" + months[w])
+        elif w in days:
+            keys.add("d:" + days[w])
     return sorted(keys)
 
 

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from unspin.durable import write_synced
-from unspin.fingerprint import FINGERPRINT_VERSION
+from unspin.fingerprint import FINGERPRINT_VERSION, other_calendar_words
 from unspin.model import Article, Doc, Quote, Sentence, key_json
 from unspin.normalise import (
     hard_wrapped,
@@ -39,6 +39,7 @@ from unspin.normalise import (
     has_ordinal_stop,
     quote_marks_changed,
     quotes_run_on,
+    words,
 )
 
 #: bump when the tables change; a store written by a newer schema is refused
@@ -98,6 +99,11 @@ def private_dir(path: Path) -> Path:
     return path
 
 
+def _other_calendar(text: str) -> bool:
+    other = other_calendar_words()
+    return any(w in other for w in words(text))
+
+
 def cache_key(article: Article, embedder: str) -> str:
     """sha1 over everything that decides a Doc: fingerprint version, embedder, inputs.
 
@@ -113,7 +119,9 @@ def cache_key(article: Article, embedder: str) -> str:
     letters, whose tagged names earlier code did not read into its keys
     (:func:`unspin.normalise.tagged_names`), or with Arabic letters, whose rare words it
     did not read, or read with the clitics written onto them
-    (:func:`unspin.normalise.rare_script_words`)."""
+    (:func:`unspin.normalise.rare_script_words`); and a text with a month or weekday name
+    other than an English one (:func:`unspin.fingerprint.other_calendar_words`), which
+    earlier code keyed in Spanish only, and by its own spelling."""
     version = FINGERPRINT_VERSION + ("+wrap" if hard_wrapped(article.text) else "")
     if has_ordinal_stop(article.text):  # split after the ordinal by earlier code
         version += "+ord"
@@ -131,6 +139,8 @@ def cache_key(article: Article, embedder: str) -> str:
             version += "+fa"  # Persian rare words: keys now
         if any(c in article.text for c in "\u06c1\u06d2\u0679\u0688\u0691"):
             version += "+ur"  # Urdu's letters: its rare words keys now
+    if _other_calendar(article.text):  # month or weekday names keyed since session 51
+        version += "+cal"
     parts = [version, embedder, article.text, article.title, article.lang]
     # surrogatepass: a text that is not valid Unicode still has a key (ingest replaces
     # lone surrogates, but articles handed to the API directly are not read by ingest)
