@@ -1831,3 +1831,20 @@ def test_the_rewrite_model_reads_no_tagged_names() -> None:
     assert {"u:ザエフ", "u:マケドニア"} <= set(doc.keys)
     assert "n:40" in doc_facts(doc).keys
     assert not [k for k in doc_facts(doc).keys if k.startswith("u:")]
+
+
+def test_the_rewrite_models_keys_read_dates_as_it_was_fitted() -> None:
+    # an Italian report's own month and weekday are story keys; the rewrite model's keys
+    # (DocFacts.keys, read by short_keys_in) keep the English and Spanish names only, as
+    # the model was fitted; an English report's dates are in both
+    from unspin.evidence import doc_facts
+
+    it = prepare(
+        Article(id="it", text="Lunedì 15 dicembre la polizia di Banstead ha parlato.", lang="it")
+    )
+    assert {"m:dec", "d:monday"} <= set(it.keys)
+    assert not {k for k in doc_facts(it).keys if k[:2] in ("m:", "d:")}
+    en = prepare(
+        Article(id="en", text="On Monday, December 15, police in Banstead spoke.", lang="en")
+    )
+    assert {"m:dec", "d:monday"} <= set(doc_facts(en).keys)

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import regex
 
-from unspin.fingerprint import kept_body, salient_keys
+from unspin.fingerprint import CALENDAR_LANGS, date_keys, kept_body, salient_keys
 from unspin.model import Alignment, Doc, Sentence, compared_text
 from unspin.normalise import (
     APOSTROPHE_ENDINGS,
@@ -214,7 +214,7 @@ def doc_facts(doc: Doc) -> DocFacts:
         signatures=figure_signatures(text),
         style_text=text,  # read on first use, by the model of its language (model_style)
         style_lang=doc.lang,
-        keys=_fact_keys(doc.keys if cased is text else _cased_keys(doc, text, cased)),
+        keys=_fact_keys(doc.keys if cased is text else _cased_keys(doc, text, cased), doc),
         details=_fact_details(figs, nms, doc.lang),
         lead=lead,
         name_pairs=pairs,
@@ -280,15 +280,23 @@ def _cased_keys(doc: Doc, text: str, cased: str) -> list[str]:
     return salient_keys(kept_body(doc.sentences, cased, read), doc.lang)
 
 
-def _fact_keys(keys: list[str]) -> frozenset[str]:
+def _fact_keys(keys: list[str], doc: Doc) -> frozenset[str]:
     """:attr:`DocFacts.keys`: the salient keys but those read in a script without
     capitals (``u:``: :func:`unspin.normalise.tagged_names`,
     :func:`unspin.normalise.rare_script_words`). The rewrite model's
     ``short_keys_in`` was fitted on names read by their capitals; with the tagged names a
     brief beside a long report of one event keeps most of its keys in the other and
     crossed the model's cut (session 48: 3 more false claims between independent reports
-    in the translated guard rounds, for 6 more rewrites found in 1,218)."""
-    return frozenset(k for k in keys if not k.startswith("u:"))
+    in the translated guard rounds, for 6 more rewrites found in 1,218). Likewise its
+    months and weekdays are those of English and Spanish names only, as the model was
+    fitted (:func:`unspin.fingerprint.date_keys`): a language's own names, story keys
+    since session 51, put a shared weekday into a Hindi brief beside a long report of one
+    event and the pair over the cut (NTREX dev, cnbc.com.6769 / reuters.218861)."""
+    out = {k for k in keys if not k.startswith("u:")}
+    if (doc.lang or "").split("-")[0] in CALENDAR_LANGS:
+        body = kept_body(doc.sentences, doc.article.text)
+        out = {k for k in out if k[:2] not in ("m:", "d:")} | date_keys(body, None)
+    return frozenset(out)
 
 
 def _fact_details(figs: frozenset[str], nms: frozenset[str], lang: str | None) -> frozenset[str]:

@@ -178,13 +178,21 @@ def salient_keys(text: str, lang: str | None = None) -> list[str]:
                 keys.add("w:" + t)
     for m in _NUMBER.finditer(ascii_digits(text)):
         keys.add("n:" + m.group(0).replace(",", "").rstrip("."))
+    keys |= date_keys(text, lang)
+    return sorted(keys)
+
+
+def date_keys(text: str, lang: str | None) -> set[str]:
+    """The month (``m:``) and weekday (``d:``) keys of ``text`` read in ``lang``
+    (:func:`calendar_words`; None: the English and Spanish names only)."""
     months, days = calendar_words(lang)
+    out = set()
     for w in words(text):
         if w in months:
-            keys.add("m:" + months[w])
+            out.add("m:" + months[w])
         elif w in days:
-            keys.add("d:" + days[w])
-    return sorted(keys)
+            out.add("d:" + days[w])
+    return out
 
 
 def kept_body(
