@@ -1848,3 +1848,15 @@ def test_the_rewrite_models_keys_read_dates_as_it_was_fitted() -> None:
         Article(id="en", text="On Monday, December 15, police in Banstead spoke.", lang="en")
     )
     assert {"m:dec", "d:monday"} <= set(doc_facts(en).keys)
+
+
+def test_the_rewrite_models_keys_read_german_nouns_as_before() -> None:
+    from unspin.evidence import doc_facts
+
+    de = prepare(
+        Article(
+            id="de", text="Laut Polizei hat das Feuer in Banstead den Markt zerstört.", lang="de"
+        )
+    )
+    assert "w:polizei" not in de.keys and "w:banstead" in de.keys
+    assert {"w:polizei", "w:banstead"} <= set(doc_facts(de).keys)

@@ -636,3 +636,20 @@ def test_months_and_weekdays_are_date_keys_in_the_texts_language() -> None:
     # a language's names are read in its own texts only: "dicembre" in an English text
     # is no month of it
     assert dates("The Dicembre gallery opened.", "en") == set()
+
+
+def test_a_german_texts_common_nouns_are_no_name_keys() -> None:
+    # German capitalises every noun: "Polizei", "Feuer" are no names; "Banstead",
+    # "Waitrose", "Obama" are; read as before (noun_names) they are all keys
+    from unspin.fingerprint import salient_keys
+
+    text = (
+        "Laut Polizei hat das Feuer in Banstead den Supermarkt von Waitrose zerstört, sagte Obama."
+    )
+    names = {k for k in salient_keys(text, "de") if k[:2] in ("e:", "w:")}
+    assert {"w:banstead", "w:waitrose", "w:obama"} <= names
+    assert not {"w:polizei", "w:feuer", "e:polizei", "e:feuer"} & names
+    before = {k for k in salient_keys(text, "de", noun_names=True) if k[:2] == "w:"}
+    assert {"w:polizei", "w:feuer"} <= before
+    # an English text's capitalised words are names as ever
+    assert "w:police" in salient_keys("He said Police in Banstead were called.", "en")

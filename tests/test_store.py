@@ -542,3 +542,27 @@ def test_a_text_with_a_month_or_weekday_of_another_language_has_its_cache_key_ma
         assert cache_key(Article(id="c", text=text), "use") != old(Article(id="c", text=text))
     for text in ("On December 15, Monday, police said.", "La polizia ha parlato."):
         assert cache_key(Article(id="o", text=text), "use") == old(Article(id="o", text=text))
+
+
+def test_a_german_texts_cache_key_is_marked() -> None:
+    """Docs cached when a German text's common nouns were name keys are not reused; an
+    English or Dutch text keeps its key."""
+    import hashlib
+
+    from unspin.fingerprint import FINGERPRINT_VERSION
+    from unspin.model import key_json
+    from unspin.store import cache_key
+
+    def old(a: Article) -> str:
+        parts = [FINGERPRINT_VERSION, "use", a.text, a.title, a.lang]
+        return hashlib.sha1(key_json(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+    german = Article(id="g", text="Die Polizei ermittelt nach dem Brand in einem Supermarkt.")
+    assert cache_key(german, "use") != old(german)
+    declared = Article(id="d", text="Police were called.", lang="de")
+    assert cache_key(declared, "use") != old(declared)
+    for a in (
+        Article(id="e", text="Police were called to the store."),
+        Article(id="n", text="De politie onderzoekt de brand in een supermarkt."),
+    ):
+        assert cache_key(a, "use") == old(a)

@@ -34,7 +34,13 @@ from typing import Any
 import numpy as np
 import regex
 
-from unspin.fingerprint import CALENDAR_LANGS, date_keys, kept_body, salient_keys
+from unspin.fingerprint import (
+    CALENDAR_LANGS,
+    NOUN_CAPITALS,
+    date_keys,
+    kept_body,
+    salient_keys,
+)
 from unspin.model import Alignment, Doc, Sentence, compared_text
 from unspin.normalise import (
     APOSTROPHE_ENDINGS,
@@ -214,7 +220,12 @@ def doc_facts(doc: Doc) -> DocFacts:
         signatures=figure_signatures(text),
         style_text=text,  # read on first use, by the model of its language (model_style)
         style_lang=doc.lang,
-        keys=_fact_keys(doc.keys if cased is text else _cased_keys(doc, text, cased), doc),
+        keys=_fact_keys(
+            doc.keys
+            if cased is text and doc.lang not in NOUN_CAPITALS
+            else _cased_keys(doc, text, cased, noun_names=doc.lang in NOUN_CAPITALS),
+            doc,
+        ),
         details=_fact_details(figs, nms, doc.lang),
         lead=lead,
         name_pairs=pairs,
@@ -269,15 +280,16 @@ def _meet(pairs: frozenset[str], other: frozenset[str], lang: str | None) -> fro
     return frozenset(x for x in pairs if _pair_keys(x, lang) & keys)
 
 
-def _cased_keys(doc: Doc, text: str, cased: str) -> list[str]:
+def _cased_keys(doc: Doc, text: str, cased: str, noun_names: bool = False) -> list[str]:
     """The salient keys :func:`unspin.fingerprint.prepare` reads (its
     :func:`unspin.fingerprint.kept_body`), read from ``cased`` (``text`` with its
-    headline decased: the same offsets)."""
+    headline decased: the same offsets); ``noun_names``: a German text's common nouns
+    read as names, as the rewrite model's keys were (:func:`_fact_keys`)."""
 
     def read(s: Sentence) -> str:
         return cased[s.start : s.end] if text[s.start : s.end] == s.text else s.text
 
-    return salient_keys(kept_body(doc.sentences, cased, read), doc.lang)
+    return salient_keys(kept_body(doc.sentences, cased, read), doc.lang, noun_names=noun_names)
 
 
 def _fact_keys(keys: list[str], doc: Doc) -> frozenset[str]:
@@ -291,7 +303,9 @@ def _fact_keys(keys: list[str], doc: Doc) -> frozenset[str]:
     months and weekdays are those of English and Spanish names only, as the model was
     fitted (:func:`unspin.fingerprint.date_keys`): a language's own names, story keys
     since session 51, put a shared weekday into a Hindi brief beside a long report of one
-    event and the pair over the cut (NTREX dev, cnbc.com.6769 / reuters.218861)."""
+    event and the pair over the cut (NTREX dev, cnbc.com.6769 / reuters.218861). A German
+    text's keys here read its capitalised common nouns as names, as before session 51
+    (story keys leave them out: :func:`unspin.fingerprint.common_noun`)."""
     out = {k for k in keys if not k.startswith("u:")}
     if (doc.lang or "").split("-")[0] in CALENDAR_LANGS:
         body = kept_body(doc.sentences, doc.article.text)

@@ -29,9 +29,11 @@ from typing import Any
 import numpy as np
 
 from unspin.durable import write_synced
-from unspin.fingerprint import FINGERPRINT_VERSION, other_calendar_words
+from unspin.fingerprint import FINGERPRINT_VERSION, NOUN_CAPITALS, other_calendar_words
 from unspin.model import Article, Doc, Quote, Sentence, key_json
 from unspin.normalise import (
+    canonical_lang,
+    detect_language,
     hard_wrapped,
     has_arabic_letters,
     has_cjk_letters,
@@ -99,6 +101,18 @@ def private_dir(path: Path) -> Path:
     return path
 
 
+def lang_of(article: Article) -> str | None:
+    """The article's language as :func:`unspin.fingerprint.prepare` takes it (declared, or
+    detected); None for a text the detector cannot read (lone surrogates: ingest
+    replaces them before any doc is made)."""
+    if article.lang:
+        return canonical_lang(article.lang)
+    try:
+        return detect_language(article.text)[0]
+    except (UnicodeError, ValueError):
+        return None
+
+
 def _other_calendar(text: str) -> bool:
     other = other_calendar_words()
     return any(w in other for w in words(text))
@@ -121,7 +135,10 @@ def cache_key(article: Article, embedder: str) -> str:
     did not read, or read with the clitics written onto them
     (:func:`unspin.normalise.rare_script_words`); and a text with a month or weekday name
     other than an English one (:func:`unspin.fingerprint.other_calendar_words`), which
-    earlier code keyed in Spanish only, and by its own spelling."""
+    earlier code keyed in Spanish only, and by its own spelling; and a text in a language
+    that capitalises every noun (:data:`unspin.fingerprint.NOUN_CAPITALS`, detected as
+    :func:`unspin.fingerprint.prepare` does), whose common nouns earlier code keyed as
+    names."""
     version = FINGERPRINT_VERSION + ("+wrap" if hard_wrapped(article.text) else "")
     if has_ordinal_stop(article.text):  # split after the ordinal by earlier code
         version += "+ord"
@@ -141,6 +158,8 @@ def cache_key(article: Article, embedder: str) -> str:
             version += "+ur"  # Urdu's letters: its rare words keys now
     if _other_calendar(article.text):  # month or weekday names keyed since session 51
         version += "+cal"
+    if lang_of(article) in NOUN_CAPITALS:  # its common nouns no story keys since session 51
+        version += "+nouns"
     parts = [version, embedder, article.text, article.title, article.lang]
     # surrogatepass: a text that is not valid Unicode still has a key (ingest replaces
     # lone surrogates, but articles handed to the API directly are not read by ingest)
