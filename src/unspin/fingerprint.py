@@ -176,11 +176,12 @@ def salient_keys(text: str, lang: str | None = None, noun_names: bool = False) -
         if len(toks) == 1 and (m.start() == 0 or re.search(r"[.!?\n\"“]\s*$", before)):
             continue
         nouns = lang in NOUN_CAPITALS and not noun_names
-        if nouns and all(common_noun(t, lang) for t in toks):
+        common = [nouns and common_noun(t, lang) for t in toks]  # type: ignore[arg-type]
+        if all(common):
             continue  # "Die Polizei": a noun, capitalised as every German noun is
         keys.add("e:" + " ".join(toks))
-        for t in toks:
-            if len(t) > 2 and not (nouns and common_noun(t, lang)):
+        for t, c in zip(toks, common, strict=True):
+            if len(t) > 2 and not c:
                 keys.add("w:" + t)
     for m in _NUMBER.finditer(ascii_digits(text)):
         keys.add("n:" + m.group(0).replace(",", "").rstrip("."))
@@ -231,6 +232,15 @@ def kept_body(
     return " ".join(parts) or text
 
 
+def article_language(article: Article) -> tuple[str, float]:
+    """The article's language and its confidence: as declared (1.0), else detected
+    (:func:`unspin.normalise.detect_language`). What :func:`prepare` keys a doc by, and
+    what :func:`unspin.store.cache_key` reads."""
+    if article.lang:
+        return canonical_lang(article.lang), 1.0
+    return detect_language(article.text)
+
+
 def prepare(article: Article, params: FingerprintParams | None = None) -> Doc:
     """Everything but the embeddings (cheap, pure). Sentences past
     ``params.max_sentences`` are not kept (:class:`FingerprintParams`); the hash,
@@ -243,9 +253,7 @@ def prepare(article: Article, params: FingerprintParams | None = None) -> Doc:
     if article.title and sents and sents[0].text.strip() == article.title.strip():
         pass  # the title line stays a sentence: headlines are reused too
     body = kept_body(sents, text)
-    lang, conf = detect_language(text)
-    if article.lang:
-        lang, conf = canonical_lang(article.lang), 1.0
+    lang, conf = article_language(article)
     sents = sents[: p.max_sentences]
     tokens = [content_words(s.text) for s in sents]
     normal = normalise_text(body)

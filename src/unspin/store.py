@@ -29,11 +29,14 @@ from typing import Any
 import numpy as np
 
 from unspin.durable import write_synced
-from unspin.fingerprint import FINGERPRINT_VERSION, NOUN_CAPITALS, other_calendar_words
+from unspin.fingerprint import (
+    FINGERPRINT_VERSION,
+    NOUN_CAPITALS,
+    article_language,
+    other_calendar_words,
+)
 from unspin.model import Article, Doc, Quote, Sentence, key_json
 from unspin.normalise import (
-    canonical_lang,
-    detect_language,
     hard_wrapped,
     has_arabic_letters,
     has_cjk_letters,
@@ -105,10 +108,8 @@ def lang_of(article: Article) -> str | None:
     """The article's language as :func:`unspin.fingerprint.prepare` takes it (declared, or
     detected); None for a text the detector cannot read (lone surrogates: ingest
     replaces them before any doc is made)."""
-    if article.lang:
-        return canonical_lang(article.lang)
     try:
-        return detect_language(article.text)[0]
+        return article_language(article)[0]
     except (UnicodeError, ValueError):
         return None
 
