@@ -998,16 +998,13 @@ def sentence_units(d: Doc) -> list[int]:
 
 
 def _distinct_text(d: Doc, idx: set[int]) -> set[int]:
-    """``idx`` less each sentence whose text (case and spacing aside) an earlier one of
-    ``idx`` has."""
-    seen: set[str] = set()
-    out = set()
+    """``idx`` less each sentence of the same unit (:func:`sentence_units`: the same text,
+    case and spacing aside) as an earlier one of ``idx``."""
+    units = sentence_units(d)
+    first: dict[int, int] = {}
     for i in sorted(idx):
-        key = " ".join(d.sentences[i].text.casefold().split())
-        if key not in seen:
-            seen.add(key)
-            out.add(i)
-    return out
+        first.setdefault(units[i], i)
+    return set(first.values())
 
 
 def chain_features(

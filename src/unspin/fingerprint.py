@@ -98,7 +98,7 @@ def calendar_words(lang: str | None) -> tuple[dict[str, str], dict[str, str]]:
     """Word -> month key (``jan`` ... ``dec``) and word -> weekday key (``monday`` ...) for
     a text in ``lang``: the English and Spanish names (as before: any text), and the
     language's own names (:data:`CALENDAR_LANGS`; words of three letters or more)."""
-    months = {w: _MONTHS[k % 12][:3] for k, w in enumerate(_MONTHS[:12])}
+    months = {w: w[:3] for w in _MONTHS[:12]}
     months.update({w: "sep" if w == "sept" else w[:3] for w in _MONTHS[12:24]})
     months.update({w: _MONTHS[k][:3] for k, w in enumerate(_MONTHS[24:])})
     days = {w: _WEEKDAYS[k % 7] for k, w in enumerate(_WEEKDAYS)}
