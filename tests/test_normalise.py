@@ -653,3 +653,29 @@ def test_a_german_texts_common_nouns_are_no_name_keys() -> None:
     assert {"w:polizei", "w:feuer"} <= before
     # an English text's capitalised words are names as ever
     assert "w:police" in salient_keys("He said Police in Banstead were called.", "en")
+
+
+def test_a_name_in_its_cases_is_one_story_key_where_names_inflect() -> None:
+    # Russian, Polish and Turkish names take case endings: "Путин" / "Путина",
+    # "Warszawa" / "Warszawie", "Ankara" / "Ankara'da" are one name, one ``u:`` key each
+    # (their ``w:`` keys stay as written, for the comparison across languages)
+    from unspin.fingerprint import salient_keys
+    from unspin.normalise import name_stem
+
+    def stems(text: str, lang: str) -> set[str]:
+        return {k for k in salient_keys(text, lang) if k.startswith("u:")}
+
+    ru = stems("Вчера в Москве выступил Путин.", "ru")
+    assert ru == {"u:москв", "u:путин"} == stems("Позже о Путине говорила Москва.", "ru")
+    assert "w:путин" in salient_keys("Вчера выступил Путин.", "ru")
+    assert name_stem("Warszawa", "pl") == name_stem("Warszawie", "pl")
+    assert name_stem("Trump", "pl") == name_stem("Trumpa", "pl")
+    assert name_stem("Ankara'da", "tr") == name_stem("Ankara", "tr")
+    assert name_stem("Erdoğan’ın", "tr") == name_stem("Erdoğan", "tr")
+    assert name_stem("Trump", "pl") != name_stem("Tusk", "pl")
+    # a language without a Snowball algorithm of its own: the first letters
+    assert name_stem("Харкова", "uk") == name_stem("Харкові", "uk") == "харко"
+    # elsewhere a name keeps its one written form: no stem keys at all
+    assert name_stem("Trumps", "de") is None and name_stem("Putin", "en") is None
+    assert not stems("Gestern sprach Putin in Moskau.", "de")
+    assert not stems("Yesterday Putin spoke in Moscow.", "en")

@@ -520,7 +520,8 @@ def test_a_text_in_cjk_arabic_or_devanagari_letters_has_its_cache_key_marked_and
     marked += ("ज़ाएव ने कहा", "زائف گفت که", "زائیف نے کہا")
     for text in marked:
         assert cache_key(Article(id="c", text=text), "use") != old(Article(id="c", text=text))
-    for text in ("Zaev spoke on Monday.", "Ο Ζάεφ μίλησε.", "Заев выступил."):
+    # (a Greek text is marked since session 52 for its names' stems: the test below)
+    for text in ("Zaev spoke on Monday.", "Заев выступил."):
         assert cache_key(Article(id="o", text=text), "use") == old(Article(id="o", text=text))
 
 
@@ -561,6 +562,41 @@ def test_a_german_texts_cache_key_is_marked() -> None:
     assert cache_key(german, "use") != old(german)
     declared = Article(id="d", text="Police were called.", lang="de")
     assert cache_key(declared, "use") != old(declared)
+    for a in (
+        Article(id="e", text="Police were called to the store."),
+        Article(id="n", text="De politie onderzoekt de brand in een supermarkt."),
+    ):
+        assert cache_key(a, "use") == old(a)
+
+
+def test_a_text_whose_names_inflect_has_its_cache_key_marked() -> None:
+    """Docs cached before a Russian, Polish or Turkish text's name stems were story keys
+    are not reused; an English or Dutch text keeps its key."""
+    import hashlib
+
+    from unspin.fingerprint import FINGERPRINT_VERSION
+    from unspin.model import key_json
+    from unspin.store import cache_key
+
+    def old(a: Article) -> str:
+        parts = [FINGERPRINT_VERSION, "use", a.text, a.title, a.lang]
+        return hashlib.sha1(key_json(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+    for a in (
+        Article(
+            id="r",
+            text="Президент России выступил вчера в Москве с новым заявлением о бюджете "
+            "страны на следующий год. Депутаты Государственной думы обсудили его предложения.",
+        ),
+        Article(
+            id="p",
+            text="Prezydent wystąpił wczoraj w Warszawie z nowym oświadczeniem o budżecie "
+            "państwa na przyszły rok. Posłowie Sejmu omówili jego propozycje.",
+        ),
+        Article(id="t", text="Police were called.", lang="tr"),
+        Article(id="g", text="Ο Ζάεφ μίλησε."),
+    ):
+        assert cache_key(a, "use") != old(a), a.id
     for a in (
         Article(id="e", text="Police were called to the store."),
         Article(id="n", text="De politie onderzoekt de brand in een supermarkt."),

@@ -27,6 +27,7 @@ from unspin.normalise import (
     content_words,
     detect_language,
     find_quotes,
+    name_stem,
     normalise_text,
     rare_script_words,
     sentences_for,
@@ -160,9 +161,12 @@ def salient_keys(text: str, lang: str | None = None, noun_names: bool = False) -
     Names are capitalised words (``e:`` the phrase, ``w:`` each word); in a Japanese,
     Korean or Chinese text (``lang``), whose scripts have no capitals, also the proper
     nouns its part-of-speech tagger reads (``u:``, :func:`unspin.normalise.tagged_names`),
-    and in an Arabic one its rare words (``u:``, :func:`unspin.normalise.rare_script_words`).
-    ``u:`` keys are words of one language: compared within a language only
-    (:class:`unspin.stories.StoryKeys`). In a language that capitalises every noun
+    and in an Arabic one its rare words (``u:``, :func:`unspin.normalise.rare_script_words`);
+    in a language whose names take case endings, also each name word's stem (``u:``,
+    :func:`unspin.normalise.name_stem`: "Путина" and "Путину" one key, where their
+    ``w:`` keys differ). ``u:`` keys are words of one language: compared within a
+    language only (:class:`unspin.stories.StoryKeys`), and not read as facts by the
+    reuse rules (:func:`unspin.evidence._fact_keys`). In a language that capitalises every noun
     (:data:`NOUN_CAPITALS`) its common nouns are no names (:func:`common_noun`) unless
     ``noun_names`` (the reading before session 51, which the rewrite model's keys keep)."""
     keys: set[str] = {"u:" + w for w in tagged_names(text, lang) | rare_script_words(text, lang)}
@@ -183,6 +187,9 @@ def salient_keys(text: str, lang: str | None = None, noun_names: bool = False) -
         for t, c in zip(toks, common, strict=True):
             if len(t) > 2 and not c:
                 keys.add("w:" + t)
+                stem = name_stem(t, lang)
+                if stem:  # the name in any of its cases, within the language (``u:``)
+                    keys.add("u:" + stem)
     for m in _NUMBER.finditer(ascii_digits(text)):
         keys.add("n:" + m.group(0).replace(",", "").rstrip("."))
     keys |= date_keys(text, lang)

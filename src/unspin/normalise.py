@@ -701,6 +701,36 @@ def name_form(word: str, lang: str | None) -> str:
     return low
 
 
+#: the Snowball algorithm (``snowballstemmer``) that stems a name of each language of
+#: :data:`NAME_INFLECTING` for its story key (:func:`name_stem`); a language without one
+#: of its own is cut to :data:`NAME_STEM_PREFIX` letters
+NAME_STEMMERS: dict[str, str] = {
+    "ru": "russian", "pl": "polish", "cs": "czech", "fi": "finnish", "hu": "hungarian",
+    "lt": "lithuanian", "el": "greek", "ro": "romanian", "sr": "serbian", "et": "estonian",
+    "tr": "turkish",
+}  # fmt: skip
+#: :func:`name_stem` of a language without a Snowball algorithm: the first letters (the
+#: truncation of McNamee, Nicholas and Mayfield 2009, "Addressing morphological variation
+#: in alphabetic languages", whose best length for such languages is 4-5)
+NAME_STEM_PREFIX = 5
+
+
+@lru_cache(maxsize=200_000)
+def name_stem(word: str, lang: str | None) -> str | None:
+    """One key for a name in all its cases, in a language whose names take case endings
+    (:data:`NAME_INFLECTING`): its :func:`name_form` (a Turkish ending after an
+    apostrophe off) stemmed by the language's Snowball algorithm (:data:`NAME_STEMMERS`:
+    "Путин", "Путина", "Путину" -> "путин"; "Warszawa", "Warszawie" -> "warszaw"), or its
+    first :data:`NAME_STEM_PREFIX` letters where there is none. None in any other
+    language, where a name keeps its one written form. Unlike :func:`inflection_keys`
+    (every prefix a pair of facts may share) it is one key a word, as story keys are."""
+    if lang not in NAME_INFLECTING:
+        return None
+    base = name_form(word, lang)
+    algo = NAME_STEMMERS.get(lang)  # type: ignore[arg-type]
+    return _stemmer(algo).stemWord(base) if algo else base[:NAME_STEM_PREFIX]
+
+
 #: in a language whose names inflect, two words are one name in two cases when they share
 #: a prefix of at least ``INFLECTION_MIN_STEM`` letters that leaves at most
 #: ``INFLECTION_TAIL`` letters of either (:func:`inflection_keys`): "Брайтон" / "Брайтона",

@@ -37,6 +37,7 @@ from unspin.fingerprint import (
 )
 from unspin.model import Article, Doc, Quote, Sentence, key_json
 from unspin.normalise import (
+    NAME_INFLECTING,
     hard_wrapped,
     has_arabic_letters,
     has_cjk_letters,
@@ -139,7 +140,9 @@ def cache_key(article: Article, embedder: str) -> str:
     earlier code keyed in Spanish only, and by its own spelling; and a text in a language
     that capitalises every noun (:data:`unspin.fingerprint.NOUN_CAPITALS`, detected as
     :func:`unspin.fingerprint.prepare` does), whose common nouns earlier code keyed as
-    names."""
+    names; and a text in a language whose names take case endings
+    (:data:`unspin.normalise.NAME_INFLECTING`), whose names' stems earlier code did not
+    key (:func:`unspin.normalise.name_stem`)."""
     version = FINGERPRINT_VERSION + ("+wrap" if hard_wrapped(article.text) else "")
     if has_ordinal_stop(article.text):  # split after the ordinal by earlier code
         version += "+ord"
@@ -159,8 +162,11 @@ def cache_key(article: Article, embedder: str) -> str:
             version += "+ur"  # Urdu's letters: its rare words keys now
     if _other_calendar(article.text):  # month or weekday names keyed since session 51
         version += "+cal"
-    if lang_of(article) in NOUN_CAPITALS:  # its common nouns no story keys since session 51
+    lang = lang_of(article)
+    if lang in NOUN_CAPITALS:  # its common nouns no story keys since session 51
         version += "+nouns"
+    if lang in NAME_INFLECTING:  # its names' stems story keys since session 52
+        version += "+stems"
     parts = [version, embedder, article.text, article.title, article.lang]
     # surrogatepass: a text that is not valid Unicode still has a key (ingest replaces
     # lone surrogates, but articles handed to the API directly are not read by ingest)
