@@ -74,7 +74,9 @@ def _row(a, b, support, params: ClassifyParams, kind: str, group: str) -> dict:
     )  # fmt: skip
 
 
-def pile_rows(folder: Path, store, params: ClassifyParams, n_unl: int, rng) -> list[dict]:
+def pile_rows(
+    folder: Path, store, params: ClassifyParams, n_unl: int, rng, langs: frozenset[str]
+) -> list[dict]:
     arts = [
         Article(id=r["id"], text=r["text"], title=r.get("title"))
         for r in map(json.loads, open(folder / "articles.jsonl", encoding="utf-8"))
@@ -91,11 +93,11 @@ def pile_rows(folder: Path, store, params: ClassifyParams, n_unl: int, rng) -> l
     for (i, j), x in lab.items():
         a, b = by_id[i], by_id[j]
         kind = x["kind"].rsplit("_", 1)[0]
-        if a.lang == b.lang and a.lang in params.caseless_langs and kind in POSITIVE:
+        if a.lang == b.lang and a.lang in langs and kind in POSITIVE:
             rows.append(_row(a, b, support, params, kind, folder.name))
     for i, j in candidate_pairs(docs, Config().candidates):
         a, b = docs[i], docs[j]
-        if a.lang != b.lang or a.lang not in params.caseless_langs:
+        if a.lang != b.lang or a.lang not in langs:
             continue
         key = tuple(sorted((a.id, b.id)))
         if key in lab or (a.id in der and b.id in der):
@@ -109,7 +111,9 @@ def pile_rows(folder: Path, store, params: ClassifyParams, n_unl: int, rng) -> l
     return rows
 
 
-def guard_rows(spec: str, langs: list[str], store, params: ClassifyParams) -> list[dict]:
+def guard_rows(
+    spec: str, langs: list[str], store, params: ClassifyParams, gather: frozenset[str]
+) -> list[dict]:
     sets, selection, prefix = spec.split(":")
     sel = json.loads(Path(selection).read_text(encoding="utf-8"))
     event = {d: t for t, d in sel["docs"]}
@@ -123,7 +127,7 @@ def guard_rows(spec: str, langs: list[str], store, params: ClassifyParams) -> li
         support = CorpusSupport(docs)
         for i, j in candidate_pairs(docs, Config().candidates):
             a, b = docs[i], docs[j]
-            if a.lang != b.lang or a.lang not in params.caseless_langs:
+            if a.lang != b.lang or a.lang not in gather:
                 continue
             da, db = a.id.rsplit("/", 1)[0], b.id.rsplit("/", 1)[0]
             kind = "independent_event" if event[da] == event[db] else "independent_other"
@@ -216,6 +220,9 @@ def main() -> int:
     ap.add_argument("--piles", nargs="*", default=[])
     ap.add_argument("--guard", action="append", default=[], help="SETS:SELECTION:PREFIX")
     ap.add_argument("--langs", default="ja,ko,zh")
+    ap.add_argument(
+        "--gather", default="", help="languages whose pairs are gathered (default: caseless_langs)"
+    )
     ap.add_argument("--unlabelled", type=int, default=60, help="unlabelled pairs per pile")
     ap.add_argument("--neg-weight", type=float, default=3.0)
     ap.add_argument("--C", default="0.3,1,3,10,30", help="inverse regularisation strengths tried")
@@ -230,11 +237,14 @@ def main() -> int:
     else:
         store = Store(args.cache)
         rng = random.Random(0)
+        # the languages whose pairs are gathered (default: those the caseless reading is
+        # for, ``ClassifyParams.caseless_langs``)
+        row_langs = frozenset(args.gather.split(",")) if args.gather else params.caseless_langs
         rows = []
         for p in args.piles:
-            rows += pile_rows(Path(p), store, params, args.unlabelled, rng)
+            rows += pile_rows(Path(p), store, params, args.unlabelled, rng, row_langs)
         for g in args.guard:
-            rows += guard_rows(g, args.langs.split(","), store, params)
+            rows += guard_rows(g, args.langs.split(","), store, params, row_langs)
         store.close()
         if args.rows:
             with open(args.rows, "w", encoding="utf-8") as f:
