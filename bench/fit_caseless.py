@@ -10,7 +10,9 @@ read like a text and its rewrite. This script gathers, in the languages of
 ``ClassifyParams.caseless_langs`` only:
 
 * positives: the labelled rewrites of model-written rewrite sets (``--piles``: folders
-  with ``articles.jsonl`` and ``labels.jsonl``, as ``bench/cached_eval.py routes`` reads);
+  with ``articles.jsonl`` and ``labels.jsonl``, as ``bench/cached_eval.py routes`` reads),
+  and the machine-translation round trips of non-English originals of such folders
+  (``bench/lang_routes.py``: kinds ``lang_*``, relation ``spun``);
 * negatives: unlabelled candidate pairs of those piles (a sample), and every candidate
   pair of hand-translated independent ECB+ reports (``--guard SETS:SELECTION:PREFIX``, the
   folders of ``bench/translated_guard.py``; each language's translations in one pile),
@@ -53,7 +55,7 @@ from unspin.model import Article
 from unspin.pipeline import Config, fingerprint
 from unspin.store import Store
 
-POSITIVE = ("rewrite_same", "rewrite_condensed", "rewrite_framed")
+POSITIVE = ("rewrite_same", "rewrite_condensed", "rewrite_framed", "mt_round_trip")
 
 
 def _row(a, b, support, params: ClassifyParams, kind: str, group: str) -> dict:
@@ -74,6 +76,16 @@ def _row(a, b, support, params: ClassifyParams, kind: str, group: str) -> dict:
     )  # fmt: skip
 
 
+def row_kind(label: dict) -> str:
+    """A labelled pair's kind for the fit: a rewrite's style (``rewrite_condensed_es`` ->
+    ``rewrite_condensed``), or ``mt_round_trip`` for a machine-translation round trip of a
+    non-English original (``bench/lang_routes.py``: kind ``lang_<language>_<pivot>``,
+    relation ``spun``), a whole derivative too."""
+    if label["kind"].startswith("lang_") and label.get("relation") == "spun":
+        return "mt_round_trip"
+    return label["kind"].rsplit("_", 1)[0]
+
+
 def pile_rows(
     folder: Path, store, params: ClassifyParams, n_unl: int, rng, langs: frozenset[str]
 ) -> list[dict]:
@@ -92,7 +104,7 @@ def pile_rows(
     rows, unl = [], []
     for (i, j), x in lab.items():
         a, b = by_id[i], by_id[j]
-        kind = x["kind"].rsplit("_", 1)[0]
+        kind = row_kind(x)
         if a.lang == b.lang and a.lang in langs and kind in POSITIVE:
             rows.append(_row(a, b, support, params, kind, folder.name))
     for i, j in candidate_pairs(docs, Config().candidates):
