@@ -679,3 +679,18 @@ def test_a_name_in_its_cases_is_one_story_key_where_names_inflect() -> None:
     assert name_stem("Trumps", "de") is None and name_stem("Putin", "en") is None
     assert not stems("Gestern sprach Putin in Moskau.", "de")
     assert not stems("Yesterday Putin spoke in Moscow.", "en")
+
+
+def test_a_name_stem_without_its_snowball_algorithm_is_its_first_letters(monkeypatch) -> None:
+    # an installed snowballstemmer older than a language's algorithm: the prefix rule
+    import unspin.normalise as N
+
+    def missing(language: str):
+        raise KeyError(f"Stemming algorithm {language!r} not found")
+
+    N.name_stem.cache_clear()
+    monkeypatch.setattr(N, "_stemmer", missing)
+    try:
+        assert N.name_stem("Warszawie", "pl") == "warsz"
+    finally:
+        N.name_stem.cache_clear()

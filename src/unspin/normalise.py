@@ -728,7 +728,12 @@ def name_stem(word: str, lang: str | None) -> str | None:
         return None
     base = name_form(word, lang)
     algo = NAME_STEMMERS.get(lang)  # type: ignore[arg-type]
-    return _stemmer(algo).stemWord(base) if algo else base[:NAME_STEM_PREFIX]
+    if algo:
+        try:
+            return _stemmer(algo).stemWord(base)
+        except KeyError:  # a snowballstemmer older than the algorithm (Polish: 3.0.1)
+            pass
+    return base[:NAME_STEM_PREFIX]
 
 
 #: in a language whose names inflect, two words are one name in two cases when they share
