@@ -1421,3 +1421,48 @@ def test_archived_keys_are_read_not_hashed_again_and_kept_once_for_an_old_archiv
     unspin.remove(["s0"], out=out, config=cfg)
     assert not hashed and not cached, (hashed, cached)
     _same_as_fresh(out, [a for a in [*arts, new, more] if a.id != "s0"], cfg)
+
+
+def test_an_ivf_answer_is_kept_and_updated_for_appended_rows(tmp_path, monkeypatch) -> None:
+    """Above ``exact_max`` rows the full search is the IVF one, and its answer is kept in
+    the store like the exact one's: rows appended later (an add) are searched exactly
+    against all rows and merged, with no second IVF search; a change of more than
+    ``NEIGHBOUR_UPDATE_MAX_SHARE`` of the rows searches afresh (IVF again). With as many
+    probes as lists the IVF search is exact, so every answer equals a full exact search."""
+    import numpy as np
+
+    import unspin.candidates as cand
+
+    rng = np.random.default_rng(5)
+    v = rng.standard_normal((400, 16)).astype(np.float32)
+    v[300:330] = v[:30] + 0.05 * rng.standard_normal((30, 16)).astype(np.float32)
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    keys = [f"r{i}" for i in range(len(v))]
+    calls: list[int] = []
+    real = cand.ivf_neighbours
+
+    def spy(vectors, *args, **kwargs):
+        calls.append(len(vectors))
+        return real(vectors, *args, **kwargs)
+
+    monkeypatch.setattr(cand, "ivf_neighbours", spy)
+    ivf = (100, 2.0, 1000)  # above 100 rows; every list probed: exact
+    with Store(tmp_path / "st") as st:
+        got = cand._neighbours(v[:290], 5, 0.2, keys[:290], st, "t", ivf=ivf)
+        assert calls == [290]
+        _same_lists(got, cand._neighbours(v[:290], 5, 0.2))
+        for n in (291, 300, 330):  # appended rows, near copies of kept rows among them
+            got = cand._neighbours(v[:n], 5, 0.2, keys[:n], st, "t", ivf=ivf)
+            assert calls == [290], "an add reran the IVF search"
+            _same_lists(got, cand._neighbours(v[:n], 5, 0.2))
+        # the same rows again: the kept answer as it is
+        got = cand._neighbours(v[:330], 5, 0.2, keys[:330], st, "t", ivf=ivf)
+        assert calls == [290]
+        # most rows new: searched afresh, by the IVF search
+        other = [f"s{i}" for i in range(400)]
+        got = cand._neighbours(v, 5, 0.2, other, st, "t", ivf=ivf)
+        assert calls == [290, 400]
+        _same_lists(got, cand._neighbours(v, 5, 0.2))
+    # without a store nothing is kept: the IVF search each time
+    cand._neighbours(v[:290], 5, 0.2, keys[:290], None, "t", ivf=ivf)
+    assert calls == [290, 400, 290]

@@ -1024,9 +1024,9 @@ def _neighbours(
     """(row, neighbour row, similarity) of the ``k + 1`` nearest (itself included) above
     ``min_sim``: exact up to ``EXACT_KNN_MAX`` rows, faiss HNSW above. ``vectors``: a
     matrix, or the rows as a list (stacked only where needed; ``dim`` their width).
-    ``ivf``: ``(exact_max, lists_per_sqrt, nprobe)``: above ``exact_max`` rows the IVF
-    search (:func:`ivf_neighbours`) instead, worked out afresh each run (no kept state:
-    its lists depend on every row, so an add costs a full IVF search, as a rescan).
+    ``ivf``: ``(exact_max, lists_per_sqrt, nprobe)``: a full search of more than
+    ``exact_max`` rows is the IVF search (:func:`ivf_neighbours`, about n^1.5) instead of
+    the exact one (n^2).
 
     With ``cache`` (a Store) and ``keys`` (one per row, distinct), the answer of the last
     run is kept and updated (:func:`_update_neighbours`) when rows were added or removed
@@ -1035,16 +1035,22 @@ def _neighbours(
     new rows (the top ``k`` of a union of top-``k`` lists is exact), so a change of a few
     rows costs O(rows), not O(rows^2). The kept rows' vectors are then read from the
     store's vector file (:class:`VectorFile`), so only the new rows of ``vectors`` are
-    stacked. Otherwise everything is searched again."""
+    stacked. Otherwise everything is searched again. A kept answer of the IVF search is
+    updated the same way: the new rows' lists are exact, the kept rows' lists the IVF
+    search's (recall 0.999 against the exact search, docs/benchmarks.md, session 15), so
+    an add to a large store costs what it costs below ``exact_max``, not a full IVF
+    search; a rescan of the same rows may differ where the IVF search missed a
+    neighbour."""
     n = len(vectors)
     if dim is None:
         dim = int(vectors.shape[1]) if isinstance(vectors, np.ndarray) else len(vectors[0])
-    if ivf is not None and n > ivf[0]:
+    use_ivf = ivf is not None and n > ivf[0]
+    if use_ivf and (cache is None or keys is None):
         mat = _stacked(vectors, dim)
         return ivf_neighbours(
             mat, np.arange(n, dtype=np.int64), min(k + 1, n), min_sim, ivf[1], ivf[2], mapper
         )
-    if n > EXACT_KNN_MAX:
+    if n > EXACT_KNN_MAX and not use_ivf:
         sims, idx = _knn(_stacked(vectors, dim), k)
         r = np.repeat(np.arange(n), idx.shape[1])
         c, v = idx.ravel(), sims.ravel()
@@ -1074,7 +1080,10 @@ def _neighbours(
     if out is None:
         if mat is None:
             mat = _stacked(vectors, dim)
-        out = self_search(mat, ids, kk, min_sim, mapper)
+        if use_ivf:
+            out = ivf_neighbours(mat, ids, kk, min_sim, ivf[1], ivf[2], mapper)  # type: ignore[index]
+        else:
+            out = self_search(mat, ids, kk, min_sim, mapper)
     if cache is not None and keys is not None:
         if vf is not None and file is None:
             file = vf.new_name(getattr(old, "file", None))
