@@ -37,12 +37,12 @@ class CandidateParams:
     quote_min_words: int = 6
     quote_max_docs: int = 50  # a "quotation" in more docs than this is boilerplate
     #: above this many sentence rows the sentence k-NN is the IVF search
-    #: (:func:`ivf_neighbours`, about n^1.5) instead of the exact one (n^2). 200,000
-    #: (about 25,000 articles): below it an add keeps the exact search's stored lists
-    #: and updates them (an IVF search keeps no state: every add reruns it, ~26 CPU s
-    #: at 150,000 rows); a one-off scan of a large pile gains from a lower value
-    #: (Reuters 5,000 at 1: candidate stage 50 -> 7 CPU s, the same relations)
-    sent_exact_max: int = 200_000
+    #: (:func:`ivf_neighbours`, about n^1.5) instead of the exact one (n^2). 50,000
+    #: (about 6,000 articles): all of Reuters (164,000 rows) 449 -> 384 s end to end,
+    #: the reuse relations the same (docs/benchmarks.md, session 53); a store keeps the
+    #: answer of either search and an add updates it (:func:`_neighbours`), so an add
+    #: costs no full search either way
+    sent_exact_max: int = 50_000
     #: IVF lists per square root of the rows (``nlist = ceil(ivf_lists_per_sqrt * sqrt(n))``):
     #: a query then compares ~``ivf_nprobe * sqrt(n) / ivf_lists_per_sqrt`` rows
     ivf_lists_per_sqrt: float = 2.0
