@@ -17,3 +17,20 @@ def shared() -> Path:
     if not (SHARED / "seeds").is_dir():
         pytest.skip(f"third-party data not found at {SHARED} (set UNSPIN_SHARED to its folder)")
     return SHARED
+
+
+@pytest.fixture
+def ivf_calls(monkeypatch) -> list[int]:
+    """The row counts of each IVF neighbour search run while the test runs
+    (``unspin.candidates.ivf_neighbours`` wrapped, its answers unchanged)."""
+    import unspin.candidates as cand
+
+    calls: list[int] = []
+    real = cand.ivf_neighbours
+
+    def spy(vectors, *args, **kwargs):
+        calls.append(len(vectors))
+        return real(vectors, *args, **kwargs)
+
+    monkeypatch.setattr(cand, "ivf_neighbours", spy)
+    return calls

@@ -1423,7 +1423,7 @@ def test_archived_keys_are_read_not_hashed_again_and_kept_once_for_an_old_archiv
     _same_as_fresh(out, [a for a in [*arts, new, more] if a.id != "s0"], cfg)
 
 
-def test_an_ivf_answer_is_kept_and_updated_for_appended_rows(tmp_path, monkeypatch) -> None:
+def test_an_ivf_answer_is_kept_and_updated_for_appended_rows(tmp_path, ivf_calls) -> None:
     """Above ``exact_max`` rows the full search is the IVF one, and its answer is kept in
     the store like the exact one's: rows appended later (an add) are searched exactly
     against all rows and merged, with no second IVF search; a change of more than
@@ -1438,14 +1438,7 @@ def test_an_ivf_answer_is_kept_and_updated_for_appended_rows(tmp_path, monkeypat
     v[300:330] = v[:30] + 0.05 * rng.standard_normal((30, 16)).astype(np.float32)
     v /= np.linalg.norm(v, axis=1, keepdims=True)
     keys = [f"r{i}" for i in range(len(v))]
-    calls: list[int] = []
-    real = cand.ivf_neighbours
-
-    def spy(vectors, *args, **kwargs):
-        calls.append(len(vectors))
-        return real(vectors, *args, **kwargs)
-
-    monkeypatch.setattr(cand, "ivf_neighbours", spy)
+    calls = ivf_calls
     ivf = (100, 2.0, 1000)  # above 100 rows; every list probed: exact
     with Store(tmp_path / "st") as st:
         got = cand._neighbours(v[:290], 5, 0.2, keys[:290], st, "t", ivf=ivf)

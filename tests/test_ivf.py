@@ -73,7 +73,7 @@ def test_content_hash_depends_on_the_row_alone() -> None:
     assert np.array_equal(cand.content_hash(x[7:8]), h[7:8])
 
 
-def test_sentence_generator_uses_ivf_above_sent_exact_max(monkeypatch) -> None:
+def test_sentence_generator_uses_ivf_above_sent_exact_max(ivf_calls) -> None:
     from unspin.model import Article
     from unspin.pipeline import Config, fingerprint
 
@@ -92,14 +92,7 @@ def test_sentence_generator_uses_ivf_above_sent_exact_max(monkeypatch) -> None:
         for i in range(30)
     ]
     docs = fingerprint(arts, Config(embedder="hashing"))
-    calls: list[int] = []
-    real = cand.ivf_neighbours
-
-    def spy(vectors, *args, **kwargs):
-        calls.append(len(vectors))
-        return real(vectors, *args, **kwargs)
-
-    monkeypatch.setattr(cand, "ivf_neighbours", spy)
+    calls = ivf_calls
     exact = cand.sent_knn_arrays(docs, 5, 0.82, params=CandidateParams())
     assert calls == []
     approx = cand.sent_knn_arrays(docs, 5, 0.82, params=CandidateParams(sent_exact_max=4))
