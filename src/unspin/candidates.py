@@ -38,7 +38,7 @@ class CandidateParams:
     quote_max_docs: int = 50  # a "quotation" in more docs than this is boilerplate
     #: above this many sentence rows the sentence k-NN is the IVF search
     #: (:func:`ivf_neighbours`, about n^1.5) instead of the exact one (n^2). 50,000
-    #: (about 6,000 articles): all of Reuters (164,000 rows) 449 -> 384 s end to end,
+    #: (about 6,000 articles): all of Reuters (164,000 rows) 445 -> 384 s end to end,
     #: the reuse relations the same (docs/benchmarks.md, session 53); a store keeps the
     #: answer of either search and an add updates it (:func:`_neighbours`), so an add
     #: costs no full search either way
@@ -1045,11 +1045,6 @@ def _neighbours(
     if dim is None:
         dim = int(vectors.shape[1]) if isinstance(vectors, np.ndarray) else len(vectors[0])
     use_ivf = ivf is not None and n > ivf[0]
-    if use_ivf and (cache is None or keys is None):
-        mat = _stacked(vectors, dim)
-        return ivf_neighbours(
-            mat, np.arange(n, dtype=np.int64), min(k + 1, n), min_sim, ivf[1], ivf[2], mapper
-        )
     if n > EXACT_KNN_MAX and not use_ivf:
         sims, idx = _knn(_stacked(vectors, dim), k)
         r = np.repeat(np.arange(n), idx.shape[1])
