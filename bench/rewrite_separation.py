@@ -128,11 +128,13 @@ def features(s, lg, lang: str, zipf_max: float, e5=None) -> dict[str, float]:
 
 
 def _auc(pos: np.ndarray, neg: np.ndarray) -> float:
-    """Probability a positive scores above a negative (ties half)."""
+    """Probability a positive scores above a negative (ties half): scikit-learn's ROC AUC."""
     if not len(pos) or not len(neg):
         return float("nan")
-    gt = (pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()
-    return float(gt / (len(pos) * len(neg)))
+    from sklearn.metrics import roc_auc_score
+
+    y = np.r_[np.ones(len(pos)), np.zeros(len(neg))]
+    return float(roc_auc_score(y, np.r_[pos, neg]))
 
 
 def main() -> int:
