@@ -214,3 +214,63 @@ def test_parquet_patched_by_census_equals_a_whole_build(tmp_path) -> None:
         # only the rows new to the table were built
         assert len(built) == sum(line not in set(rows.lines) for line in new.lines), k
     assert {0, 1, 2, 4} <= set(patched_cases), patched_cases
+
+
+def test_article_and_story_lines_kept_from_the_last_write_equal_fresh_ones(monkeypatch):
+    """The articles table reuses a doc's line kept from the last write only while what
+    the row reads is the same (its story, its article, its language fields), and the
+    stories table a story's line only for a story of the same id, label and members:
+    every table equals the one built from fresh records, and the second write builds
+    only the rows that changed."""
+    import dataclasses
+
+    import unspin.model as model
+    import unspin.output as out
+    from unspin.model import Article, Doc, Result, Story
+
+    def doc(k: int) -> Doc:
+        a = Article(f"a{k}", f"text {k} é", title=f"T{k}", outlet="O", published_at="2024-01-02")
+        return Doc(article=a, sentences=[], lang="en", lang_confidence=0.91, norm_hash=str(k))
+
+    def tables(result: Result) -> dict[str, list[str]]:
+        return {name: list(out._Rows(result, name).lines) for name in ("articles", "stories")}
+
+    def fresh(result: Result) -> dict[str, list[str]]:
+        recs = out.records(result)
+        return {name: [out._json_line(r) for r in recs[name]] for name in ("articles", "stories")}
+
+    built: list[str] = []
+    real = model.article_record
+    monkeypatch.setattr(out, "article_record", lambda d, s: built.append(d.id) or real(d, s))
+    made: list[str] = []
+    real_story = out._story_record
+    monkeypatch.setattr(out, "_story_record", lambda s: made.append(s.id) or real_story(s))
+    monkeypatch.setattr(out, "_STORY_LINES", {})
+    docs = [doc(k) for k in range(6)]
+    stories = [Story("s1", "One", ["a0", "a1"], ["a0"]), Story("s2", "Two", ["a2"], [])]
+    first = Result(docs=docs, relations=[], stories=stories, errors=[])
+    got = tables(first)
+    assert sorted(built) == [f"a{k}" for k in range(6)] and made == ["s1", "s2"]
+    assert got == fresh(first)
+    # the next write: new Story objects; a2 moves story, a3's article is replaced (the
+    # same doc object), a4's language is read again, a6 is new
+    built.clear()
+    docs[3].article = dataclasses.replace(docs[3].article, title="New")
+    docs[4].lang = "de"
+    docs.append(doc(6))
+    stories = [
+        Story("s1", "One", ["a0", "a1"], ["a0"]),
+        Story("s3", "Three", ["a2", "a6"], ["a2"]),
+    ]
+    second = Result(docs=docs, relations=[], stories=stories, errors=[])
+    made.clear()
+    got = tables(second)
+    assert sorted(built) == ["a2", "a3", "a4", "a6"] and made == ["s3"]
+    assert got == fresh(second)
+    assert '"title": "New"' in got["articles"][3] and '"lang": "de"' in got["articles"][4]
+    # a story of the same id with another label or members is built again
+    made.clear()
+    third = Result(
+        docs=docs, relations=[], stories=[Story("s1", "One!", ["a0", "a1"], ["a0"])], errors=[]
+    )
+    assert tables(third)["stories"] == fresh(third)["stories"] and made[0] == "s1"

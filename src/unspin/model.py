@@ -352,30 +352,12 @@ class Result:
     )
 
     def article_records(self) -> list[dict[str, Any]]:
-        story_of = {a: s.id for s in self.stories for a in s.articles}
-        out = []
-        for d in self.docs:
-            a = d.article
-            counts = d.sentence_counts()
-            out.append(
-                {
-                    "id": a.id,
-                    "title": a.title,
-                    "lang": d.lang,
-                    "lang_confidence": round(d.lang_confidence, 3),
-                    "cross_language": d.cross_lingual,
-                    "outlet": a.outlet,
-                    "published_at": a.published_at,
-                    "url": a.url,
-                    "input": a.input,
-                    "location": a.location,
-                    "n_chars": len(a.text),
-                    "n_sentences": counts[0],
-                    "n_boilerplate": counts[1],
-                    "story": story_of.get(a.id),
-                }
-            )
-        return out
+        story_of = self.story_of_articles()
+        return [article_record(d, story_of.get(d.id)) for d in self.docs]
+
+    def story_of_articles(self) -> dict[str, str]:
+        """Each article id's story id."""
+        return {a: s.id for s in self.stories for a in s.articles}
 
     def relation(self, a: str, b: str) -> Relation | None:
         """The relation between two article ids, if any (order does not matter)."""
@@ -390,3 +372,35 @@ class Result:
             if article_id in s.articles:
                 return s
         return None
+
+
+def article_record(d: Doc, story: str | None) -> dict[str, Any]:
+    """The articles table's row of ``d`` in story ``story``: it reads the doc's article
+    (every field but the text, of which its length), the language fields
+    (:func:`article_row_stamp`) and the sentence counts."""
+    a = d.article
+    counts = d.sentence_counts()
+    return {
+        "id": a.id,
+        "title": a.title,
+        "lang": d.lang,
+        "lang_confidence": round(d.lang_confidence, 3),
+        "cross_language": d.cross_lingual,
+        "outlet": a.outlet,
+        "published_at": a.published_at,
+        "url": a.url,
+        "input": a.input,
+        "location": a.location,
+        "n_chars": len(a.text),
+        "n_sentences": counts[0],
+        "n_boilerplate": counts[1],
+        "story": story,
+    }
+
+
+def article_row_stamp(d: Doc, story: str | None) -> tuple[Any, ...]:
+    """What :func:`article_record` of ``d`` reads that a run may set again: the story,
+    the article and the language fields (equal stamps, equal rows: tuples compare items
+    by identity first, so the same Article object costs no field comparison). A doc's
+    sentences are fixed when it is made."""
+    return (story, d.article, d.lang, d.lang_confidence, d.cross_lingual)

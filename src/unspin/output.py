@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from unspin.model import SCHEMA_VERSION, Result, Story
+from unspin.model import SCHEMA_VERSION, Result, Story, article_record, article_row_stamp
 from unspin.store import DIR_MODE, FILE_MODE, private_dir, writer_lock
 
 FILES = ("articles", "relations", "stories", "errors", "changes", "quotes", "lineage")
@@ -52,6 +52,10 @@ def records(result: Result) -> dict[str, list[dict[str, Any]]]:
     }
 
 
+#: where a doc keeps its articles-table row: (its :func:`~unspin.model.article_row_stamp`,
+#: its JSON line); a cache of this module's, not a result
+_ROW_LINE = "_row_line"
+
 #: each table's rows in a Result (the objects a row is the record of), and the function
 #: giving one object's record; ``articles`` is built as a whole (its rows read the stories)
 _OBJECTS: dict[str, tuple[str, Any]] = {
@@ -73,12 +77,8 @@ class _Rows:
 
     def __init__(self, result: Result, name: str) -> None:
         self.built: dict[int, dict[str, Any]] = {}
-        if name not in _OBJECTS:  # the articles: built whole
-            rows = result.article_records()
-            self.objects: list[Any] = rows
-            self.fn: Any = lambda row: row
-            self.built = dict(enumerate(rows))
-            self.lines = _lines_of(rows)
+        if name not in _OBJECTS:  # the articles: each doc's line kept on it
+            self._articles(result)
             return
         attr, self.fn = _OBJECTS[name]
         self.objects = getattr(result, attr)
@@ -86,11 +86,51 @@ class _Rows:
         lines: list[str | None] = (
             [known.get(id(o)) for o in self.objects] if known else [None] * len(self.objects)
         )
+        skeys: list[tuple | None] = []
+        if name == "stories":  # a story as the last write of this process wrote it
+            skeys = [_story_key(o) for o in self.objects]
+            last = _STORY_LINES.get("lines", {})
+            lines = [
+                line if line is not None or key is None else last.get(key)
+                for line, key in zip(lines, skeys)
+            ]
         todo = [k for k, line in enumerate(lines) if line is None]
         rows = [self.fn(self.objects[k]) for k in todo]
         self.built = dict(zip(todo, rows))
         for k, line in zip(todo, _lines_of(rows)):
             lines[k] = line
+        self.lines = lines  # type: ignore[assignment]
+        if skeys:
+            _STORY_LINES["lines"] = {
+                key: line for key, line in zip(skeys, lines) if key is not None
+            }
+
+    def _articles(self, result: Result) -> None:
+        """The articles table: a doc whose row was made before with what it reads now
+        (:func:`~unspin.model.article_row_stamp`, kept on the doc with its line) gives
+        that line; the others are built and encoded, and their lines kept on their docs.
+        A long-running process (the service) holds its pile's docs from one write to the
+        next (``unspin.store._DOC_READS``): an add builds the rows of its new articles and
+        of those whose story changed, not all 20,000."""
+        story_of = result.story_of_articles()
+        docs = result.docs
+        self.objects = docs
+        self.fn = lambda d: article_record(d, story_of.get(d.article.id))
+        stamps = [article_row_stamp(d, story_of.get(d.article.id)) for d in docs]
+        lines: list[str | None] = []
+        todo: list[int] = []
+        for k, (d, stamp) in enumerate(zip(docs, stamps)):
+            kept = d.__dict__.get(_ROW_LINE)
+            if kept is not None and kept[0] == stamp:
+                lines.append(kept[1])
+            else:
+                lines.append(None)
+                todo.append(k)
+        rows = [self.fn(docs[k]) for k in todo]
+        self.built = dict(zip(todo, rows))
+        for k, line in zip(todo, _lines_of(rows)):
+            lines[k] = line
+            docs[k].__dict__[_ROW_LINE] = (stamps[k], line)
         self.lines = lines  # type: ignore[assignment]
 
     @classmethod
@@ -135,6 +175,28 @@ def row_line(record: dict[str, Any]) -> str:
     """The JSON line (with its newline) a table holds for ``record``: what a producer
     stores with a value to give as ``Result.lines`` (:class:`_Rows`)."""
     return _json_line(record)
+
+
+#: the stories table's lines of this process's last write, by :func:`_story_key`: an add
+#: remakes every Story object, most of them as they were (a pure cache: a key holds
+#: everything the line is made from)
+_STORY_LINES: dict[str, dict[tuple, str]] = {}
+
+
+def _story_key(s: Story) -> tuple | None:
+    """A story of plain fields as one hashable value (None for any other: not cached)."""
+    if (
+        type(s) is Story
+        and _story_fields() == _STORY_FIELDS
+        and type(s.id) is str
+        and type(s.label) is str
+        and type(s.articles) is list
+        and type(s.sources) is list
+        and all(type(a) is str for a in s.articles)
+        and all(type(a) is str for a in s.sources)
+    ):
+        return (s.id, s.label, tuple(s.articles), tuple(s.sources))
+    return None
 
 
 #: the fields of :class:`~unspin.model.Story` whose record :func:`_story_record` builds
