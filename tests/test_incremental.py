@@ -19,6 +19,17 @@ from unspin.store import Store
 TABLES = ("relations", "stories", "changes", "quotes", "lineage")
 
 
+@pytest.fixture(params=[False, True], ids=["read-each-time", "values-kept"])
+def kept_memo(request):
+    """Run the test as one process that reads stored values again at each run, and as
+    one that keeps them (:func:`unspin.store.keep_memo_values`, the service's)."""
+    from unspin.store import keep_memo_values
+
+    keep_memo_values(request.param)
+    yield request.param
+    keep_memo_values(False)
+
+
 def _same_as_fresh(out, arts: list[Article], cfg: Config) -> None:
     fresh = unspin.scan(
         arts_folder(out.parent, arts), out=out.parent / "fresh", config=cfg, store=False
@@ -38,7 +49,9 @@ def arts_folder(tmp, arts: list[Article]):
 
 
 @pytest.mark.shared
-def test_incremental_add_and_remove_equal_full_rescans(shared, tmp_path, monkeypatch) -> None:
+def test_incremental_add_and_remove_equal_full_rescans(
+    shared, tmp_path, monkeypatch, kept_memo
+) -> None:
     path = shared / "data" / "bbc_news" / "bbc_news_2225.jsonl.gz"
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         rows = [json.loads(next(fh)) for _ in range(60)]
@@ -478,7 +491,9 @@ def test_changes_depend_only_on_the_fields_their_memo_key_holds() -> None:
     }
 
 
-def test_add_and_remove_that_make_and_unmake_form_items_equal_full_rescans(tmp_path) -> None:
+def test_add_and_remove_that_make_and_unmake_form_items_equal_full_rescans(
+    tmp_path, kept_memo
+) -> None:
     """Form lines are the pile's verdict that a pair's memo key holds: adding the notice
     that fills a frame in often enough turns the other notices into form items (their
     pairs are recomputed), and removing it turns them back; each equal to a full rescan."""
@@ -980,7 +995,7 @@ def _story_of(out, aid: str) -> str:
 
 
 def test_adds_and_removes_with_states_in_memo_files_equal_full_rescans(
-    tmp_path, monkeypatch
+    tmp_path, monkeypatch, kept_memo
 ) -> None:
     """With every kept state in a memo file of its own (the bound lowered): an add that
     joins two stories (a text made of both stories' paragraphs), its removal, an add
@@ -1459,3 +1474,35 @@ def test_an_ivf_answer_is_kept_and_updated_for_appended_rows(tmp_path, ivf_calls
     # without a store nothing is kept: the IVF search each time
     cand._neighbours(v[:290], 5, 0.2, keys[:290], None, "t", ivf=ivf)
     assert calls == [290, 400, 290]
+
+
+def test_kept_memo_values_are_read_once_per_process_and_only_content_kinds(tmp_path) -> None:
+    """With values kept, a second read of content-keyed values neither queries nor
+    unpickles them again (the same objects come back); a state slot (replaced at every
+    run) is always read from the store; values not stored are still left out."""
+    import pickle
+
+    import unspin.store as us
+
+    us.keep_memo_values(True)
+    try:
+        with Store(tmp_path / "st") as st:
+            st.memo_put("pair", {"k1": ("rel", {"f": 1.0}), "k2": ("rel2", {})})
+            st.memo_put("pairs", {"last": [1, 2]})
+            loads = []
+            real = pickle.loads
+            pickle.loads = lambda b: loads.append(1) or real(b)  # type: ignore[assignment]
+            try:
+                first = st.memo_get("pair", ["k1", "k2", "gone"])
+                n = len(loads)
+                again = st.memo_get("pair", ["k2", "k1"])
+                assert len(loads) == n and again["k1"] is first["k1"] and "gone" not in again
+                st.memo_get("pairs", ["last"])
+                st.memo_get("pairs", ["last"])
+                assert len(loads) == n + 2
+            finally:
+                pickle.loads = real  # type: ignore[assignment]
+        us.keep_memo_values(False)
+        assert not us._MEMO_KEPT
+    finally:
+        us.keep_memo_values(False)

@@ -59,6 +59,7 @@ from unspin.report import (
     stored_articles,
     story_summary,
 )
+from unspin.store import keep_memo_values
 
 log = logging.getLogger("unspin.service")
 
@@ -158,6 +159,9 @@ class Service:
         self._generation = 0
         self._signature: tuple[int, int] | None = None
         self._lines = LineMemo()  # each snapshot parses only the lines new since the last
+        # every add reads back the stored results of most of the pile's pairs, articles
+        # and components: kept in this process once read (unspin.store.keep_memo_values)
+        keep_memo_values(True)
         self.snapshot = self._build()
 
     # -------------------------------------------------------------- set-up

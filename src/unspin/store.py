@@ -20,6 +20,7 @@ import sqlite3
 import sys
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -430,6 +431,29 @@ _ARCHIVE_READS: dict[str, dict[str, tuple[Article, Any]]] = {}
 #: again by every run (``cross_lingual``, the second encoder's vectors) or a per-doc
 #: cache that checks what it was computed from (facts, story keys, the cut).
 _DOC_READS: dict[str, dict[tuple[str, str], Doc]] = {}
+
+#: memo kinds whose keys hash everything their values are computed from (the code
+#: version, the settings, the articles' keys; see :mod:`unspin.pipeline`): a value stored
+#: under such a key is never replaced by another, so a process may keep what it read
+CONTENT_MEMO_KINDS = frozenset({"pair", "local", "component", "inner", "changes", "speakers"})
+#: values of :data:`CONTENT_MEMO_KINDS` kept per store folder, most recently used last,
+#: when :func:`keep_memo_values` is on (the service: every add reads back the stored
+#: results of the pile's pairs, articles and components, ~8,000 values at 20,000
+#: articles, whose unpickling was ~10% of an add)
+_MEMO_KEPT: dict[str, OrderedDict[tuple[str, str], Any]] = {}
+#: at most this many kept values per store folder (the least recently used go first)
+MEMO_KEEP_MAX = 100_000
+_MEMO_KEEP = {"on": False}
+
+
+def keep_memo_values(on: bool = True) -> None:
+    """Keep (or stop keeping, and drop) the memo values of :data:`CONTENT_MEMO_KINDS`
+    this process reads or writes, so a long-running process (the service) does not read
+    and unpickle them again at every write. The kept objects are shared by the Results
+    of successive runs: callers treat what :meth:`Store.memo_get` returns as read-only."""
+    _MEMO_KEEP["on"] = on
+    if not on:
+        _MEMO_KEPT.clear()
 
 
 def _read_vectors(store_path: str, key: str, n: int, dim: int) -> np.ndarray:
@@ -1084,6 +1108,14 @@ class Store:
 
         self._memo_table()
         out: dict[str, Any] = {}
+        kept = self._memo_kept(kind)
+        if kept is not None:
+            for key in keys:
+                value = kept.get((kind, key))
+                if value is not None:
+                    kept.move_to_end((kind, key))
+                    out[key] = value
+            keys = [key for key in keys if key not in out]
         try:
             for k in range(0, len(keys), 500):
                 part = list(keys[k : k + 500])
@@ -1097,10 +1129,21 @@ class Store:
                         value = self._memo_file_read(value)
                         if value is None:
                             continue  # its file lost: as if never stored
-                    out[key] = pickle.loads(value)
+                    out[key] = got = pickle.loads(value)
+                    if kept is not None and got is not None:
+                        kept[(kind, key)] = got
         except (sqlite3.Error, pickle.UnpicklingError, EOFError) as e:
             raise self._error(e) from e
+        if kept is not None:
+            while len(kept) > MEMO_KEEP_MAX:
+                kept.popitem(last=False)
         return out
+
+    def _memo_kept(self, kind: str) -> OrderedDict[tuple[str, str], Any] | None:
+        """This store's kept values (:func:`keep_memo_values`), if ``kind``'s are kept."""
+        if not _MEMO_KEEP["on"] or kind not in CONTENT_MEMO_KINDS:
+            return None
+        return _MEMO_KEPT.setdefault(str(self.path.resolve()), OrderedDict())
 
     def memo_put(self, kind: str, items: dict[str, Any]) -> None:
         """Store results by key (pickled), replacing what was there. A value pickled to
