@@ -373,6 +373,20 @@ def test_outlet_names_tells_credits_from_bylines() -> None:
     assert not outlet_names(BODY + "\n" + late).bylines
 
 
+def test_outlet_names_are_read_once_per_text() -> None:
+    """Every pair with an article asks for its outlet names: worked out once per text and
+    settings (the same frozen answer again), not once per pair."""
+    import unspin.evidence as ev
+
+    text = BODY + "\n\nReporting by Priya Halvorsen for The Harbour Gazette."
+    first = ev.outlet_names(text, 3, 16, 3)
+    before = ev.outlet_names.cache_info().hits
+    assert ev.outlet_names(text, 3, 16, 3) is first
+    assert ev.outlet_names.cache_info().hits == before + 1
+    assert ev.outlet_names(text, 2, 16, 3) is not first  # other settings: worked out
+    assert ev._end_lines(text, 3, 16) is ev._end_lines(text, 3, 16)
+
+
 def test_a_byline_is_no_credit_when_the_other_text_is_signed() -> None:
     # the gazette case in a pile of other articles: an original with its own byline and no
     # outlet field beside a copy that says who published it (an outlet field, or its own
