@@ -653,3 +653,57 @@ def test_story_and_relation_pages_are_paged(tmp_path, monkeypatch):
             later = client.get("/ui/relations?offset=1")
             assert "2–2 of " in later.text and 'href="/ui/relations?offset=0' in later.text
             assert client.get("/?offset=x").status_code == 422
+
+
+def test_the_writers_first_job_recomputes_the_stored_pile_once(tmp_path):
+    """With ``warm_add`` (the default) the writer's first job is an add of no article:
+    the tables stay as they were, and what the next add reads back (stored results of
+    the pile's pairs and articles) is in the process already; without it no job runs."""
+    import unspin.store as us
+    from unspin.model import Article
+    from unspin.service import Job, Service
+
+    out = tmp_path / "store"
+    arts = [Article("a", ARTICLE), Article("b", COPY), Article("c", "Rain fell all day in town.")]
+    unspin.scan(arts, out=out, config=FAST)
+    before = read_tables(out)
+    quiet = Service(settings(out, warm_add=False))
+    generation = quiet.snapshot.generation
+    quiet.start()
+    quiet.stop()  # every job queued before the stop has run
+    assert quiet.snapshot.generation == generation
+    svc = Service(settings(out))
+    assert svc.settings.warm_add
+    generation = svc.snapshot.generation
+    kept = us._MEMO_KEPT.get(str((out / ".unspin").resolve()), {})
+    kept.clear()
+    svc.start()
+    try:
+        done = Job("remove", ids=["c"])
+        svc.submit(done).result(timeout=300)  # queued behind the warm job
+    finally:
+        svc.stop()
+        us.keep_memo_values(False)
+    assert svc.snapshot.generation == generation + 2  # the warm add, then the removal
+    after = read_tables(out)
+    assert after["relations"] == [r for r in before["relations"] if "c" not in (r["a"], r["b"])]
+
+
+def test_a_warm_add_reads_the_piles_stored_pair_results(tmp_path):
+    import unspin.store as us
+    from unspin.model import Article
+    from unspin.service import Job, Service
+
+    out = tmp_path / "store"
+    arts = [Article("a", ARTICLE), Article("b", COPY), Article("c", "Rain fell all day in town.")]
+    unspin.scan(arts, out=out, config=FAST)
+    before = read_tables(out)
+    svc = Service(settings(out))
+    try:
+        where = str((out / ".unspin").resolve())
+        us._MEMO_KEPT.pop(where, None)
+        svc._warm(Job("warm"))
+        assert any(kind == "pair" for kind, _ in us._MEMO_KEPT.get(where, {}))
+        assert read_tables(out) == before
+    finally:
+        us.keep_memo_values(False)

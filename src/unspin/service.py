@@ -102,6 +102,12 @@ class Settings:
     max_files: int = MAX_FILES
     config: Config = field(default_factory=Config)
     ingest: IngestOptions = field(default_factory=IngestOptions)
+    #: the writer's first job recomputes the stored pile's results once (an add of no
+    #: article: the same tables), so what every add reads back (stored pair, article and
+    #: component results, the rows of the tables) is in the process before the first
+    #: request's add: that add at 20,000 articles took ~7 CPU s, the ones after it ~3.7.
+    #: Reads are served meanwhile; a write waits behind it.
+    warm_add: bool = True
 
     def __post_init__(self) -> None:
         self.store = Path(self.store)
@@ -128,7 +134,7 @@ class Snapshot:
 
 @dataclass
 class Job:
-    kind: str  # "add" | "remove"
+    kind: str  # "add" | "remove" | "warm" (:attr:`Settings.warm_add`)
     articles: list[Article] = field(default_factory=list)
     ids: list[str] = field(default_factory=list)
     future: Future = field(default_factory=Future)
@@ -276,6 +282,8 @@ class Service:
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="unspin-writer", daemon=True)
             self._thread.start()
+            if self.settings.warm_add and self._articles:
+                self._queue.put(Job("warm"))
 
     def stop(self) -> None:
         if self._thread is not None:
@@ -296,6 +304,9 @@ class Service:
             carry = None
             if job is None:
                 return
+            if job.kind == "warm":
+                self._warm(job)
+                continue
             group = [job]
             if job.kind == "add":
                 n = len(job.articles)
@@ -320,6 +331,17 @@ class Service:
                 for j in group:
                     if not j.future.done():
                         j.future.set_exception(e)
+
+    def _warm(self, job: Job) -> None:
+        """The writer's first job (:attr:`Settings.warm_add`): an add of no article; a
+        failure is logged, not fatal (the next add recomputes and says)."""
+        t0 = time.perf_counter()
+        try:
+            self._add([])
+            log.info("warm add of the stored pile: %.1f s", time.perf_counter() - t0)
+        except Exception:  # noqa: BLE001
+            log.exception("warm add failed")
+        job.future.set_result(None)
 
     def _apply_adds(self, group: list[Job]) -> None:
         """Apply a group of adds in one engine call; if it fails, apply them one by one
