@@ -370,7 +370,9 @@ def quote_groups(
             blocks[k].append(i)
     joined = nx.utils.UnionFind(range(len(texts)))
     checked: set[tuple[int, int]] = set()
-    for members in sorted(blocks.values(), key=len):
+    # blocks of one quotation pair nothing: left out before the sort (most of them;
+    # the order of the others is the same, the sort being stable)
+    for members in sorted((m for m in blocks.values() if len(m) > 1), key=len):
         if len(members) > MAX_BLOCK:
             continue
         dense = len(members) > DENSE_BLOCK
