@@ -605,10 +605,10 @@ def test_a_text_whose_names_inflect_has_its_cache_key_marked() -> None:
 
 
 def test_index_rows_of_the_same_arrays_are_not_compared_again(tmp_path, monkeypatch):
-    """An add appends to the doc-vector file: docs whose vectors are the arrays this
-    process wrote or checked in the file's rows are not stacked and compared again; a
-    doc whose vector is another array is (equal values: appended; other values: the file
-    written whole), and so is every row in a process that has not seen the file."""
+    """An add appends to the doc-vector file: rows whose docs' vectors are the arrays
+    this process wrote or checked there are not compared again; a row whose doc's
+    vector is another array is (equal values: appended; other values: the file written
+    whole), and so is every row in a process that has not seen the file."""
     import dataclasses
 
     import numpy as np
@@ -624,16 +624,17 @@ def test_index_rows_of_the_same_arrays_are_not_compared_again(tmp_path, monkeypa
         st.write_index(docs[:3])  # appended: rows 0-1 are the arrays it wrote
         assert compared == []
         same_values = dataclasses.replace(docs[0], doc_vector=docs[0].doc_vector.copy())
-        st.write_index([same_values, *docs[1:3]])  # another array: compared, equal
-        assert compared == [3]
+        st.write_index([same_values, *docs[1:3]])  # another array in row 0: that row
+        assert compared == [1]
         st.write_index([same_values, *docs[1:3]])
-        assert compared == [3]
+        assert compared == [1]
         us._INDEX_SEEN.clear()  # another process: every row compared
         st.write_index([same_values, *docs[1:3]])
-        assert compared == [3, 3]
+        assert compared == [1, 3]
         changed = dataclasses.replace(docs[1], doc_vector=docs[1].doc_vector[::-1].copy())
-        st.write_index([same_values, changed, docs[2]])  # compared, other values: whole
-        assert compared == [3, 3, 3]
+        st.write_index([same_values, changed, docs[2]])  # row 1 compared, other: whole
+        assert compared == [1, 3, 1]
         index, ids = st.load_index()
         got = np.stack([index.index.reconstruct(i) for i in range(3)])
-        assert real(got, np.stack([same_values.doc_vector, changed.doc_vector, docs[2].doc_vector]))
+        want = [same_values.doc_vector, changed.doc_vector, docs[2].doc_vector]
+        assert real(got, np.stack(want)) and ids == [d.id for d in docs[:3]]

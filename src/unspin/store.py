@@ -1021,14 +1021,11 @@ class Store:
         where = str(self.path.resolve())
         seen = _INDEX_SEEN.get(where)
         # rows of one file generation are never written over (a rewrite is a new one):
-        # docs whose vectors are the very arrays this process saw in those rows hold them
-        same = (
-            seen is not None
-            and seen[0] == gen
-            and len(seen[1]) >= n
-            and all(d.doc_vector is v for d, v in zip(docs[:n], seen[1]))
-        )
-        if n and not same and not np.array_equal(mat, np.stack([d.doc_vector for d in docs[:n]])):
+        # a doc whose vector is the very array this process saw in its row holds it; the
+        # other rows are compared (an add's new doc is read back from the store next time)
+        prev = seen[1] if seen is not None and seen[0] == gen else []
+        todo = [i for i in range(n) if i >= len(prev) or docs[i].doc_vector is not prev[i]]
+        if todo and not np.array_equal(mat[todo], np.stack([docs[i].doc_vector for i in todo])):
             return False
         if n < len(docs):
             vecs = np.ascontiguousarray(np.stack([d.doc_vector for d in docs[n:]]), np.float32)
