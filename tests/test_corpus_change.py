@@ -246,3 +246,17 @@ def test_story_lineage_equals_building_the_whole_piles_lineage(tmp_path, monkeyp
     assert calls and min(calls) > 1, calls
     assert len(calls) == sum(len(s.articles) > 1 for s in result.stories)
     assert result.lineage == build_lineage(result, result.quotes)
+    # the lines given for one-article graphs are their records' lines, made once per
+    # process: a second call takes them (the same strings) for the same stories
+    from unspin.output import _json_line
+
+    first: dict[int, str] = {}
+    graphs = story_lineage(result, result.quotes, first)
+    ones = [g for g in graphs if len(g.nodes) == 1 and not g.edges]
+    assert ones and set(first) == {id(g) for g in ones}
+    assert all(first[id(g)] == _json_line(g.to_record()) for g in ones)
+    again: dict[int, str] = {}
+    graphs2 = story_lineage(result, result.quotes, again)
+    ones2 = [g for g in graphs2 if len(g.nodes) == 1 and not g.edges]
+    assert [again[id(g)] for g in ones2] == [first[id(g)] for g in ones]
+    assert all(again[id(b)] is first[id(a)] for a, b in zip(ones, ones2))

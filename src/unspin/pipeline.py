@@ -2379,14 +2379,25 @@ def result_changes(result: Result, config: Config, engine: Any = None, memo: Any
 # ---------------------------------------------------------------- provenance
 
 
-def story_lineage(result: Result, groups: list) -> list:
+#: the lineage table's lines of one-article stories as this process last made them, by
+#: (story id, article id, title, outlet): all such a graph holds (a pure cache)
+_ONE_NODE_LINES: dict[str, dict[tuple, str]] = {}
+
+
+def story_lineage(result: Result, groups: list, lines: dict[int, str] | None = None) -> list:
     """:func:`unspin.lineage.build_lineage` story by story: each story's call gets only
     its own articles, the reuse relations inside it (in the result's order) and the
     quotation groups two or more of its articles carry (in the groups' order), which is
     all a story's lineage reads; the same graphs, without scanning every relation and
-    every group once per story."""
+    every group once per story. ``lines``: filled with the table line of each
+    one-article story's graph (by ``id()``, as ``Result.lines`` holds them), taken from
+    this process's last call where the story, article, title and outlet are the same."""
     from unspin.lineage import Lineage, LineageNode, build_lineage
     from unspin.model import REUSE_RELATIONS
+    from unspin.output import row_line
+
+    last = _ONE_NODE_LINES.get("lines", {}) if lines is not None else {}
+    made: dict[tuple, str] = {}
 
     story_of = {a: k for k, s in enumerate(result.stories) for a in s.articles}
     inside: list[list[Relation]] = [[] for _ in result.stories]
@@ -2413,11 +2424,20 @@ def story_lineage(result: Result, groups: list) -> list:
             # carries twice, so its graph is its one node (what build_lineage gives)
             a = docs[s.articles[0]].article
             node = LineageNode(a.id, "article", a.title, a.outlet, [], [])
-            out.append(Lineage(s.id, [node], []))
+            graph = Lineage(s.id, [node], [])
+            out.append(graph)
+            if lines is not None:
+                key = (s.id, a.id, a.title, a.outlet)
+                line = last.get(key)
+                if line is None:
+                    line = row_line(graph.to_record())
+                made[key] = lines[id(graph)] = line
             continue
         mine = [docs[a] for a in s.articles]
         part = Result(docs=mine, relations=inside[k], stories=[s], errors=[])
         out.extend(build_lineage(part, carried[k]))
+    if lines is not None:
+        _ONE_NODE_LINES["lines"] = made
     return out
 
 
@@ -2500,6 +2520,8 @@ def provenance(
     )
     if memo is not None:
         keep_quotes(memo, known, before)
-    result.lineage = story_lineage(result, result.quotes)
+    lineage_lines: dict[int, str] = {}  # new each time: ids of this call's graphs only
+    result.lineage = story_lineage(result, result.quotes, lineage_lines)
+    result.lines["lineage"] = lineage_lines
     result.changes = (changes_fn or changes_for_result)(result)
     return result
