@@ -34,3 +34,14 @@ def ivf_calls(monkeypatch) -> list[int]:
 
     monkeypatch.setattr(cand, "ivf_neighbours", spy)
     return calls
+
+
+@pytest.fixture(autouse=True)
+def _memo_values_not_kept_across_tests():
+    """A Service keeps the memo values it reads for its process
+    (:func:`unspin.store.keep_memo_values`); each test starts and ends without."""
+    from unspin.store import keep_memo_values
+
+    keep_memo_values(False)
+    yield
+    keep_memo_values(False)
