@@ -1,4 +1,4 @@
-"""Exact against IVF sentence k-NN on a real pile: neighbour recall, doc-pair recall, CPU.
+"""Exact against IVF sentence or document k-NN on a real pile: recall of pairs, CPU.
 
 Usage (from the repository root)::
 
@@ -14,7 +14,10 @@ of ``--grid``. Reports, per setting, CPU seconds of the search (this process: on
 the recall of the exact neighbour pairs (row, other row; itself excluded), the doc pairs
 the sentence generator proposes (two or more neighbouring sentence pairs) found, lost and
 gained, and whether a second run gave the same arrays. The rows are cached in
-``--rows`` (an ``.npz``) so a second call skips the fingerprinting.
+``--rows`` (an ``.npz``) so a second call skips the fingerprinting. ``--level doc``: the
+rows are the representatives' document vectors, searched as the document generator
+searches them (``doc_k`` + 1 nearest at ``doc_min_sim``); its doc pairs are the neighbour
+pairs.
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ from pathlib import Path
 import numpy as np
 
 
-def rows_of(corpus: str, n: int | None, spun: int, seed: int, path: Path) -> tuple:
+def rows_of(
+    corpus: str, n: int | None, spun: int, seed: int, path: Path, level: str = "sentence"
+) -> tuple:
     if path.exists():
         z = np.load(path)
         return z["mat"], z["owner"], int(z["docs"])
@@ -41,7 +46,10 @@ def rows_of(corpus: str, n: int | None, spun: int, seed: int, path: Path) -> tup
     docs = fingerprint(arts, cfg, engine=LocalEngine(0))
     rep = representatives(docs)
     sub = [d for i, d in enumerate(docs) if rep[i] == i]
-    owner, rows = sentence_rows(sub)
+    if level == "doc":
+        owner, rows = list(range(len(sub))), [d.doc_vector for d in sub]
+    else:
+        owner, rows = sentence_rows(sub)
     mat = np.vstack([np.asarray(r, np.float32) for r in rows])
     np.savez(path, mat=mat, owner=np.asarray(owner, np.int64), docs=len(sub))
     return mat, np.asarray(owner, np.int64), len(sub)
@@ -58,6 +66,7 @@ def main() -> int:
     ap.add_argument("--rows", help="cache of the sentence rows (.npz)")
     ap.add_argument("--grid", default="4:8", help="lists_per_sqrt:nprobe,...")
     ap.add_argument("--no-exact", action="store_true", help="IVF only (timing)")
+    ap.add_argument("--level", choices=["sentence", "doc"], default="sentence")
     ap.add_argument("--report", help="write the figures as JSON here")
     ap.add_argument("--train-per-list", type=int, help="IVF_TRAIN_PER_LIST to try")
     ap.add_argument("--threads", type=int, default=1, help="BLAS threads (the pipeline's 1)")
@@ -74,10 +83,22 @@ def main() -> int:
     threadpool_limits(limits=args.threads, user_api="blas")
     if args.train_per_list:
         cand.IVF_TRAIN_PER_LIST = args.train_per_list
-    path = Path(args.rows or f"/tmp/unspin-rows-{args.corpus}-{args.n or 'all'}.npz")
-    mat, owner, ndocs = rows_of(args.corpus, args.n, args.spun, args.seed, path)
+    tag = "" if args.level == "sentence" else "-doc"
+    path = Path(args.rows or f"/tmp/unspin-rows-{args.corpus}-{args.n or 'all'}{tag}.npz")
+    mat, owner, ndocs = rows_of(args.corpus, args.n, args.spun, args.seed, path, args.level)
     p = CandidateParams()
     kk, ms = p.sent_k + 1, p.sent_min_sim
+    if args.level == "doc":
+        kk, ms = p.doc_k + 1, p.doc_min_sim
+
+    def doc_pairs(q: np.ndarray, c: np.ndarray) -> set:
+        if args.level == "doc":  # the neighbour pairs themselves, unordered
+            keep = q != c
+            lo, hi = np.minimum(q[keep], c[keep]), np.maximum(q[keep], c[keep])
+            return set(zip(lo.tolist(), hi.tolist()))
+        a, b = hit_arrays(owner[q], owner[c], ndocs)
+        return set(zip(a.tolist(), b.tolist()))
+
     if args.grow:
         rng = np.random.default_rng(0)
         for m in (int(x) for x in args.grow.split(",")):
@@ -94,7 +115,7 @@ def main() -> int:
             print(f"{len(x)} rows: IVF {time.process_time() - c0:.1f} CPU s", flush=True)
         return 0
     ids = np.arange(len(mat), dtype=np.int64)
-    print(f"{len(mat)} sentence rows of {ndocs} docs (k={kk}, min_sim={ms})")
+    print(f"{len(mat)} {args.level} rows of {ndocs} docs (k={kk}, min_sim={ms})")
     out: dict = {"rows": len(mat), "docs": ndocs, "settings": []}
     ex = exd = None
     if not args.no_exact:
@@ -103,8 +124,7 @@ def main() -> int:
         out["exact_cpu_s"] = time.process_time() - c0
         keep = q != c
         ex = set(zip(q[keep].tolist(), c[keep].tolist()))
-        a, b = hit_arrays(owner[q], owner[c], ndocs)
-        exd = set(zip(a.tolist(), b.tolist()))
+        exd = doc_pairs(q, c)
         print(
             f"exact: {out['exact_cpu_s']:.1f} CPU s, {len(ex)} neighbour pairs, "
             f"{len(exd)} doc pairs"
@@ -123,8 +143,7 @@ def main() -> int:
         same = bool(np.array_equal(q, q2) and np.array_equal(c, c2) and np.array_equal(s, s2))
         keep = q != c
         ap_ = set(zip(q[keep].tolist(), c[keep].tolist()))
-        a, b = hit_arrays(owner[q], owner[c], ndocs)
-        apd = set(zip(a.tolist(), b.tolist()))
+        apd = doc_pairs(q, c)
         row = {
             "lists_per_sqrt": lps,
             "nprobe": npb,

@@ -43,6 +43,11 @@ class CandidateParams:
     #: answer of either search and an add updates it (:func:`_neighbours`), so an add
     #: costs no full search either way
     sent_exact_max: int = 50_000
+    #: above this many documents the document k-NN is the IVF search too (with
+    #: ``ivf_lists_per_sqrt`` and ``ivf_nprobe``) instead of the exact one, n^2: most of
+    #: the k-NN stage's growth from 40,000 to 100,000 synthetic articles (52 -> 272 CPU
+    #: s; docs/benchmarks.md, session 54). Below it, every result is as before
+    doc_exact_max: int = 50_000
     #: IVF lists per square root of the rows (``nlist = ceil(ivf_lists_per_sqrt * sqrt(n))``):
     #: a query then compares ~``ivf_nprobe * sqrt(n) / ivf_lists_per_sqrt`` rows
     ivf_lists_per_sqrt: float = 2.0
@@ -64,6 +69,7 @@ class CandidateParams:
             "quote_min_words",
             "quote_max_docs",
             "sent_exact_max",
+            "doc_exact_max",
             "ivf_nprobe",
         ):
             if getattr(self, name) < 1:
@@ -1194,13 +1200,17 @@ def doc_knn_arrays(
     keys: list[str] | None = None,
     cache: Any = None,
     mapper: Mapper | None = None,
+    ivf: tuple[int, float, int] | None = None,
 ) -> PairArrays:
-    """Each doc with its ``k`` nearest docs at ``min_sim`` or above (document vectors)."""
+    """Each doc with its ``k`` nearest docs at ``min_sim`` or above (document vectors);
+    ``ivf`` as for :func:`_neighbours` (``CandidateParams.doc_exact_max``)."""
     if len(docs) < 2:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty
     rows = _LazyRows(docs, _doc_vector_row)
-    r, c, _ = _neighbours(rows, k, min_sim, keys, cache, "doc", mapper, len(docs[0].doc_vector))
+    r, c, _ = _neighbours(
+        rows, k, min_sim, keys, cache, "doc", mapper, len(docs[0].doc_vector), ivf
+    )
     return r, c
 
 
@@ -1399,7 +1409,18 @@ def generator_arrays(
     return [
         ("same_text", _group_arrays(by_hash.values())),
         ("minhash", minhash_arrays(docs, p.lsh_threshold, keys, cache)),
-        ("doc_knn", doc_knn_arrays(docs, p.doc_k, p.doc_min_sim, keys, cache, mapper)),
+        (
+            "doc_knn",
+            doc_knn_arrays(
+                docs,
+                p.doc_k,
+                p.doc_min_sim,
+                keys,
+                cache,
+                mapper,
+                (p.doc_exact_max, p.ivf_lists_per_sqrt, p.ivf_nprobe),
+            ),
+        ),
         ("sent_knn", sent_knn_arrays(docs, p.sent_k, p.sent_min_sim, keys, cache, mapper, p)),
         ("quote", quote_arrays(docs, p, qkeys)),
     ]

@@ -14,7 +14,8 @@ The same pipeline as the local engine, with the same pure functions of
   (keyed shuffles, as text-dedup does); document and sentence nearest neighbours block by
   block (:func:`unspin.candidates.top_neighbours` on each pair of blocks, then the top ``k``
   per row of the union, which is the exact top ``k``); above
-  ``CandidateParams.sent_exact_max`` sentence rows, the IVF search of the local engine
+  ``CandidateParams.sent_exact_max`` sentence rows (``doc_exact_max`` documents), the IVF
+  search of the local engine
   (:func:`ivf_knn`: centroids trained once on the driver, one block per list); shared
   quotations grouped by key;
 * the second encoder (:mod:`unspin.second`): its plan and the briefs' vectors on the
@@ -412,11 +413,14 @@ def candidate_frame(spark: Any, docs: Any, config: Any) -> Any:
         .toDF("i long, j long")
     )
     # nearest documents
-    dk = blocked_knn(
-        cols.select(F.col("idx").alias("row"), F.col("dvec").alias("vec")),
-        p.doc_k + 1,
-        p.doc_min_sim,
-    )
+    drows = cols.select(F.col("idx").alias("row"), F.col("dvec").alias("vec"))
+    ndocs = drows.count()
+    if ndocs > p.doc_exact_max:  # as unspin.candidates.doc_knn_arrays
+        dk = ivf_knn(
+            spark, drows, min(p.doc_k + 1, ndocs), p.doc_min_sim, p.ivf_lists_per_sqrt, p.ivf_nprobe
+        )
+    else:
+        dk = blocked_knn(drows, p.doc_k + 1, p.doc_min_sim)
     doc_pairs = dk.where(F.col("q") != F.col("c")).select(
         F.least("q", "c").alias("i"), F.greatest("q", "c").alias("j")
     )
