@@ -417,7 +417,12 @@ def candidate_frame(spark: Any, docs: Any, config: Any) -> Any:
     ndocs = drows.count()
     if ndocs > p.doc_exact_max:  # as unspin.candidates.doc_knn_arrays
         dk = ivf_knn(
-            spark, drows, min(p.doc_k + 1, ndocs), p.doc_min_sim, p.ivf_lists_per_sqrt, p.ivf_nprobe
+            spark,
+            drows,
+            min(p.doc_k + 1, ndocs),
+            p.doc_min_sim,
+            p.ivf_lists_per_sqrt,
+            p.doc_ivf_nprobe,
         )
     else:
         dk = blocked_knn(drows, p.doc_k + 1, p.doc_min_sim)
