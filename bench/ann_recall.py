@@ -120,11 +120,16 @@ def main() -> int:
     ex = exd = None
     if not args.no_exact:
         c0 = time.process_time()
-        q, c, _ = search(mat, ids, mat, ids, kk, ms)
+        q, c, sims = search(mat, ids, mat, ids, kk, ms)
         out["exact_cpu_s"] = time.process_time() - c0
         keep = q != c
         ex = set(zip(q[keep].tolist(), c[keep].tolist()))
         exd = doc_pairs(q, c)
+        # each exact neighbour pair's similarity, for the recall by similarity band
+        sim_of = {
+            (min(a, b), max(a, b)): v
+            for a, b, v in zip(q[keep].tolist(), c[keep].tolist(), sims[keep].tolist())
+        }
         print(
             f"exact: {out['exact_cpu_s']:.1f} CPU s, {len(ex)} neighbour pairs, "
             f"{len(exd)} doc pairs"
@@ -157,6 +162,11 @@ def main() -> int:
             row["doc_pairs_found"] = len(exd & apd)
             row["doc_pairs_lost"] = len(exd - apd)
             row["doc_pairs_gained"] = len(apd - exd)
+        if ex is not None and args.level == "doc":  # recall of the pairs by similarity
+            row["recall_by_similarity"] = {}
+            for lo in (0.6, 0.7, 0.8, 0.9):
+                want = [k for k, v in sim_of.items() if v >= lo]
+                row["recall_by_similarity"][lo] = [sum(k in apd for k in want), len(want)]
         out["settings"].append(row)
         print(
             f"| {lps:g} | {npb} | {row['lists']} | {cpu:.1f} "
@@ -165,6 +175,8 @@ def main() -> int:
             f"| {row.get('doc_pairs_lost', '-')} | {row.get('doc_pairs_gained', '-')} | {same} |",
             flush=True,
         )
+        for lo, (got, of) in row.get("recall_by_similarity", {}).items():
+            print(f"    pairs at similarity >= {lo}: {got} / {of}")
     if args.report:
         Path(args.report).write_text(json.dumps(out, indent=1))
     return 0
