@@ -73,6 +73,20 @@ def test_content_hash_depends_on_the_row_alone() -> None:
     assert np.array_equal(cand.content_hash(x[7:8]), h[7:8])
 
 
+def _library_notices(n: int, towns: int) -> list:
+    """``n`` templated notices of ``towns`` towns' libraries (ids x0, x1, ...)."""
+    from unspin.model import Article
+
+    return [
+        Article(
+            f"x{i}",
+            f"The library in town number {i % towns} will open on Sundays from May. "
+            f"Staff at branch {i} said the hours were set after a survey of readers.",
+        )
+        for i in range(n)
+    ]
+
+
 def test_sentence_generator_uses_ivf_above_sent_exact_max(ivf_calls) -> None:
     from unspin.model import Article
     from unspin.pipeline import Config, fingerprint
@@ -83,14 +97,7 @@ def test_sentence_generator_uses_ivf_above_sent_exact_max(ivf_calls) -> None:
         "Boat owners objected at the meeting and asked for a delay of one whole year. "
     )
     arts = [Article("a", base), Article("b", base.replace("Tuesday", "Monday"))]
-    arts += [
-        Article(
-            f"x{i}",
-            f"The library in town number {i} will open on Sundays from May. "
-            f"Staff at branch {i} said the hours were set after a survey of readers.",
-        )
-        for i in range(30)
-    ]
+    arts += _library_notices(30, towns=30)
     docs = fingerprint(arts, Config(embedder="hashing"))
     calls = ivf_calls
     exact = cand.sent_knn_arrays(docs, 5, 0.82, params=CandidateParams())
@@ -106,18 +113,9 @@ def test_sentence_generator_uses_ivf_above_sent_exact_max(ivf_calls) -> None:
 def test_document_generator_uses_ivf_above_doc_exact_max(ivf_calls) -> None:
     """Above ``CandidateParams.doc_exact_max`` documents the document k-NN is the IVF
     search; with every list probed it finds what the exact search finds."""
-    from unspin.model import Article
     from unspin.pipeline import Config, fingerprint
 
-    arts = [
-        Article(
-            f"x{i}",
-            f"The library in town number {i % 7} will open on Sundays from May. "
-            f"Staff at branch {i} said the hours were set after a survey of readers.",
-        )
-        for i in range(40)
-    ]
-    docs = fingerprint(arts, Config(embedder="hashing"))
+    docs = fingerprint(_library_notices(40, towns=7), Config(embedder="hashing"))
     p = CandidateParams()
     exact = cand.doc_knn_arrays(docs, p.doc_k, p.doc_min_sim)
     assert ivf_calls == []

@@ -185,7 +185,15 @@ _STORY_LINES: dict[str, dict[tuple, str]] = {}
 
 def _story_key(s: Story) -> tuple | None:
     """A story of plain fields as one hashable value (None for any other: not cached)."""
-    if (
+    if _plain_story(s):
+        return (s.id, s.label, tuple(s.articles), tuple(s.sources))
+    return None
+
+
+def _plain_story(s: Story) -> bool:
+    """Whether ``s`` is a :class:`Story` of the fields :data:`_STORY_FIELDS`, text and
+    lists of text only: the stories whose records and keys are built directly."""
+    return (
         type(s) is Story
         and _story_fields() == _STORY_FIELDS
         and type(s.id) is str
@@ -194,9 +202,7 @@ def _story_key(s: Story) -> tuple | None:
         and type(s.sources) is list
         and all(type(a) is str for a in s.articles)
         and all(type(a) is str for a in s.sources)
-    ):
-        return (s.id, s.label, tuple(s.articles), tuple(s.sources))
-    return None
+    )
 
 
 #: the fields of :class:`~unspin.model.Story` whose record :func:`_story_record` builds
@@ -209,16 +215,7 @@ def _story_record(s: Story) -> dict[str, Any]:
     copy walk over every value (a fifth of writing the tables of an add). Any other
     story (another class, another field, a value of another type) goes through
     ``to_record``."""
-    if (
-        type(s) is Story
-        and _story_fields() == _STORY_FIELDS
-        and type(s.id) is str
-        and type(s.label) is str
-        and type(s.articles) is list
-        and type(s.sources) is list
-        and all(type(a) is str for a in s.articles)
-        and all(type(a) is str for a in s.sources)
-    ):
+    if _plain_story(s):
         return {"id": s.id, "label": s.label, "articles": s.articles[:], "sources": s.sources[:]}
     return s.to_record()
 
