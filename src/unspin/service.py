@@ -105,8 +105,9 @@ class Settings:
     #: the writer's first job recomputes the stored pile's results once (an add of no
     #: article: the same tables), so what every add reads back (stored pair, article and
     #: component results, the rows of the tables) is in the process before the first
-    #: request's add: that add at 20,000 articles took ~7 CPU s, the ones after it ~3.7.
-    #: Reads are served meanwhile; a write waits behind it.
+    #: request's add (at 20,000 articles: 5.3-5.6 s against 5.9-6.3 without it; the adds
+    #: after it 3.3-4.1 s; docs/benchmarks.md, session 54). Reads are served meanwhile;
+    #: a write waits behind it.
     warm_add: bool = True
 
     def __post_init__(self) -> None:

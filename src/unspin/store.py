@@ -453,9 +453,10 @@ _INDEX_SEEN: dict[str, tuple[int, list[Any]]] = {}
 
 def keep_memo_values(on: bool = True) -> None:
     """Keep (or stop keeping, and drop) the memo values of :data:`CONTENT_MEMO_KINDS`
-    this process reads or writes, so a long-running process (the service) does not read
-    and unpickle them again at every write. The kept objects are shared by the Results
-    of successive runs: callers treat what :meth:`Store.memo_get` returns as read-only."""
+    this process reads, so a long-running process (the service) does not read and
+    unpickle them again at every write (what it writes is read, and kept, next time).
+    The kept objects are shared by the Results of successive runs: callers treat what
+    :meth:`Store.memo_get` returns as read-only."""
     _MEMO_KEEP["on"] = on
     if not on:
         _MEMO_KEPT.clear()
