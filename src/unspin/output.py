@@ -57,7 +57,8 @@ def records(result: Result) -> dict[str, list[dict[str, Any]]]:
 _ROW_LINE = "_row_line"
 
 #: each table's rows in a Result (the objects a row is the record of), and the function
-#: giving one object's record; ``articles`` is built as a whole (its rows read the stories)
+#: giving one object's record; ``articles`` has a path of its own (:meth:`_Rows._articles`:
+#: its rows read the stories)
 _OBJECTS: dict[str, tuple[str, Any]] = {
     "relations": ("relations", lambda r: r.to_record()),
     "stories": ("stories", lambda s: _story_record(s)),
