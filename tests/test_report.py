@@ -202,6 +202,40 @@ def test_lineage_layout_survives_a_cycle_and_many_nodes():
 # ------------------------------------------------------------------ the document
 
 
+def test_story_infos_are_kept_for_unchanged_rows_and_built_again_for_changed_ones(examples):
+    """A ReportData built with the previous one (``previous``, the service's snapshot
+    after a write) keeps a story's StoryInfo while its row, its articles' rows and its
+    relations' rows are the very rows it was built from, and builds it again when any of
+    them is another row: the same stories as a fresh build either way."""
+    tables = read_tables(examples)
+    first = ReportData(tables, {})
+    again = ReportData(tables, {}, previous=first)
+    assert again.stories == first.stories
+    assert all(x is y for x, y in zip(again.stories, first.stories))
+    # one relation inside a story changes its confidence: a new row (as a re-read gives)
+    multi = next(s for s in first.stories if first.story_relations(s))
+    k = first.story_relations(multi)[0]
+    changed = dict(tables["relations"][k], confidence=0.01)
+    relations = [changed if i == k else r for i, r in enumerate(tables["relations"])]
+    later = {**tables, "relations": relations}
+    kept = ReportData(later, {}, previous=first)
+    fresh = ReportData(later, {})
+    assert kept.stories == fresh.stories
+    moved = kept.stories[multi.index]
+    assert moved is not multi and moved.best[changed["relation"]] == max(
+        r["confidence"]
+        for r in (relations[i] for i in fresh.story_relations(moved))
+        if r["relation"] == changed["relation"]
+    )
+    others = [s for s in first.stories if s.index != multi.index]
+    assert all(kept.stories[s.index] is s for s in others)
+    # stories moved down the list by one keep their infos under their new index
+    shifted = {**tables, "stories": [tables["stories"][-1], *tables["stories"][:-1]]}
+    moved_down = ReportData(shifted, {}, previous=first)
+    assert moved_down.stories == ReportData(shifted, {}).stories
+    assert [s.index for s in moved_down.stories] == list(range(len(first.stories)))
+
+
 def _parse(html: str):
     return lxml.html.document_fromstring(html)
 

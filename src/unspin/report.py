@@ -24,6 +24,7 @@ script does not parse them).
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import json
 import os
@@ -96,7 +97,17 @@ class ReportData:
     instances, so a request never sees half of a write).
     """
 
-    def __init__(self, tables: dict[str, list[dict[str, Any]]], texts: dict[str, str]) -> None:
+    def __init__(
+        self,
+        tables: dict[str, list[dict[str, Any]]],
+        texts: dict[str, str],
+        previous: ReportData | None = None,
+    ) -> None:
+        """``previous``: the data of the last generation of the same results, read
+        through one :class:`~unspin.output.LineMemo` (a row whose line is unchanged is the
+        same dict): a story whose row, articles' rows and relations' rows are the very
+        rows it was built from there keeps its :class:`StoryInfo` (the service's snapshot
+        after an add, where all but a few of the pile's stories are unchanged)."""
         self.articles: dict[str, dict[str, Any]] = {a["id"]: a for a in tables["articles"]}
         self.texts = texts
         self.relations: list[dict[str, Any]] = tables["relations"]
@@ -117,9 +128,25 @@ class ReportData:
         for i, q in enumerate(self.quotes):
             for a in q.get("articles", []):
                 self.quotes_by_article[a].append(i)
-        self.stories: list[StoryInfo] = [
-            self._story_info(i, s) for i, s in enumerate(tables["stories"])
-        ]
+        #: per story row (by ``id()``): the rows its StoryInfo was built from, and it
+        self._built: dict[int, tuple[dict, tuple, tuple, StoryInfo]] = {}
+        last = previous._built if previous is not None else {}
+        self.stories: list[StoryInfo] = []
+        for i, s in enumerate(tables["stories"]):
+            arts = tuple(self.articles.get(a) for a in s["articles"])
+            rels = tuple(self.relations[k] for k in self._inside(s["articles"]))
+            old = last.get(id(s))
+            if (
+                old is not None
+                and old[0] is s
+                and _same_rows(old[1], arts)
+                and _same_rows(old[2], rels)
+            ):
+                info = old[3] if old[3].index == i else dataclasses.replace(old[3], index=i)
+            else:
+                info = self._story_info(i, s)
+            self._built[id(s)] = (s, arts, rels, info)
+            self.stories.append(info)
         self.story_index = {s.id: s.index for s in self.stories}
         self.story_of: dict[str, str] = {a: s.id for s in self.stories for a in s.articles}
 
@@ -142,19 +169,27 @@ class ReportData:
 
     # -------------------------------------------------------------- lookups
 
-    def _story_info(self, index: int, s: dict[str, Any]) -> StoryInfo:
-        members = set(s["articles"])
-        counts: dict[str, int] = defaultdict(int)
-        best: dict[str, float] = {}
-        seen: set[int] = set()
-        for a in s["articles"]:
+    def _inside(self, articles: list[str]) -> list[int]:
+        """Indices of the relations between two of ``articles``, in the order first met
+        going through each article's relations (none for a story of one article)."""
+        if len(articles) < 2:
+            return []
+        members = set(articles)
+        seen: dict[int, None] = {}
+        for a in articles:
             for i in self.by_article.get(a, ()):
                 r = self.relations[i]
-                if i in seen or r["a"] not in members or r["b"] not in members:
-                    continue
-                seen.add(i)
-                counts[r["relation"]] += 1
-                best[r["relation"]] = max(best.get(r["relation"], 0.0), r["confidence"])
+                if r["a"] in members and r["b"] in members:
+                    seen[i] = None
+        return list(seen)
+
+    def _story_info(self, index: int, s: dict[str, Any]) -> StoryInfo:
+        counts: dict[str, int] = defaultdict(int)
+        best: dict[str, float] = {}
+        for i in self._inside(s["articles"]):
+            r = self.relations[i]
+            counts[r["relation"]] += 1
+            best[r["relation"]] = max(best.get(r["relation"], 0.0), r["confidence"])
         dates = sorted(
             d for a in s["articles"] if (d := (self.articles.get(a) or {}).get("published_at"))
         )
@@ -185,14 +220,7 @@ class ReportData:
 
     def story_relations(self, story: StoryInfo) -> list[int]:
         """Indices of the relations between two articles of the story, strongest first."""
-        members = set(story.articles)
-        found = {
-            i
-            for a in story.articles
-            for i in self.by_article.get(a, ())
-            if self.relations[i]["a"] in members and self.relations[i]["b"] in members
-        }
-        return sorted(found, key=lambda i: _relation_rank(self.relations[i]))
+        return sorted(self._inside(story.articles), key=lambda i: _relation_rank(self.relations[i]))
 
     def story_quotes(self, story: StoryInfo) -> list[int]:
         return sorted({q for a in story.articles for q in self.quotes_by_article.get(a, ())})
@@ -211,6 +239,11 @@ class ReportData:
 
     def pair_changes(self, rel: dict[str, Any]) -> list[dict[str, Any]]:
         return self.changes.get(_key(rel["a"], rel["b"]), [])
+
+
+def _same_rows(old: tuple, new: tuple) -> bool:
+    """Whether two tuples hold the very same row objects, in order."""
+    return len(old) == len(new) and all(x is y for x, y in zip(old, new))
 
 
 def _key(a: str, b: str) -> tuple[str, str]:

@@ -231,7 +231,12 @@ class Service:
         with collector_paused():  # many small objects made: no collection walks them all
             tables = read_tables(self.out, self._lines)
             articles = dict(self._articles)
-            data = ReportData(tables, {k: a.text for k, a in articles.items()})
+            last = getattr(self, "snapshot", None)  # none yet while the constructor builds it
+            data = ReportData(
+                tables,
+                {k: a.text for k, a in articles.items()},
+                last.data if last is not None else None,
+            )
         now = time.time()
         keys = {(r["a"], r["b"], r["relation"]) for r in data.relations}
         new = {k: now for k in keys if k not in self._first_seen}
