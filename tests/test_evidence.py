@@ -1521,6 +1521,33 @@ def test_translated_names_point_to_the_side_whose_names_were_put_into_words() ->
     assert _ev("translated_names", ctx(a, en_a, [(0, 0)], relation="translation")) is None
 
 
+def test_typography_points_to_the_side_that_sets_its_apostrophes() -> None:
+    # news copy sets its apostrophes (l’État, dell’anno); machine translation, language
+    # models and plain-text spinners write the plain one: the side with the set ones is
+    # the source (sentences written for the test)
+    src = "L’État a confirmé l’accord d’hier : l’usine rouvrira d’ici l’été."
+    der = "L'État a confirmé l'entente d'hier : l'usine rouvrira d'ici l'été."
+    a, b = _lang_doc("a", src, "fr"), _lang_doc("b", der, "fr")
+    assert _ev("typography", ctx(a, b, [(0, 0)], relation="spun")) == 1.0
+    assert _ev("typography", ctx(b, a, [(0, 0)], relation="spun")) == -1.0
+    assert _ev("typography", ctx(a, b, [(0, 0)], relation="copy")) == 1.0
+    # both set alike, or one mixes the two kinds: nothing said
+    assert _ev("typography", ctx(a, _lang_doc("c", src, "fr"), [(0, 0)], relation="spun")) is None
+    mixed = _lang_doc("m", "L’État a confirmé l'accord d'hier : l’usine rouvrira.", "fr")
+    assert _ev("typography", ctx(mixed, b, [(0, 0)], relation="spun")) is None
+    # fewer than ``typography_min`` on a side: nothing said
+    one = _lang_doc("o", "L’État a confirmé un accord hier soir avec les syndicats.", "fr")
+    assert _ev("typography", ctx(one, b, [(0, 0)], relation="spun")) is None
+    # a passage inside another desk's article, or a translation: nothing said
+    assert _ev("typography", ctx(a, b, [(0, 0)], relation="partial")) is None
+    en = _lang_doc("e", "The State confirmed yesterday's deal: the plant won't reopen.", "en")
+    assert _ev("typography", ctx(a, en, [(0, 0)], relation="translation")) is None
+    # not in English (its direction evidence was fitted without it)
+    en_set = _lang_doc("f", "The State confirmed yesterday’s deal: the plant won’t reopen.", "en")
+    assert en_set.lang == "en"
+    assert _ev("typography", ctx(en_set, en, [(0, 0)], relation="spun")) is None
+
+
 def test_function_words_are_read_in_english_only() -> None:
     # the share of function words: the longer, wordier side reads as the derivative in
     # English; in Spanish round trips it pointed the other way as often (session 33)
