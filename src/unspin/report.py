@@ -134,7 +134,8 @@ class ReportData:
         self.stories: list[StoryInfo] = []
         for i, s in enumerate(tables["stories"]):
             arts = tuple(self.articles.get(a) for a in s["articles"])
-            rels = tuple(self.relations[k] for k in self._inside(s["articles"]))
+            inside = self._inside(s["articles"])
+            rels = tuple(self.relations[k] for k in inside)
             old = last.get(id(s))
             if (
                 old is not None
@@ -144,7 +145,7 @@ class ReportData:
             ):
                 info = old[3] if old[3].index == i else dataclasses.replace(old[3], index=i)
             else:
-                info = self._story_info(i, s)
+                info = self._story_info(i, s, inside)
             self._built[id(s)] = (s, arts, rels, info)
             self.stories.append(info)
         self.story_index = {s.id: s.index for s in self.stories}
@@ -183,10 +184,12 @@ class ReportData:
                     seen[i] = None
         return list(seen)
 
-    def _story_info(self, index: int, s: dict[str, Any]) -> StoryInfo:
+    def _story_info(self, index: int, s: dict[str, Any], inside: list[int]) -> StoryInfo:
+        """What the story list shows of story row ``s``; ``inside``: the indices of the
+        relations between two of its articles (:meth:`_inside`)."""
         counts: dict[str, int] = defaultdict(int)
         best: dict[str, float] = {}
-        for i in self._inside(s["articles"]):
+        for i in inside:
             r = self.relations[i]
             counts[r["relation"]] += 1
             best[r["relation"]] = max(best.get(r["relation"], 0.0), r["confidence"])
@@ -220,7 +223,9 @@ class ReportData:
 
     def story_relations(self, story: StoryInfo) -> list[int]:
         """Indices of the relations between two articles of the story, strongest first."""
-        return sorted(self._inside(story.articles), key=lambda i: _relation_rank(self.relations[i]))
+        return sorted(
+            self._inside(story.articles), key=lambda i: (*_relation_rank(self.relations[i]), i)
+        )
 
     def story_quotes(self, story: StoryInfo) -> list[int]:
         return sorted({q for a in story.articles for q in self.quotes_by_article.get(a, ())})
