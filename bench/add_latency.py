@@ -99,7 +99,6 @@ TIMED = (
     "unspin.candidates:sent_knn_arrays",
     "unspin.candidates:generator_arrays",
     "unspin.lineage:build_lineage",
-    "unspin.store:Store.load_articles",
     "unspin.output:read_tables",
     "unspin.service:Service._build",
     "unspin.report:ReportData.__init__",
