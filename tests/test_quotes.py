@@ -15,6 +15,7 @@ from unspin.quotes import (
     are_variants,
     group_id,
     index_quotes,
+    may_be_variants,
     quote_groups,
     quote_words,
     render_quotes,
@@ -128,7 +129,7 @@ def test_fast_variant_checks_equal_the_reference() -> None:
     from unspin.quotes import _shares_run
 
     rng = random.Random(7)
-    agree = true = 0
+    agree = true = ruled_out = 0
     for _ in range(4000):
         vocab = [f"w{i}" for i in range(rng.choice([2, 3, 5, 12]))]
         a = tuple(rng.choice(vocab) for _ in range(rng.randint(1, 30)))
@@ -150,9 +151,22 @@ def test_fast_variant_checks_equal_the_reference() -> None:
             assert _shares_run(a, b, n) == (run >= n), (a, b, n)
         want = _variants_reference(a, b)
         assert are_variants(a, b) == want == are_variants(b, a), (a, b)
+        # the per-quotation prefilter never says no to a pair the rule calls variants
+        # (and does say no: counted below)
+        ga, gb = (_grams(x) for x in (a, b))
+        maybe = may_be_variants(a, b, ga, gb, set(a), set(b))
+        assert maybe or not want, (a, b)
+        assert may_be_variants(b, a, gb, ga, set(b), set(a)) or not want, (a, b)
         agree += 1
         true += want
+        ruled_out += not maybe
     assert agree == 4000 and 300 < true < 3700  # both verdicts well exercised
+    assert ruled_out > 300, ruled_out
+
+
+def _grams(w: tuple) -> set:
+    # quote_groups' blocking keys: the word 4-grams (the whole quotation below four)
+    return {w[j : j + 4] for j in range(max(1, len(w) - 3))}
 
 
 def test_dense_blocks_group_alike_with_fewer_comparisons(monkeypatch) -> None:

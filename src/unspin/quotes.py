@@ -288,6 +288,35 @@ def are_variants(a: Words, b: Words) -> bool:
     return edit_distance_within(a, b, int(limit))  # distances are whole: <= floor(limit)
 
 
+def may_be_variants(
+    a: Words, b: Words, grams_a: set[Words], grams_b: set[Words], set_a: set, set_b: set
+) -> bool:
+    """False only where :func:`are_variants` is False, from each quotation's set of word
+    4-grams and set of words (computed once per quotation, not per pair): most pairs
+    that share a stock 4-gram are told apart here without the string searches.
+
+    Containment puts the shorter's first 4-gram in the longer; a run of ``n`` words holds
+    a 4-gram of the shorter starting at a multiple of ``n - 3`` (:func:`_shares_run`); the
+    edit distance needs lengths within ``MAX_EDIT`` and, as there, at most ``limit`` words
+    of the longer unmatched, of which the distinct shared words plus the shorter's
+    repeated ones are an upper bound on the matched."""
+    # the order are_variants sorts them in (stable: a first at equal lengths)
+    if len(b) < len(a):
+        a, b, grams_a, grams_b, set_a, set_b = b, a, grams_b, grams_a, set_b, set_a
+    ls, ll = len(a), len(b)
+    if ls < min(MIN_CONTAINED, MIN_RUN):
+        return False
+    limit = MAX_EDIT * ls
+    if ls >= MIN_RUN and ll - ls <= limit:
+        common = len(set_a & set_b) + (ls - len(set_a))
+        if ll - common <= limit:
+            return True
+    if ls >= MIN_CONTAINED and a[:4] in grams_b:
+        return True
+    n = max(MIN_RUN, (ls + 1) // 2)
+    return n <= ls and any(a[p : p + 4] in grams_b for p in range(0, ls - 3, n - 3))
+
+
 def index_quotes(
     docs: Sequence[Doc], speakers: Callable[[Doc], list[str | None]] = doc_speakers
 ) -> list[QuoteVariant]:
@@ -365,9 +394,14 @@ def quote_groups(
             by_words[w].append(v)
     texts = list(by_words)
     blocks: dict[Words, list[int]] = defaultdict(list)
+    grams: list[set[Words]] = []
     for i, w in enumerate(texts):
-        for k in {w[j : j + BLOCK_N] for j in range(max(1, len(w) - BLOCK_N + 1))}:
+        keys = {w[j : j + BLOCK_N] for j in range(max(1, len(w) - BLOCK_N + 1))}
+        grams.append(keys)
+        for k in keys:
             blocks[k].append(i)
+    # the 4-grams are the blocking keys (BLOCK_N = 4) that may_be_variants reads
+    sets = [set(w) for w in texts] if BLOCK_N == 4 else []
     joined = nx.utils.UnionFind(range(len(texts)))
     checked: set[tuple[int, int]] = set()
     # blocks of one quotation pair nothing: left out before the sort (most of them;
@@ -381,6 +415,10 @@ def quote_groups(
                 if (i, j) in checked or (dense and joined[i] == joined[j]):
                     continue
                 checked.add((i, j))
+                if sets and not may_be_variants(
+                    texts[i], texts[j], grams[i], grams[j], sets[i], sets[j]
+                ):
+                    continue
                 if known.variant(texts[i], texts[j]):
                     joined.union(i, j)
     groups = []
