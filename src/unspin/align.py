@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -990,11 +991,21 @@ def in_order_chain(
     return out[::-1]
 
 
-def sentence_units(d: Doc) -> list[int]:
+#: texts whose sentence units are kept (:func:`sentence_units`): a doc meets every pair it
+#: is in, pairs of one doc are worked one after another
+UNITS_CACHE = 4_096
+
+
+def sentence_units(d: Doc) -> tuple[int, ...]:
     """Each sentence's unit: sentences of the text that read the same (case and spacing
-    aside) share one."""
+    aside) share one. Per text once (kept by the sentences' texts), not per pair."""
+    return _units_of(tuple(x.text for x in d.sentences))
+
+
+@lru_cache(maxsize=UNITS_CACHE)
+def _units_of(texts: tuple[str, ...]) -> tuple[int, ...]:
     seen: dict[str, int] = {}
-    return [seen.setdefault(" ".join(x.text.lower().split()), len(seen)) for x in d.sentences]
+    return tuple(seen.setdefault(" ".join(t.lower().split()), len(seen)) for t in texts)
 
 
 def _distinct_text(d: Doc, idx: set[int]) -> set[int]:
