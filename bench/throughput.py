@@ -341,7 +341,16 @@ def main() -> int:
         tmp = Path(tempfile.mkdtemp(prefix="unspin-bench-")) / f"{corpus}.pkl"
         with open(tmp, "wb") as fh:
             pickle.dump(arts, fh)
-        print(f"\n## {corpus}: {len(arts)} articles ({len(spun)} spun copies)")
+        # the input's size in text, not only in articles: growth between corpora whose
+        # articles differ in length is read per word too (docs/benchmarks.md)
+        size = {
+            "words": sum(len(a.text.split()) for a in arts),
+            "chars": sum(len(a.text) for a in arts),
+        }
+        print(
+            f"\n## {corpus}: {len(arts)} articles ({len(spun)} spun copies), "
+            f"{size['words']} words, {size['chars']} characters"
+        )
         print(
             "| system | wall s | articles/s | peak PSS MB | max RSS MB | CPU s | spun recall "
             "| load avg start/end |"
@@ -380,7 +389,7 @@ def main() -> int:
                     f"distinct), relations {rep['relations']}, {rep['stories']} stories, "
                     f"round trips typed spun {rep['spun_typed_spun']:.3f}"
                 )
-        report[corpus] = {"articles": len(arts), "spun": len(spun), "systems": rows}
+        report[corpus] = {"articles": len(arts), "spun": len(spun), **size, "systems": rows}
     if args.report:
         Path(args.report).write_text(json.dumps(report, indent=1))
     return 0
