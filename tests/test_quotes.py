@@ -294,3 +294,43 @@ def test_speakers_and_credits_named_in_other_scripts(tmp_path: Path) -> None:
     assert [n for _, n in outlet_mentions(result.docs[0])] == ["Øresund News"]
     told = _ATTRIBUTION.finditer("as the mayor told Österreich Heute on Monday")
     assert [m[1] for m in told] == ["Österreich Heute"]
+
+
+def test_kept_verdicts_hold_the_prefilters_no_so_an_add_asks_nothing_again(monkeypatch) -> None:
+    """Pairs that share a stock 4-gram are ruled out by :func:`may_be_variants` without the
+    rule; their "no" is kept with the rule's verdicts, so a second run over the kept
+    state (an add) asks neither the prefilter nor the rule about any of them."""
+    import unspin.quotes as qm
+    from unspin.model import Article, Doc, Quote
+
+    texts = [
+        "we will look at the end of the day and decide what the port needs",
+        "nobody wanted a strike at the end of march",  # "at the end of" only
+        "we will look at the end of the day and decide what the harbour needs",
+        "the council said the budget at the end of march was too small",
+    ]
+    docs = []
+    for i, t in enumerate(texts):
+        docs.append(
+            Doc(
+                Article(id=f"k{i}", text=f'"{t}" he said.'),
+                [],
+                "en",
+                1.0,
+                "",
+                quotes=[Quote(1, 1 + len(t), t)],
+            )
+        )
+    speakers = lambda d: [None] * len(d.quotes)  # noqa: E731
+    known = qm.KnownQuotes()
+    first = quote_groups(docs, speakers=speakers, known=known)
+    kept = known.kept()
+    assert sum(1 for v in kept.variants.values() if not v) >= 3  # ruled-out pairs kept as no
+    asked: list[str] = []
+    real_rule, real_pre = qm.are_variants, qm.may_be_variants
+    monkeypatch.setattr(qm, "are_variants", lambda a, b: asked.append("rule") or real_rule(a, b))
+    monkeypatch.setattr(qm, "may_be_variants", lambda *a: asked.append("prefilter") or real_pre(*a))
+    again = quote_groups(docs, speakers=speakers, known=kept)
+    assert asked == []
+    assert [g.to_record() for g in again] == [g.to_record() for g in first]
+    assert any({"k0", "k2"} <= set(g.articles) for g in first)

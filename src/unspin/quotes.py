@@ -354,15 +354,26 @@ class KnownQuotes:
         self.used_words[text] = w
         return w
 
-    def variant(self, a: Words, b: Words) -> bool:
+    def variant(self, a: Words, b: Words, ruled_out: bool = False) -> bool:
+        """The pair's kept verdict, else :func:`are_variants`'s (kept); ``ruled_out``: a
+        prefilter (:func:`may_be_variants`) said no, so the verdict is no without the
+        rule (kept all the same: an add then finds every verdict it had)."""
         # :func:`are_variants` is symmetric (containment of the shorter, the longest
         # common run, the edit distance): one entry per unordered pair
         key = (a, b) if a <= b else (b, a)
         v = self.variants.get(key)
         if v is None:
-            v = self.variants[key] = are_variants(a, b)
+            v = self.variants[key] = False if ruled_out else are_variants(a, b)
             self.added += 1
         self.used_variants[key] = v
+        return v
+
+    def kept_verdict(self, a: Words, b: Words) -> bool | None:
+        """The kept verdict of the pair (read, so kept for the next run), or None."""
+        key = (a, b) if a <= b else (b, a)
+        v = self.variants.get(key)
+        if v is not None:
+            self.used_variants[key] = v
         return v
 
     def kept(self) -> KnownQuotes:
@@ -400,8 +411,16 @@ def quote_groups(
         grams.append(keys)
         for k in keys:
             blocks[k].append(i)
-    # the 4-grams are the blocking keys (BLOCK_N = 4) that may_be_variants reads
-    sets = [set(w) for w in texts] if BLOCK_N == 4 else []
+    # the 4-grams are the blocking keys (BLOCK_N = 4) that may_be_variants reads; a
+    # quotation's word set is made when a pair of it first reaches the prefilter
+    sets: list[set[str] | None] = [None] * len(texts) if BLOCK_N == 4 else []
+
+    def word_set(i: int) -> set[str]:
+        got = sets[i]
+        if got is None:
+            got = sets[i] = set(texts[i])
+        return got
+
     joined = nx.utils.UnionFind(range(len(texts)))
     checked: set[tuple[int, int]] = set()
     # blocks of one quotation pair nothing: left out before the sort (most of them;
@@ -415,11 +434,15 @@ def quote_groups(
                 if (i, j) in checked or (dense and joined[i] == joined[j]):
                     continue
                 checked.add((i, j))
-                if sets and not may_be_variants(
-                    texts[i], texts[j], grams[i], grams[j], sets[i], sets[j]
-                ):
-                    continue
-                if known.variant(texts[i], texts[j]):
+                # a kept verdict first (an add: most pairs); else the prefilter, then the
+                # rule where it does not say no
+                v = known.kept_verdict(texts[i], texts[j])
+                if v is None:
+                    out = bool(sets) and not may_be_variants(
+                        texts[i], texts[j], grams[i], grams[j], word_set(i), word_set(j)
+                    )
+                    v = known.variant(texts[i], texts[j], ruled_out=out)
+                if v:
                     joined.union(i, j)
     groups = []
     # the groups in the order of their first quotation (as the ids were always given)
