@@ -13,6 +13,7 @@ from rich.console import Console
 import unspin
 from unspin.quotes import (
     are_variants,
+    block_keys,
     group_id,
     index_quotes,
     may_be_variants,
@@ -153,7 +154,7 @@ def test_fast_variant_checks_equal_the_reference() -> None:
         assert are_variants(a, b) == want == are_variants(b, a), (a, b)
         # the per-quotation prefilter never says no to a pair the rule calls variants
         # (and does say no: counted below)
-        ga, gb = (_grams(x) for x in (a, b))
+        ga, gb = block_keys(a), block_keys(b)  # quote_groups' blocking keys
         maybe = may_be_variants(a, b, ga, gb, set(a), set(b))
         assert maybe or not want, (a, b)
         assert may_be_variants(b, a, gb, ga, set(b), set(a)) or not want, (a, b)
@@ -162,11 +163,6 @@ def test_fast_variant_checks_equal_the_reference() -> None:
         ruled_out += not maybe
     assert agree == 4000 and 300 < true < 3700  # both verdicts well exercised
     assert ruled_out > 300, ruled_out
-
-
-def _grams(w: tuple) -> set:
-    # quote_groups' blocking keys: the word 4-grams (the whole quotation below four)
-    return {w[j : j + 4] for j in range(max(1, len(w) - 3))}
 
 
 def test_dense_blocks_group_alike_with_fewer_comparisons(monkeypatch) -> None:

@@ -288,6 +288,13 @@ def are_variants(a: Words, b: Words) -> bool:
     return edit_distance_within(a, b, int(limit))  # distances are whole: <= floor(limit)
 
 
+def block_keys(w: Words) -> set[Words]:
+    """A quotation's blocking keys: its word ``BLOCK_N``-grams (below ``BLOCK_N`` words,
+    the whole quotation). :func:`quote_groups` compares two quotations only when they
+    share one; :func:`may_be_variants` reads them as the 4-grams they are."""
+    return {w[j : j + BLOCK_N] for j in range(max(1, len(w) - BLOCK_N + 1))}
+
+
 def may_be_variants(
     a: Words, b: Words, grams_a: set[Words], grams_b: set[Words], set_a: set, set_b: set
 ) -> bool:
@@ -329,6 +336,12 @@ def index_quotes(
     ]
 
 
+def _pair_key(a: Words, b: Words) -> tuple[Words, Words]:
+    # :func:`are_variants` is symmetric (containment of the shorter, the longest common
+    # run, the edit distance): one kept verdict per unordered pair
+    return (a, b) if a <= b else (b, a)
+
+
 @dataclass
 class KnownQuotes:
     """What :func:`quote_groups` works out per quotation and per pair of quotations, kept
@@ -358,9 +371,7 @@ class KnownQuotes:
         """The pair's kept verdict, else :func:`are_variants`'s (kept); ``ruled_out``: a
         prefilter (:func:`may_be_variants`) said no, so the verdict is no without the
         rule (kept all the same: an add then finds every verdict it had)."""
-        # :func:`are_variants` is symmetric (containment of the shorter, the longest
-        # common run, the edit distance): one entry per unordered pair
-        key = (a, b) if a <= b else (b, a)
+        key = _pair_key(a, b)
         v = self.variants.get(key)
         if v is None:
             v = self.variants[key] = False if ruled_out else are_variants(a, b)
@@ -370,7 +381,7 @@ class KnownQuotes:
 
     def kept_verdict(self, a: Words, b: Words) -> bool | None:
         """The kept verdict of the pair (read, so kept for the next run), or None."""
-        key = (a, b) if a <= b else (b, a)
+        key = _pair_key(a, b)
         v = self.variants.get(key)
         if v is not None:
             self.used_variants[key] = v
@@ -405,15 +416,14 @@ def quote_groups(
             by_words[w].append(v)
     texts = list(by_words)
     blocks: dict[Words, list[int]] = defaultdict(list)
-    grams: list[set[Words]] = []
-    for i, w in enumerate(texts):
-        keys = {w[j : j + BLOCK_N] for j in range(max(1, len(w) - BLOCK_N + 1))}
-        grams.append(keys)
+    grams = [block_keys(w) for w in texts]
+    for i, keys in enumerate(grams):
         for k in keys:
             blocks[k].append(i)
-    # the 4-grams are the blocking keys (BLOCK_N = 4) that may_be_variants reads; a
-    # quotation's word set is made when a pair of it first reaches the prefilter
-    sets: list[set[str] | None] = [None] * len(texts) if BLOCK_N == 4 else []
+    # may_be_variants reads the blocking keys as word 4-grams; a quotation's word set is
+    # made when a pair of it first reaches the prefilter
+    prefilter = BLOCK_N == 4
+    sets: list[set[str] | None] = [None] * len(texts)
 
     def word_set(i: int) -> set[str]:
         got = sets[i]
@@ -438,7 +448,7 @@ def quote_groups(
                 # rule where it does not say no
                 v = known.kept_verdict(texts[i], texts[j])
                 if v is None:
-                    out = bool(sets) and not may_be_variants(
+                    out = prefilter and not may_be_variants(
                         texts[i], texts[j], grams[i], grams[j], word_set(i), word_set(j)
                     )
                     v = known.variant(texts[i], texts[j], ruled_out=out)
