@@ -71,6 +71,7 @@ TIMED = (
     "unspin.pipeline:LocalEngine.map_pairs",
     "unspin.pipeline:PairStage.without_members",
     "unspin.pipeline:story_components",
+    "unspin.pipeline:_stories_by_part",
     "unspin.pipeline:_map_components",
     "unspin.pipeline:_component_keys",
     "unspin.pipeline:story_relations",
@@ -232,6 +233,12 @@ def main() -> int:
         "where the checkout computes the same results (check with --same-as)",
     )
     ap.add_argument(
+        "--service-no-keep",
+        action="store_true",
+        help="the --service adds without kept memo values (each add computed as a fresh "
+        "process would: the reference for --dump / --same-as of the kept path)",
+    )
+    ap.add_argument(
         "--vectors-from",
         help="a store whose cached sentence vectors to start from, so the first scan "
         "embeds only what it lacks",
@@ -368,7 +375,17 @@ def main() -> int:
         shutil.rmtree(work, ignore_errors=True)
     if args.service:
         service_adds(
-            res, base, cfg, arts, rest, args.service, timers, base if args.profile else None
+            res,
+            base,
+            cfg,
+            arts,
+            rest,
+            args.service,
+            timers,
+            base if args.profile else None,
+            dump=args.dump,
+            same_as=args.same_as,
+            keep=not args.service_no_keep,
         )
     return 0
 
@@ -382,17 +399,26 @@ def service_adds(
     n: int,
     timers: dict[str, list[float]],
     profile_dir: Path | None = None,
+    dump: str | None = None,
+    same_as: str | None = None,
+    keep: bool = True,
 ) -> None:
     """``n`` adds, one after another, into one copy of ``res`` through the service's
     writer (what a running server keeps between writes is kept): fresh articles of the
     other corpus and edited copies of stored ones, alternating. ``profile_dir``: the last
-    add is run under cProfile, its profile kept as ``profile_dir/service-add.prof``."""
+    add is run under cProfile, its profile kept as ``profile_dir/service-add.prof``.
+    ``dump`` / ``same_as``: after each add (untimed), its result tables written to /
+    compared with ``DIR/service-K.json``. ``keep=False``: the process does not keep memo
+    values (a reference for the kept path: each add as a fresh process computes it)."""
     from unspin.service import Service, Settings
+    from unspin.store import keep_memo_values
 
     work = Path(tempfile.mkdtemp(prefix="unspin-add-service-", dir=base))
     shutil.copytree(res, work / "res", symlinks=True)
     t0 = time.perf_counter()
     svc = Service(Settings(store=work / "res", token="bench", config=cfg))
+    if not keep:
+        keep_memo_values(False)
     svc.warm_up()
     if getattr(svc.settings, "warm_add", False):  # the writer's first job, as served
         from unspin.service import Job
@@ -424,8 +450,29 @@ def service_adds(
             for name, (sec, calls, _) in sorted(timers.items(), key=lambda x: -x[1][0]):
                 if calls and sec >= 0.05:
                     print(f"    {sec:7.3f}  {name} x{calls}")
+            if dump or same_as:
+                _dump_or_compare(work / "res", f"service-{todo.index(a)}", dump, same_as)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _dump_or_compare(res: Path, trial: str, dump: str | None, same_as: str | None) -> None:
+    """The result tables of ``res`` written to ``dump/TRIAL.json`` and/or compared with
+    ``same_as/TRIAL.json`` (each table; the articles' ``input`` left out)."""
+    tables = read_tables(res)
+    mine = {t: tables[t] for t in (*TABLES, "articles")}
+    for r in mine["articles"]:
+        r.pop("input", None)
+    mine = json.loads(json.dumps(mine))
+    if dump:
+        Path(dump).mkdir(parents=True, exist_ok=True)
+        with open(Path(dump) / f"{trial}.json", "w", encoding="utf-8") as fh:
+            json.dump(mine, fh)
+    if same_as:
+        with open(Path(same_as) / f"{trial}.json", encoding="utf-8") as fh:
+            theirs = json.load(fh)
+        diff = [t for t in mine if mine[t] != theirs.get(t)]
+        print(f"{trial}: tables equal to {same_as}'s: {not diff} {diff or ''}")
 
 
 if __name__ == "__main__":

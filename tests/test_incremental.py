@@ -4,6 +4,7 @@ reused when everything they were computed from is the same)."""
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 
@@ -1476,6 +1477,23 @@ def test_an_ivf_answer_is_kept_and_updated_for_appended_rows(tmp_path, ivf_calls
     assert calls == [290, 400, 290]
 
 
+def test_a_value_stored_again_replaces_the_kept_one(tmp_path) -> None:
+    """A pair result whose corpus answers moved is computed again and stored under its
+    key: a process that kept the value it read before must read the new one (a running
+    service gave the stale result at the next add: 2 of 4 adds at 20,000 articles)."""
+    import unspin.store as us
+
+    us.keep_memo_values(True)
+    try:
+        with Store(tmp_path / "st") as st:
+            st.memo_put("pair", {"k1": ("old", {})})
+            assert st.memo_get("pair", ["k1"])["k1"][0] == "old"  # read, so kept
+            st.memo_put("pair", {"k1": ("new", {})})
+            assert st.memo_get("pair", ["k1"])["k1"][0] == "new"
+    finally:
+        us.keep_memo_values(False)
+
+
 def test_kept_memo_values_are_read_once_per_process_and_only_content_kinds(tmp_path) -> None:
     """With values kept, a second read of content-keyed values neither queries nor
     unpickles them again (the same objects come back); a state slot (replaced at every
@@ -1506,3 +1524,70 @@ def test_kept_memo_values_are_read_once_per_process_and_only_content_kinds(tmp_p
         assert not us._MEMO_KEPT
     finally:
         us.keep_memo_values(False)
+
+
+def _topic_pile() -> list[Article]:
+    """Articles in six topics of their own words (each topic a few reports sharing
+    sentences), so the story graph has several components."""
+    import random
+
+    rng = random.Random(7)
+    cons, vowels = "bcdfghjklmnpqrstvwz", "aeiouy"
+    arts = []
+    for t in range(6):
+        # letters of the topic's own: no word or character trigram in two topics
+        syll = [c + vowels[t] for c in cons[3 * t : 3 * t + 3]]
+        words = ["".join(rng.choice(syll) for _ in range(3)) for _ in range(40)]
+        name = words[0].capitalize() + " " + words[1].capitalize()
+
+        def sentence(k: int, words=words, name=name) -> str:
+            body = " ".join(rng.choice(words) for _ in range(12))
+            return f"{name} {body} {k + 3}."
+
+        lines = [sentence(k) for k in range(8)]
+        for r in range(3):
+            mine = lines[: 5 + r] + [sentence(20 + r)]
+            arts.append(Article(id=f"t{t}-r{r}", text=" ".join(mine)))
+    return arts
+
+
+@pytest.mark.parametrize("max_component", [None, 2])
+def test_kept_story_components_equal_a_fresh_scan(tmp_path, monkeypatch, max_component) -> None:
+    """A process that keeps its memo values (the service) takes the story stage's result
+    of each component of the story graph that no change touched from its last run
+    (``pipeline.StoryState``): after each add and a removal the tables equal a fresh
+    scan's, and the untouched components were not worked out again."""
+    import unspin.pipeline as pl
+    from unspin.store import keep_memo_values
+
+    keep_memo_values(True)
+    try:
+        base = _topic_pile()
+        cfg = Config(embedder="hashing")
+        if max_component:  # components split again at stricter links (parts of parts)
+            cfg = dataclasses.replace(
+                cfg, stories=dataclasses.replace(cfg.stories, max_component=max_component)
+            )
+        out = tmp_path / "res"
+        unspin.scan(arts_folder(tmp_path, base), out=out, config=cfg)
+        seen = record_calls(monkeypatch, pl, "_map_components", lambda d, comps, *a: list(comps))
+        now = list(base)
+        src = base[4].text
+        extra = [
+            Article(id="zz-copy", text=src.replace(".", "!", 1)),  # one topic moves
+            Article(id="zz-alone", text="A ferry left the harbour late on a windy night."),
+            Article(id="zz-both", text=base[0].text + " " + base[9].text),  # joins two
+        ]
+        for a in extra:
+            seen.clear()
+            unspin.add([a], out=out, config=cfg)
+            now.append(a)
+            _same_as_fresh(out, now, cfg)
+            # the fresh scan's own story stage is the last call; the add's is the first
+            worked = [c for c in seen[0] if len(c) > 1]
+            assert sum(map(len, worked)) <= 7, (a.id, worked)
+        unspin.remove(["zz-both"], out=out, config=cfg)
+        now = now[:-1]
+        _same_as_fresh(out, now, cfg)
+    finally:
+        keep_memo_values(False)

@@ -698,6 +698,24 @@ class PairKeys(Mapping):
         return iter(zip(ei.tolist(), ej.tolist()))
 
 
+def last_docs(
+    last: PairState, ak: Sequence[str], forms: Sequence[dict[int, int]]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per doc, its place in the last run's state (-1: not there), and whether it was
+    there with the form lines it has now (its pairs' keys then still hold)."""
+    where = {a: x for x, a in enumerate(last.docs or ())}
+    old = np.array([where.get(a, -1) for a in ak], dtype=np.int64)
+    then = last.forms or {}
+    same = np.array(
+        [
+            o >= 0 and (forms[i] if forms else {}) == then.get(o, {})
+            for i, o in enumerate(old.tolist())
+        ],
+        dtype=bool,
+    )
+    return old, same
+
+
 def last_places(
     last: PairState | None,
     ak: Sequence[str],
@@ -713,16 +731,7 @@ def last_places(
     out = np.full(len(ei), -1, dtype=np.int64)
     if last is None or last.docs is None or not len(ei) or not len(last.codes):
         return out
-    where = {a: x for x, a in enumerate(last.docs)}
-    old = np.array([where.get(a, -1) for a in ak], dtype=np.int64)
-    then = last.forms or {}
-    same = np.array(
-        [
-            o >= 0 and (forms[i] if forms else {}) == then.get(o, {})
-            for i, o in enumerate(old.tolist())
-        ],
-        dtype=bool,
-    )
+    old, same = last_docs(last, ak, forms)
     oi, oj = old[ei], old[ej]
     ok = np.flatnonzero(same[ei] & same[ej] & (oi < oj))
     codes = oi[ok] * len(last.docs) + oj[ok]
@@ -732,6 +741,51 @@ def last_places(
     hit = sorted_codes[pos] == codes
     out[ok[hit]] = order[pos[hit]]
     return out
+
+
+def touched_docs(
+    last: PairState | None,
+    ak: Sequence[str],
+    forms: Sequence[dict[int, int]],
+    ei: np.ndarray,
+    ej: np.ndarray,
+    places: np.ndarray,
+    todo: Sequence[int],
+    link: np.ndarray,
+    reuse: np.ndarray,
+) -> np.ndarray | None:
+    """Per doc, whether the story stage may read anything of it that differs from the
+    last run's (``last``): a doc new to the pile or whose form lines moved, and both
+    docs of every candidate pair that is new (no place in ``last``), computed again
+    (``todo``), or whose link strength or reuse flag differs from what ``last`` holds,
+    and of every pair of ``last`` that is no candidate pair now. A pair with its place
+    and not computed again has its stored result under the same key, so its features
+    are the last run's. None without ``last``."""
+    if last is None or last.docs is None:
+        return None
+    old, same = last_docs(last, ak, forms)
+    hit = ~same
+    moved = places < 0
+    if len(todo):
+        moved[np.asarray(todo, dtype=np.int64)] = True
+    at = np.flatnonzero(~moved)
+    was = places[at]
+    diff = (link[at] != last.links[was]) | (reuse[at] != last.reuse[was])
+    moved[at[diff]] = True
+    hit[ei[moved]] = True
+    hit[ej[moved]] = True
+    seen = np.zeros(len(last.codes), dtype=bool)
+    seen[was] = True
+    gone = np.flatnonzero(~seen)
+    if len(gone):
+        m = max(len(last.docs), 1)
+        cur = np.full(m, -1, dtype=np.int64)
+        present = np.flatnonzero(old >= 0)
+        cur[old[present]] = present
+        for side in (last.codes[gone] // m, last.codes[gone] % m):
+            c = cur[side]
+            hit[c[c >= 0]] = True
+    return hit
 
 
 #: the highest count of other articles a pair rule reads from the pile (``support`` of a
@@ -1026,6 +1080,10 @@ class PairStage:
     #: with a memo: the JSON line of each reuse relation in ``reuse`` stored with its
     #: result (:func:`_with_line`; results stored by older code have none)
     lines: dict[tuple[int, int], str] = field(default_factory=dict)
+    #: with the last run's pair state: per doc, whether any of its candidate pairs is new,
+    #: gone, computed again or changed its link or reuse flag since that run, or its form
+    #: lines moved (:func:`touched_docs`); None without that state
+    touched: np.ndarray | None = None
 
     def link_strengths(self) -> dict[tuple[int, int], float]:
         """Every candidate pair's link strength (:func:`link_strength`)."""
@@ -1808,6 +1866,7 @@ def pair_stage(
     if memo is not None and todo:
         memo.memo_put("pair", {keys[k]: results[k] for k in todo})
     pair_arrays = None
+    touched = None
     stored: set[tuple[int, int]] = set()
     if memo is not None:
         assert last is not None or not len(quiet)
@@ -1833,6 +1892,7 @@ def pair_stage(
             codes=ei * len(ak) + ej,
         )
         memo.memo_put("pairs", {slot: state})
+        touched = touched_docs(last, ak, ctx.forms, ei, ej, places, todo, link, reuse)
     reuse = {pairs[k]: results[k][0] for k in ask if results[k][0] is not None}
     lines = {
         pairs[k]: results[k][3]
@@ -1864,6 +1924,7 @@ def pair_stage(
         stored=stored,
         memo=memo,
         pair_arrays=pair_arrays,
+        touched=touched,
     )
 
 
@@ -1889,27 +1950,35 @@ def story_components(docs: Sequence[Doc], ps: PairStage, config: Config) -> list
     Each candidate pair is read once: its link strength (infinite for reuse and shared
     quotations, else the document similarity) kept in arrays that every split filters.
     """
-    sp = config.stories
     ei, ej, strength = ps.link_arrays()
+    sp = config.stories
+    return split_component(np.arange(len(docs), dtype=np.int64), sp.link_sim, ei, ej, strength, sp)
 
-    def split(nodes: np.ndarray, link: float, ei, ej, es) -> list[list[int]]:
-        keep = es >= link
-        ei, ej, es = ei[keep], ej[keep], es[keep]
-        li, lj = np.searchsorted(nodes, ei), np.searchsorted(nodes, ej)
-        comps = components(len(nodes), np.stack([li, lj], axis=1))
-        out: list[list[int]] = []
-        for c in comps:
-            members = nodes[c]
-            if len(members) > sp.max_component and link < 1.0:
-                inside = np.isin(ei, members) & np.isin(ej, members)
-                out.extend(
-                    split(members, min(1.0, link + 0.05), ei[inside], ej[inside], es[inside])
+
+def split_component(
+    nodes: np.ndarray, link: float, ei: np.ndarray, ej: np.ndarray, es: np.ndarray, sp: StoryParams
+) -> list[list[int]]:
+    """The components of ``nodes`` (sorted doc indices) over the pairs ``(ei, ej)`` whose
+    link strength ``es`` is at least ``link``, each larger than ``sp.max_component``
+    split again at a link 0.05 stricter (:func:`story_components`). Given one connected
+    component's own pairs at ``sp.link_sim``, what the whole pile's split makes of it."""
+    keep = es >= link
+    ei, ej, es = ei[keep], ej[keep], es[keep]
+    li, lj = np.searchsorted(nodes, ei), np.searchsorted(nodes, ej)
+    comps = components(len(nodes), np.stack([li, lj], axis=1))
+    out: list[list[int]] = []
+    for c in comps:
+        members = nodes[c]
+        if len(members) > sp.max_component and link < 1.0:
+            inside = np.isin(ei, members) & np.isin(ej, members)
+            out.extend(
+                split_component(
+                    members, min(1.0, link + 0.05), ei[inside], ej[inside], es[inside], sp
                 )
-            else:
-                out.append(members.tolist())
-        return out
-
-    return split(np.arange(len(docs), dtype=np.int64), sp.link_sim, ei, ej, strength)
+            )
+        else:
+            out.append(members.tolist())
+    return out
 
 
 def component_result(
@@ -2231,6 +2300,195 @@ def _map_components(docs, comps, ps, config, engine, memo) -> list[tuple]:
     return done
 
 
+@dataclass
+class Part:
+    """One part of the story graph's split (:func:`split_component`): its members, its
+    :func:`component_work` result and its story relations with their stored JSON
+    lines (None until worked out)."""
+
+    members: list[int]
+    done: tuple | None = None
+    relations: list[tuple[Relation, str | None]] = field(default_factory=list)
+
+
+@dataclass
+class StoryState:
+    """The last run's story stage, kept in a process that keeps its memo values (the
+    service, :func:`unspin.store.keep_memo_values`): the docs by :func:`article_key`,
+    each doc's :func:`_story_flags`, and every component the split met (by its link
+    and its members' indices) with the parts it was split into. A component none of
+    whose docs is touched (:attr:`PairStage.touched`) or changed its flags, met at the
+    same link, has the same members, pairs, features and form lines as then, so the
+    split makes the same parts of it and :func:`_component_keys` gives each part the key
+    it had (the memo the result it had): its parts are taken as they were, and neither
+    split, keyed nor looked up again."""
+
+    ak: list[str]
+    flags: np.ndarray
+    #: per component met (:data:`NodeKey`): its parts, and the components met inside it
+    nodes: dict[tuple[float, bytes], tuple[list[Part], list[tuple[float, bytes]]]]
+
+
+#: per store folder and settings: the last run's :class:`StoryState` (only while
+#: memo values are kept), the most recently written last
+_STORY_KEPT: dict[str, StoryState] = {}
+#: at most this many piles' story states kept per process (a service writes one)
+STORY_KEEP_MAX = 4
+
+
+def _story_slot(memo: Any, config: Config) -> str | None:
+    """Where this run's :class:`StoryState` is kept (None: not kept: no memo, or a
+    process that does not keep memo values)."""
+    from unspin.store import memo_values_kept
+
+    if not memo_values_kept():
+        _STORY_KEPT.clear()
+        return None
+    if memo is None:
+        return None
+    return f"{Path(memo.path).resolve()}:{config_key(config)}"
+
+
+def _story_flags(docs: Sequence[Doc], rep: list[int] | None) -> np.ndarray:
+    """Per doc, what the story stage reads of it besides its article, its pairs and its
+    form lines: whether it carries the second encoder's lead, sentence vectors and brief
+    vector this run, and whether it represents its duplicate group (bits 1, 2, 4, 8)."""
+    out = np.zeros(len(docs), dtype=np.uint8)
+    for i, d in enumerate(docs):
+        out[i] = (
+            (d.second_lead is not None)
+            | (d.second_vectors is not None) << 1
+            | (d.brief_vector is not None) << 2
+            | (rep is None or rep[i] == i) << 3
+        )
+    return out
+
+
+#: a component the split met, by its link and its members' indices (bytes)
+NodeKey = tuple[float, bytes]
+
+
+def _split_parts(
+    nodes: np.ndarray,
+    link: float,
+    ei: np.ndarray,
+    ej: np.ndarray,
+    es: np.ndarray,
+    sp: StoryParams,
+    dirty: np.ndarray | None,
+    last: dict[NodeKey, tuple[list[Part], list[NodeKey]]],
+    met: dict[NodeKey, tuple[list[Part], list[NodeKey]]],
+) -> tuple[list[Part], list[NodeKey]]:
+    """:func:`split_component` as :class:`Part` s, each component met at ``link`` that
+    ``last`` holds and no ``dirty`` doc is in taken from there with its parts. ``met``
+    gets every component met this run or taken with one (its parts and the components
+    met inside it), for the next run. Returns the parts and the components met here."""
+    keep = es >= link
+    ei, ej, es = ei[keep], ej[keep], es[keep]
+    li, lj = np.searchsorted(nodes, ei), np.searchsorted(nodes, ej)
+    out: list[Part] = []
+    here: list[NodeKey] = []
+    for c in components(len(nodes), np.stack([li, lj], axis=1)):
+        members = nodes[c]
+        if len(members) == 1:  # a part of its own, nothing to work out
+            out.append(Part(members.tolist(), ([members.tolist()], {}, {})))
+            continue
+        key = (link, members.tobytes())
+        here.append(key)
+        got = last.get(key) if dirty is not None and not dirty[members].any() else None
+        if got is not None:
+            stack = [key]  # it and every component met inside it hold as they were
+            while stack:
+                k = stack.pop()
+                met[k] = last[k]
+                stack.extend(last[k][1])
+            out.extend(got[0])
+            continue
+        inner: list[NodeKey] = []
+        if len(members) > sp.max_component and link < 1.0:
+            inside = np.isin(ei, members) & np.isin(ej, members)
+            parts, inner = _split_parts(
+                members,
+                min(1.0, link + 0.05),
+                ei[inside],
+                ej[inside],
+                es[inside],
+                sp,
+                dirty,
+                last,
+                met,
+            )
+        else:
+            parts = [Part(members.tolist())]
+        met[key] = (parts, inner)
+        out.extend(parts)
+    return out, here
+
+
+def _stories_by_part(
+    docs: Sequence[Doc],
+    full: PairStage,
+    ps: PairStage,
+    config: Config,
+    engine: Any,
+    memo: Any,
+    slot: str,
+    timed: Callable[..., Any],
+) -> tuple[list[tuple], list[tuple[Relation, str | None]]]:
+    """The story stage part by part of the story graph's split, each untouched one
+    taken from the last run (:class:`StoryState`): the same ``done`` (in the order the
+    whole pile's split gives) and story relations as the whole pile's pass."""
+    sp = config.stories
+    n = len(docs)
+    ak = full.article_keys
+    ei, ej, es = ps.link_arrays()
+    flags = _story_flags(docs, full.rep)
+    last = _STORY_KEPT.pop(slot, None)
+    dirty = None
+    if (
+        last is not None
+        and ps.touched is not None
+        and len(ps.touched) == n
+        and len(last.ak) <= n
+        and list(ak[: len(last.ak)]) == last.ak
+    ):
+        m = len(last.ak)
+        dirty = ps.touched.copy()
+        dirty[m:] = True
+        dirty[:m] |= flags[:m] != last.flags
+    met: dict[NodeKey, tuple[list[Part], list[NodeKey]]] = {}
+    parts, _ = timed(
+        "components",
+        lambda: _split_parts(
+            np.arange(n, dtype=np.int64),
+            sp.link_sim,
+            ei,
+            ej,
+            es,
+            sp,
+            dirty,
+            last.nodes if last is not None else {},
+            met,
+        ),
+    )
+    todo = [p for p in parts if p.done is None]
+    worked = _map_components(docs, [p.members for p in todo], ps, config, engine, memo)
+    for p, got in zip(todo, worked):
+        p.done = got
+        gs, sc, ln = got
+        story_of = {i: g for g, members in enumerate(gs) for i in members}
+        lines_out: dict[int, str] = {}
+        rels = story_relations(docs, sc, ps.reuse, sc, story_of, sp, ln, lines_out)
+        p.relations = [(r, lines_out.get(id(r))) for r in rels]
+    own = flags & 8
+    done = [p.done for p in parts if len(p.members) > 1 or own[p.members[0]]]
+    story_rels = [r for p in parts for r in p.relations]
+    _STORY_KEPT[slot] = StoryState(list(ak), flags, met)
+    while len(_STORY_KEPT) > STORY_KEEP_MAX:
+        _STORY_KEPT.pop(next(iter(_STORY_KEPT)))
+    return done, story_rels  # type: ignore[return-value]
+
+
 @_blas_limited
 def analyse(
     docs: Sequence[Doc],
@@ -2258,27 +2516,38 @@ def analyse(
     # an exact-duplicate group is one article to the stories: its representative
     ps = full.without_members()
     sp = config.stories
-    comps = timed("components", lambda: story_components(docs, ps, config))
-    if ps is not full:
-        comps = [c for c in comps if full.rep is None or full.rep[c[0]] == c[0]]
-    done = _map_components(docs, comps, ps, config, engine, memo)
-    groups: list[list[int]] = []
-    scored: dict[tuple[int, int], tuple[float, dict[str, float]]] = {}
-    lines: dict[tuple[int, int], str] = {}
-    for gs, sc, ln in done:
-        groups.extend(gs)
-        scored.update(sc)
-        lines.update(ln)
-    groups = add_members(groups, duplicate_members(full.rep))
-    groups.sort(key=lambda g: g[0])
-    story_of = {i: g for g in range(len(groups)) for i in groups[g]}
-    relations: list[Relation] = list(full.reuse.values())
     # the rows whose JSON lines were stored with the results they were read from
     known = {id(r): full.lines[p] for p, r in full.reuse.items() if p in full.lines}
-    # the scored pairs are the candidate pairs inside components (with features): the
-    # rest of the pile's candidate pairs make no story relation, and the relations are
-    # sorted by their two ids below, so their order here does not matter
-    relations += story_relations(docs, scored, ps.reuse, scored, story_of, sp, lines, known)
+    relations: list[Relation] = list(full.reuse.values())
+    groups: list[list[int]] = []
+    scored: dict[tuple[int, int], tuple[float, dict[str, float]]] = {}
+    slot = _story_slot(memo, config)
+    if slot is not None:  # a process that keeps its memo values (the service)
+        done, story_rels = _stories_by_part(docs, full, ps, config, engine, memo, slot, timed)
+        for gs, sc, _ in done:
+            groups.extend(gs)
+            scored.update(sc)
+        for rel, line in story_rels:
+            relations.append(rel)
+            if line is not None:
+                known[id(rel)] = line
+    else:
+        comps = timed("components", lambda: story_components(docs, ps, config))
+        if ps is not full:
+            comps = [c for c in comps if full.rep is None or full.rep[c[0]] == c[0]]
+        done = _map_components(docs, comps, ps, config, engine, memo)
+        lines: dict[tuple[int, int], str] = {}
+        for gs, sc, ln in done:
+            groups.extend(gs)
+            scored.update(sc)
+            lines.update(ln)
+        story_of = {i: g for g, members in enumerate(groups) for i in members}
+        # the scored pairs are the candidate pairs inside components (with features): the
+        # rest of the pile's candidate pairs make no story relation, and the relations are
+        # sorted by their two ids below, so their order here does not matter
+        relations += story_relations(docs, scored, ps.reuse, scored, story_of, sp, lines, known)
+    groups = add_members(groups, duplicate_members(full.rep))
+    groups.sort(key=lambda g: g[0])
     relations.sort(key=lambda r: (r.a, r.b))
     stories = make_stories(docs, groups, relations, scored)
     return Result(

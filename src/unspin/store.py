@@ -432,9 +432,11 @@ _ARCHIVE_READS: dict[str, dict[str, tuple[Article, Any]]] = {}
 #: cache that checks what it was computed from (facts, story keys, the cut).
 _DOC_READS: dict[str, dict[tuple[str, str], Doc]] = {}
 
-#: memo kinds whose keys hash everything their values are computed from (the code
-#: version, the settings, the articles' keys; see :mod:`unspin.pipeline`): a value stored
-#: under such a key is never replaced by another, so a process may keep what it read
+#: memo kinds whose keys hash what their values are computed from (the code version,
+#: the settings, the articles' keys; see :mod:`unspin.pipeline`), so a process may keep
+#: what it read. Not everything: a pair result whose corpus answers moved is computed
+#: again and stored under its key (:func:`unspin.pipeline.same_answers`), so
+#: :meth:`Store.memo_put` drops the kept value of every key it writes
 CONTENT_MEMO_KINDS = frozenset({"pair", "local", "component", "inner", "changes", "speakers"})
 #: values of :data:`CONTENT_MEMO_KINDS` kept per store folder, most recently used last,
 #: when :func:`keep_memo_values` is on (the service: every add reads back the stored
@@ -460,6 +462,11 @@ def keep_memo_values(on: bool = True) -> None:
     _MEMO_KEEP["on"] = on
     if not on:
         _MEMO_KEPT.clear()
+
+
+def memo_values_kept() -> bool:
+    """Whether this process keeps memo values (:func:`keep_memo_values`)."""
+    return _MEMO_KEEP["on"]
 
 
 def _read_vectors(store_path: str, key: str, n: int, dim: int) -> np.ndarray:
@@ -1185,6 +1192,10 @@ class Store:
         with self.con:
             self.con.executemany("INSERT OR REPLACE INTO memo VALUES (?, ?, ?)", rows())
         self._pending = 0
+        kept = self._memo_kept(kind)
+        if kept is not None:  # a value kept from a read is no longer the stored one
+            for k in items:
+                kept.pop((kind, k), None)
         for kind, k, name in files:  # the values these files held are no longer named
             self._memo_file_prune(kind, k, keep=name)
 
