@@ -1589,5 +1589,21 @@ def test_kept_story_components_equal_a_fresh_scan(tmp_path, monkeypatch, max_com
         unspin.remove(["zz-both"], out=out, config=cfg)
         now = now[:-1]
         _same_as_fresh(out, now, cfg)
+        # then what moves a kept doc's place or row: an exact duplicate of a stored
+        # article, a stored id given a new text, a removal from the middle, an add after
+        dup = Article(id="zz-dup", text=base[7].text)
+        moved = Article(id=base[13].id, text=base[13].text.replace(".", "?", 1))
+        steps: list = [("add", [dup]), ("add", [moved]), ("remove", [base[2].id])]
+        steps.append(("add", [Article(id="zz-late", text=base[16].text + " " + src)]))
+        for kind, what in steps:
+            if kind == "add":
+                unspin.add(what, out=out, config=cfg)
+                # a stored id given a new text keeps its place in the pile
+                new = {a.id: a for a in what}
+                now = [new.pop(a.id, a) for a in now] + list(new.values())
+            else:
+                unspin.remove(what, out=out, config=cfg)
+                now = [a for a in now if a.id not in what]
+            _same_as_fresh(out, now, cfg)
     finally:
         keep_memo_values(False)
