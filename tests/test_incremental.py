@@ -1542,6 +1542,8 @@ def _topic_pile() -> list[Article]:
 
         def sentence(k: int, words=words, name=name) -> str:
             body = " ".join(rng.choice(words) for _ in range(12))
+            if k % 3 == 1:  # a quotation the topic's reports share
+                return f'{name} said: "{body}."'
             return f"{name} {body} {k + 3}."
 
         lines = [sentence(k) for k in range(8)]

@@ -2336,17 +2336,29 @@ _STORY_KEPT: dict[str, StoryState] = {}
 STORY_KEEP_MAX = 4
 
 
-def _story_slot(memo: Any, config: Config) -> str | None:
-    """Where this run's :class:`StoryState` is kept (None: not kept: no memo, or a
-    process that does not keep memo values)."""
+#: per store folder: the quotation groups' last run (``unspin.quotes.QuoteState``, in a
+#: dict under ``"last"``), kept as :data:`_STORY_KEPT` is
+_QUOTE_KEPT: dict[str, dict[str, Any]] = {}
+
+
+def _story_slot(memo: Any, config: Config | None) -> str | None:
+    """Where this run's :class:`StoryState` (with ``config``) or quotation groups'
+    state (without) is kept; None: not kept (no memo, or a process that does not keep
+    memo values, whose kept states are dropped here)."""
     from unspin.store import memo_values_kept
 
     if not memo_values_kept():
         _STORY_KEPT.clear()
+        _QUOTE_KEPT.clear()
         return None
     if memo is None:
         return None
-    return f"{Path(memo.path).resolve()}:{config_key(config)}"
+    where = str(Path(memo.path).resolve())
+    if config is None:
+        while len(_QUOTE_KEPT) >= STORY_KEEP_MAX and where not in _QUOTE_KEPT:
+            _QUOTE_KEPT.pop(next(iter(_QUOTE_KEPT)))
+        return where
+    return f"{where}:{config_key(config)}"
 
 
 def _story_flags(docs: Sequence[Doc], rep: list[int] | None) -> np.ndarray:
@@ -2779,13 +2791,28 @@ def provenance(
     from unspin.quotes import doc_speakers, quote_groups
 
     derived = frozenset(r.derivative for r in result.relations if r.derivative)
-    known = kept_quotes(memo) if memo is not None else None
+    qdocs = [d for d in result.docs if d.quotes]
+    # in a process that keeps memo values, the last run's groups taken up where the
+    # quoting docs are the same with more appended (unspin.quotes.QuoteState)
+    state = keys = None
+    slot = _story_slot(memo, None)
+    if slot is not None and result.article_keys:
+        got = result.article_keys[1]
+        keys = [got.get(d.id) for d in qdocs]
+        if all(keys):
+            state = _QUOTE_KEPT.setdefault(slot, {})
+        else:
+            keys = None
+    last = state.get("last") if state else None
+    known = last.known if last is not None else kept_quotes(memo) if memo is not None else None
     before = len(known.words) + len(known.variants) if known is not None else 0
     result.quotes = quote_groups(
-        [d for d in result.docs if d.quotes],
+        qdocs,
         derived=derived,
         speakers=speakers or doc_speakers,
         known=known,
+        state=state,
+        keys=keys,
     )
     if memo is not None:
         keep_quotes(memo, known, before)

@@ -392,12 +392,38 @@ class KnownQuotes:
         return KnownQuotes(dict(self.used_words), dict(self.used_variants))
 
 
+@dataclass
+class QuoteState:
+    """What :func:`quote_groups` built in its last run, kept by a long-running caller
+    (the service) so that a run on the same docs with more appended to them works out
+    only the new quotations: their blocks, their pairs, and the groups they join. A
+    group none of whose quotations gained a variant or a variant pair, and none of
+    whose articles turned derived or original, is the group it was. ``docs``: the
+    docs read, as (id, key) in order, where ``key`` stands for the doc's quotations
+    and speakers (a caller's article key)."""
+
+    docs: list[tuple[str, str]]
+    min_articles: int
+    derived: frozenset[str]
+    known: KnownQuotes
+    by_words: dict[Words, list[QuoteVariant]]
+    texts: list[Words]
+    index: dict[Words, int]
+    grams: list[set[Words]]
+    blocks: dict[Words, list[int]]
+    joined: nx.utils.UnionFind
+    #: per component's root (a text index): its group (None: fewer articles than asked)
+    groups: dict[int, QuoteGroup | None]
+
+
 def quote_groups(
     docs: Sequence[Doc],
     min_articles: int = 2,
     derived: frozenset[str] = frozenset(),
     speakers: Callable[[Doc], list[str | None]] = doc_speakers,
     known: KnownQuotes | None = None,
+    state: dict[str, QuoteState] | None = None,
+    keys: Sequence[str] | None = None,
 ) -> list[QuoteGroup]:
     """Variants of one quotation grouped across articles, most widely carried first.
 
@@ -406,102 +432,189 @@ def quote_groups(
     only after every article that is not derived, so a spun copy never sets it.
     ``speakers`` as for :func:`index_quotes`. ``known``: the words and pair verdicts of
     an earlier run (:class:`KnownQuotes`, updated in place): the same groups, with only
-    the new quotations' words and pairs worked out.
+    the new quotations' words and pairs worked out. ``state`` (a dict the caller keeps,
+    with ``keys``: each doc's key, see :class:`QuoteState`): the last run's work, taken
+    up where the docs are the last run's with more appended (else built anew); this
+    run's is left in it under ``"last"``.
     """
-    known = KnownQuotes() if known is None else known
-    order = {d.id: (d.article.published_at or "~", i) for i, d in enumerate(docs)}
-    by_words: dict[Words, list[QuoteVariant]] = defaultdict(list)
-    for v in index_quotes(docs, speakers):
-        if w := known.words_of(v.text):
-            by_words[w].append(v)
-    texts = list(by_words)
-    blocks: dict[Words, list[int]] = defaultdict(list)
-    grams = [block_keys(w) for w in texts]
-    for i, keys in enumerate(grams):
-        for k in keys:
-            blocks[k].append(i)
-    # may_be_variants reads the blocking keys as word 4-grams; a quotation's word set is
-    # made when a pair of it first reaches the prefilter
-    prefilter = BLOCK_N == 4
-    sets: list[set[str] | None] = [None] * len(texts)
+    last = state.pop("last", None) if state is not None else None
+    ids = [(d.id, k) for d, k in zip(docs, keys)] if keys is not None else None
+    out = None
+    if last is not None and ids is not None and last.min_articles == min_articles:
+        out = _groups_appended(docs, ids, last, derived, speakers)
+    if out is None:
+        known = KnownQuotes() if known is None else known
+        st = QuoteState(
+            docs=[],
+            min_articles=min_articles,
+            derived=frozenset(),
+            known=known,
+            by_words=defaultdict(list),
+            texts=[],
+            index={},
+            grams=[],
+            blocks=defaultdict(list),
+            joined=nx.utils.UnionFind(),
+            groups={},
+        )
+        out = _groups_appended(docs, ids or [(d.id, "") for d in docs], st, derived, speakers)
+        assert out is not None  # nothing kept: nothing to fall back from
+    groups, st = out
+    if state is not None and ids is not None:
+        state["last"] = st
+    return groups
+
+
+def _groups_appended(
+    docs: Sequence[Doc],
+    ids: list[tuple[str, str]],
+    st: QuoteState,
+    derived: frozenset[str],
+    speakers: Callable[[Doc], list[str | None]],
+) -> tuple[list[QuoteGroup], QuoteState] | None:
+    """:func:`quote_groups` from the state ``st`` of a run on the first docs (updated in
+    place): None when ``docs`` are not those with more appended, or when a block the new
+    quotations join grows past ``MAX_BLOCK`` (its pairs then no longer count)."""
+    m = len(st.docs)
+    if len(ids) < m or ids[:m] != st.docs:
+        return None
+    known = st.known
+    known.added = 0
+    new_variants = index_quotes(docs[m:], speakers)
+    touched: set[int] = set()  # texts that gained a variant or a variant pair
+    fresh: list[int] = []
+    for v in new_variants:
+        w = known.words_of(v.text)
+        if not w:
+            continue
+        t = st.index.get(w)
+        if t is None:
+            t = st.index[w] = len(st.texts)
+            st.texts.append(w)
+            st.grams.append(block_keys(w))
+            st.joined[t]  # a set of its own
+            fresh.append(t)
+        st.by_words[w].append(v)
+        touched.add(t)
+    # the blocks the new quotations join, and which of their members are new
+    grown: dict[Words, list[int]] = defaultdict(list)
+    for t in fresh:
+        for k in st.grams[t]:
+            grown[k].append(t)
+    for k, added in grown.items():
+        old = len(st.blocks.get(k, ()))
+        if old + len(added) > MAX_BLOCK and 1 < old <= MAX_BLOCK:
+            return None  # its pairs were compared and now are not: built anew
+    texts, grams, joined = st.texts, st.grams, st.joined
+    sets: dict[int, set[str]] = {}
 
     def word_set(i: int) -> set[str]:
-        got = sets[i]
+        got = sets.get(i)
         if got is None:
             got = sets[i] = set(texts[i])
         return got
 
-    joined = nx.utils.UnionFind(range(len(texts)))
+    prefilter = BLOCK_N == 4
     checked: set[tuple[int, int]] = set()
-    # blocks of one quotation pair nothing: left out before the sort (most of them;
-    # the order of the others is the same, the sort being stable)
-    for members in sorted((m for m in blocks.values() if len(m) > 1), key=len):
-        if len(members) > MAX_BLOCK:
-            continue
+    blocks = st.blocks
+    paired = []  # the grown blocks that pair anything (most blocks hold one quotation)
+    for k, added in grown.items():
+        members = blocks.get(k)
+        if members is None:
+            members = blocks[k] = added
+        else:
+            members.extend(added)
+        if 1 < len(members) <= MAX_BLOCK:
+            paired.append((members, added))
+    # smaller blocks first, so that in a dense one most pairs are joined already
+    # (skipping them changes no group: the groups are the joined sets)
+    paired.sort(key=lambda x: len(x[0]))
+    for members, added in paired:
         dense = len(members) > DENSE_BLOCK
-        for x, i in enumerate(members):
-            for j in members[x + 1 :]:
-                if (i, j) in checked or (dense and joined[i] == joined[j]):
-                    continue
-                checked.add((i, j))
-                # a kept verdict first (an add: most pairs); else the prefilter, then the
-                # rule where it does not say no
-                v = known.kept_verdict(texts[i], texts[j])
-                if v is None:
-                    out = prefilter and not may_be_variants(
-                        texts[i], texts[j], grams[i], grams[j], word_set(i), word_set(j)
-                    )
-                    v = known.variant(texts[i], texts[j], ruled_out=out)
-                if v:
-                    joined.union(i, j)
-    groups = []
-    # the groups in the order of their first quotation (as the ids were always given)
-    for comp in sorted(joined.to_sets(), key=min):
-        forms = sorted(comp)
-        variants = [v for i in forms for v in by_words[texts[i]]]
-        articles = sorted({v.article for v in variants}, key=order.__getitem__)
-        if len(articles) < min_articles:
-            continue
-
-        def rank(i: int) -> tuple:
-            arts = {v.article for v in by_words[texts[i]]}
-            originals = arts - derived
-            return (-len(originals), -len(arts), min(order[a] for a in arts))
-
-        canon = texts[min(forms, key=rank)]
-        whole = [texts[i] for i in forms if _contains(texts[i], canon)]
-        variants.sort(key=lambda v: (order[v.article], v.start))
-        per_article: dict[str, list[Words]] = defaultdict(list)
-        for v in variants:
-            per_article[v.article].append(known.words_of(v.text))
-        named = {(v.article, v.speaker.lower()): v.speaker for v in variants if v.speaker}
-        votes = Counter(s for _, s in named)
-        shown = {k[1]: s for k, s in reversed(named.items())}
-        groups.append(
-            QuoteGroup(
-                id="",
-                text=min(
-                    by_words[canon], key=lambda v: (v.article in derived, order[v.article])
-                ).text,
-                variants=variants,
-                articles=articles,
-                altered_in=[
-                    a
-                    for a in articles
-                    if not any(
-                        _contains(canon, w) or any(_contains(f, w) for f in whole)
-                        for w in per_article[a]
-                    )
-                ],
-                speaker=shown[votes.most_common(1)[0][0]] if votes else None,
-            )
-        )
+        before = members[: len(members) - len(added)]  # the block's members until now
+        pairs = ((i, j) for x, j in enumerate(added) for i in (*before, *added[:x]))
+        for i, j in pairs:  # each pair with a new text once
+            a, b = (i, j) if i < j else (j, i)
+            if (a, b) in checked or (dense and joined[a] == joined[b]):
+                continue
+            checked.add((a, b))
+            v = known.kept_verdict(texts[a], texts[b])
+            if v is None:
+                out = prefilter and not may_be_variants(
+                    texts[a], texts[b], grams[a], grams[b], word_set(a), word_set(b)
+                )
+                v = known.variant(texts[a], texts[b], ruled_out=out)
+            if v:
+                joined.union(a, b)
+    st.docs = list(ids)
+    # docs whose derived mark changed: the groups of their quotations are built again
+    flipped = derived ^ st.derived
+    if flipped:
+        for w, vs in st.by_words.items():
+            if any(v.article in flipped for v in vs):
+                touched.add(st.index[w])
+    st.derived = derived
+    dirty = {joined[t] for t in touched}
+    order = {d.id: (d.article.published_at or "~", i) for i, d in enumerate(docs)}
+    kept_groups: dict[int, QuoteGroup | None] = {}
+    groups: list[QuoteGroup] = []
+    for comp in joined.to_sets():
+        root = joined[next(iter(comp))]
+        if root in dirty or root not in st.groups:
+            g = _group(sorted(comp), st, order, derived)
+        else:
+            g = st.groups[root]
+        kept_groups[root] = g
+        if g is not None:
+            groups.append(g)
+    st.groups = kept_groups
     groups.sort(key=lambda g: (-len(g.articles), order[g.articles[0]], g.variants[0].start))
-    ids = [group_id(g.variants) for g in groups]
-    twice = {i for i, n in Counter(ids).items() if n > 1}
-    for g, i in zip(groups, ids):
+    gids = [group_id(g.variants) for g in groups]
+    twice = {i for i, n in Counter(gids).items() if n > 1}
+    for g, i in zip(groups, gids):
         g.id = group_id(g.variants, full=True) if i in twice else i
-    return groups
+    return groups, st
+
+
+def _group(
+    forms: list[int], st: QuoteState, order: dict[str, tuple], derived: frozenset[str]
+) -> QuoteGroup | None:
+    """The group of the quotations ``forms`` (text indices, ascending: one component of
+    the variant pairs), or None when fewer than ``st.min_articles`` articles carry it."""
+    texts, by_words, known = st.texts, st.by_words, st.known
+    variants = [v for i in forms for v in by_words[texts[i]]]
+    articles = sorted({v.article for v in variants}, key=order.__getitem__)
+    if len(articles) < st.min_articles:
+        return None
+
+    def rank(i: int) -> tuple:
+        arts = {v.article for v in by_words[texts[i]]}
+        originals = arts - derived
+        return (-len(originals), -len(arts), min(order[a] for a in arts))
+
+    canon = texts[min(forms, key=rank)]
+    whole = [texts[i] for i in forms if _contains(texts[i], canon)]
+    variants.sort(key=lambda v: (order[v.article], v.start))
+    per_article: dict[str, list[Words]] = defaultdict(list)
+    for v in variants:
+        per_article[v.article].append(known.words_of(v.text))
+    named = {(v.article, v.speaker.lower()): v.speaker for v in variants if v.speaker}
+    votes = Counter(s for _, s in named)
+    shown = {k[1]: s for k, s in reversed(named.items())}
+    return QuoteGroup(
+        id="",
+        text=min(by_words[canon], key=lambda v: (v.article in derived, order[v.article])).text,
+        variants=variants,
+        articles=articles,
+        altered_in=[
+            a
+            for a in articles
+            if not any(
+                _contains(canon, w) or any(_contains(f, w) for f in whole) for w in per_article[a]
+            )
+        ],
+        speaker=shown[votes.most_common(1)[0][0]] if votes else None,
+    )
 
 
 #: hex digits of a quotation group's id after its "q" (:func:`group_id`): 48 bits, so some
