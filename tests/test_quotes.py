@@ -330,3 +330,79 @@ def test_kept_verdicts_hold_the_prefilters_no_so_an_add_asks_nothing_again(monke
     assert asked == []
     assert [g.to_record() for g in again] == [g.to_record() for g in first]
     assert any({"k0", "k2"} <= set(g.articles) for g in first)
+
+
+def _view(groups) -> list:
+    return [
+        (
+            g.id,
+            g.text,
+            g.articles,
+            g.altered_in,
+            g.speaker,
+            [(v.article, v.start) for v in g.variants],
+        )
+        for g in groups
+    ]
+
+
+def test_groups_taken_up_from_the_last_run_equal_the_whole_pass(monkeypatch) -> None:
+    """``quote_groups`` with a kept ``QuoteState``: docs appended one or a few at a time,
+    the derived marks moving, quotations that join two groups, a doc that quotes an old
+    one word for word, and a block grown past ``MAX_BLOCK`` (its pairs then no longer
+    count: built anew) give the groups of the whole pass every time."""
+    import random
+
+    import unspin.quotes as uq
+    from unspin.fingerprint import prepare
+    from unspin.model import Article
+
+    monkeypatch.setattr(uq, "MAX_BLOCK", 6)
+    rng = random.Random(11)
+    vocab = [f"w{k}" for k in range(60)]
+    said = ["Ana Pell", "Bo Ruiz", "Cy Varga"]
+    lines = [" ".join(rng.choice(vocab) for _ in range(9)) for _ in range(8)]
+    stock = "the minister said on monday that talks"  # a 4-gram many quotations share
+    docs = []
+    for k in range(40):
+        line = rng.choice(lines).split()
+        if rng.random() < 0.3:  # an altered variant
+            line[rng.randrange(len(line))] = rng.choice(vocab)
+        if rng.random() < 0.2:  # two known lines run together: joins their groups
+            line += rng.choice(lines).split()
+        if k % 4 == 0:
+            line = stock.split() + line[:3]
+        text = f'"{" ".join(line)}," {rng.choice(said)} said. Other words follow here.'
+        docs.append(prepare(Article(id=f"d{k:02d}", text=text)))
+    docs = [d for d in docs if d.quotes]
+    keys = [f"{d.id}:key" for d in docs]
+    state: dict = {}
+    known = uq.KnownQuotes()
+    derived: frozenset[str] = frozenset()
+    taken = anew = 0
+    real = uq._groups_appended
+
+    def counting(d, ids, st, *a):
+        nonlocal taken, anew
+        before = len(st.docs)
+        out = real(d, ids, st, *a)
+        taken += out is not None and before > 0
+        anew += out is None
+        return out
+
+    monkeypatch.setattr(uq, "_groups_appended", counting)
+    m = 10
+    uq.quote_groups(docs[:m], derived=derived, known=known, state=state, keys=keys[:m])
+    while m < len(docs):
+        m = min(len(docs), m + rng.choice([1, 1, 3]))
+        if rng.random() < 0.4:
+            derived = derived ^ {docs[rng.randrange(m)].id}
+        got = uq.quote_groups(docs[:m], derived=derived, known=known, state=state, keys=keys[:m])
+        want = uq.quote_groups(docs[:m], derived=derived)
+        assert _view(got) == _view(want), m
+    assert taken >= 5 and anew == 1  # most steps took the last run up; the stock block
+    # grew past MAX_BLOCK once
+    # a doc given a new text (another key): built anew, the same groups
+    keys[3] = "other"
+    got = uq.quote_groups(docs, derived=derived, known=known, state=state, keys=keys)
+    assert _view(got) == _view(uq.quote_groups(docs, derived=derived)) and anew == 2
