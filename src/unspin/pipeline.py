@@ -1955,6 +1955,25 @@ def story_components(docs: Sequence[Doc], ps: PairStage, config: Config) -> list
     return split_component(np.arange(len(docs), dtype=np.int64), sp.link_sim, ei, ej, strength, sp)
 
 
+def _local(nodes: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """Positions in ``nodes`` (sorted doc indices) of the doc indices ``at`` (all among
+    them): as they are when ``nodes`` is ``0..n-1``, else by one gather."""
+    n = len(nodes)
+    if n == 0 or (int(nodes[0]) == 0 and int(nodes[-1]) == n - 1):
+        return at
+    pos = np.empty(int(nodes[-1]) + 1, dtype=np.int64)
+    pos[nodes] = np.arange(n, dtype=np.int64)
+    return pos[at]
+
+
+def _within(members: np.ndarray, ei: np.ndarray, ej: np.ndarray) -> np.ndarray:
+    """Which pairs ``(ei, ej)`` have both docs among ``members`` (a mask, by gathers)."""
+    top = max(int(members.max(initial=-1)), int(ei.max(initial=-1)), int(ej.max(initial=-1)))
+    mark = np.zeros(top + 1, dtype=bool)
+    mark[members] = True
+    return mark[ei] & mark[ej]
+
+
 def split_component(
     nodes: np.ndarray, link: float, ei: np.ndarray, ej: np.ndarray, es: np.ndarray, sp: StoryParams
 ) -> list[list[int]]:
@@ -1964,13 +1983,13 @@ def split_component(
     component's own pairs at ``sp.link_sim``, what the whole pile's split makes of it."""
     keep = es >= link
     ei, ej, es = ei[keep], ej[keep], es[keep]
-    li, lj = np.searchsorted(nodes, ei), np.searchsorted(nodes, ej)
+    li, lj = _local(nodes, ei), _local(nodes, ej)
     comps = components(len(nodes), np.stack([li, lj], axis=1))
     out: list[list[int]] = []
     for c in comps:
         members = nodes[c]
         if len(members) > sp.max_component and link < 1.0:
-            inside = np.isin(ei, members) & np.isin(ej, members)
+            inside = _within(members, ei, ej)
             out.extend(
                 split_component(
                     members, min(1.0, link + 0.05), ei[inside], ej[inside], es[inside], sp
@@ -2397,7 +2416,7 @@ def _split_parts(
     met inside it), for the next run. Returns the parts and the components met here."""
     keep = es >= link
     ei, ej, es = ei[keep], ej[keep], es[keep]
-    li, lj = np.searchsorted(nodes, ei), np.searchsorted(nodes, ej)
+    li, lj = _local(nodes, ei), _local(nodes, ej)
     out: list[Part] = []
     here: list[NodeKey] = []
     for c in components(len(nodes), np.stack([li, lj], axis=1)):
@@ -2418,7 +2437,7 @@ def _split_parts(
             continue
         inner: list[NodeKey] = []
         if len(members) > sp.max_component and link < 1.0:
-            inside = np.isin(ei, members) & np.isin(ej, members)
+            inside = _within(members, ei, ej)
             parts, inner = _split_parts(
                 members,
                 min(1.0, link + 0.05),
@@ -2816,6 +2835,18 @@ def provenance(
     )
     if memo is not None:
         keep_quotes(memo, known, before)
+    if state is not None:  # a kept group is the same object: its line as last written
+        from unspin.output import row_line
+
+        made = state.get("lines", {})
+        lines = {}
+        for g in result.quotes:
+            got = made.get(id(g))  # (the group itself held: its id names no other)
+            if got is None or got[0] is not g or got[1] != g.id:
+                got = (g, g.id, row_line(g.to_record()))
+            lines[id(g)] = got
+        state["lines"] = lines
+        result.lines["quotes"] = {k: v[2] for k, v in lines.items()}
     lineage_lines: dict[int, str] = {}  # new each time: ids of this call's graphs only
     result.lineage = story_lineage(result, result.quotes, lineage_lines)
     result.lines["lineage"] = lineage_lines
