@@ -1609,3 +1609,37 @@ def test_kept_story_components_equal_a_fresh_scan(tmp_path, monkeypatch, max_com
             _same_as_fresh(out, now, cfg)
     finally:
         keep_memo_values(False)
+
+
+def test_kept_story_state_is_not_taken_up_after_a_run_that_failed_past_its_pair_stage(
+    tmp_path, monkeypatch
+) -> None:
+    """An add that fails after its pair stage has kept its pair state but no story state:
+    the next add's touched docs are against the failed run's pairs, so the story state
+    of the run before it is not taken up (``StoryState.run``); the tables then equal a
+    fresh scan's."""
+    import unspin.pipeline as pl
+    from unspin.store import keep_memo_values
+
+    keep_memo_values(True)
+    try:
+        base = _topic_pile()
+        cfg = Config(embedder="hashing")
+        out = tmp_path / "res"
+        unspin.scan(arts_folder(tmp_path, base), out=out, config=cfg)
+        real = pl._stories_by_part
+
+        def failing(*a, **k):
+            raise RuntimeError("killed after the pair stage")
+
+        monkeypatch.setattr(pl, "_stories_by_part", failing)
+        with pytest.raises(RuntimeError):
+            unspin.add([Article(id="zz-x", text=base[4].text + " More.")], out=out, config=cfg)
+        monkeypatch.setattr(pl, "_stories_by_part", real)
+        seen = record_calls(monkeypatch, pl, "_map_components", lambda d, comps, *a: list(comps))
+        later = Article(id="zz-y", text=base[10].text.replace(".", "!", 1))
+        unspin.add([later], out=out, config=cfg)
+        _same_as_fresh(out, [*base, later], cfg)
+        assert len([c for c in seen[0] if len(c) > 1]) == 6  # every part worked out
+    finally:
+        keep_memo_values(False)

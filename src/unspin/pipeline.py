@@ -1084,6 +1084,9 @@ class PairStage:
     #: gone, computed again or changed its link or reuse flag since that run, or its form
     #: lines moved (:func:`touched_docs`); None without that state
     touched: np.ndarray | None = None
+    #: the run names (:attr:`PairState.run`) of the last pair state ``touched`` is
+    #: against and of the state this run kept ("" where none)
+    runs: tuple[str, str] = ("", "")
 
     def link_strengths(self) -> dict[tuple[int, int], float]:
         """Every candidate pair's link strength (:func:`link_strength`)."""
@@ -1383,6 +1386,9 @@ class PairState:
     docs: list[str] | None = None
     forms: dict[int, dict[int, int]] | None = None
     codes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    #: a name of the run that kept this state (random): what is kept from a run's later
+    #: stages is taken up only against the pair state of that same run
+    run: str = ""
 
 
 def add_members(groups: list[list[int]], members: dict[int, int]) -> list[list[int]]:
@@ -1867,6 +1873,7 @@ def pair_stage(
         memo.memo_put("pair", {keys[k]: results[k] for k in todo})
     pair_arrays = None
     touched = None
+    runs = ("", "")
     stored: set[tuple[int, int]] = set()
     if memo is not None:
         assert last is not None or not len(quiet)
@@ -1890,9 +1897,11 @@ def pair_stage(
             docs=list(ak),
             forms={i: f for i, f in enumerate(ctx.forms) if f},
             codes=ei * len(ak) + ej,
+            run=os.urandom(8).hex(),
         )
         memo.memo_put("pairs", {slot: state})
         touched = touched_docs(last, ak, ctx.forms, ei, ej, places, todo, link, reuse)
+        runs = (getattr(last, "run", "") if last is not None else "", state.run)
     reuse = {pairs[k]: results[k][0] for k in ask if results[k][0] is not None}
     lines = {
         pairs[k]: results[k][3]
@@ -1925,6 +1934,7 @@ def pair_stage(
         memo=memo,
         pair_arrays=pair_arrays,
         touched=touched,
+        runs=runs,
     )
 
 
@@ -2346,6 +2356,10 @@ class StoryState:
     flags: np.ndarray
     #: per component met (:data:`NodeKey`): its parts, and the components met inside it
     nodes: dict[tuple[float, bytes], tuple[list[Part], list[tuple[float, bytes]]]]
+    #: the run whose pair state this one goes with (:attr:`PairState.run`): the next
+    #: run's touched docs are against that state, so only then does this one hold (a
+    #: run that failed after its pair stage kept a pair state and no story state)
+    run: str = ""
 
 
 #: per store folder and settings: the last run's :class:`StoryState` (only while
@@ -2479,6 +2493,8 @@ def _stories_by_part(
     if (
         last is not None
         and ps.touched is not None
+        and last.run
+        and last.run == ps.runs[0]
         and len(ps.touched) == n
         and len(last.ak) <= n
         and list(ak[: len(last.ak)]) == last.ak
@@ -2514,7 +2530,7 @@ def _stories_by_part(
     own = flags & 8
     done = [p.done for p in parts if len(p.members) > 1 or own[p.members[0]]]
     story_rels = [r for p in parts for r in p.relations]
-    _STORY_KEPT[slot] = StoryState(list(ak), flags, met)
+    _STORY_KEPT[slot] = StoryState(list(ak), flags, met, ps.runs[1])
     while len(_STORY_KEPT) > STORY_KEEP_MAX:
         _STORY_KEPT.pop(next(iter(_STORY_KEPT)))
     return done, story_rels  # type: ignore[return-value]
