@@ -1456,17 +1456,16 @@ def make_stories(
     ``scored``: event probability (and features) of the scored pairs by doc index pair, as
     the story stage gives them; without it every member is as central as the others."""
     derived = {r.derivative for r in relations if r.derivative}
-    central = centrality(groups, scored)
+    central = centrality([g for g in groups if len(g) > 1], scored)
     stories = []
     for n, members in enumerate(groups, 1):
         ids = [docs[i].id for i in members]
         sources = [i for i in ids if i not in derived] or ids[:1]
-        stories.append(
-            Story(
-                id=f"s{n:04d}",
-                label=label_for(docs, members, set(sources), central),
-                articles=ids,
-                sources=sources,
-            )
-        )
+        if len(members) == 1:  # (most of a pile's) its one headline, no ranking to do
+            title = headline(docs[members[0]])
+            if len(title) > LABEL_CHARS:
+                title = title[: LABEL_CHARS - 3].rstrip() + "..."
+        else:
+            title = label_for(docs, members, set(sources), central)
+        stories.append(Story(id=f"s{n:04d}", label=title, articles=ids, sources=sources))
     return stories
