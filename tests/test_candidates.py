@@ -179,3 +179,27 @@ def test_self_search_multiplies_each_pair_of_tiles_once(monkeypatch):
 def test_self_search_of_no_rows_is_empty():
     q, b, s = cand.self_search(np.zeros((0, 8), dtype=np.float32), np.zeros(0, np.int64), 3, 0.5)
     assert len(q) == len(b) == len(s) == 0 and s.dtype == np.float32
+
+
+def test_pair_list_keeps_its_index_arrays() -> None:
+    """The candidate list carries its index arrays (no list of tuples converted again);
+    it pickles with them, a plain list gives the same arrays, and arrays that are not
+    its pairs are refused."""
+    import pickle
+
+    import numpy as np
+
+    from unspin.candidates import PairList, pair_index_arrays
+
+    ei, ej = np.array([0, 0, 2], dtype=np.int64), np.array([1, 3, 5], dtype=np.int64)
+    pl = PairList(zip(ei.tolist(), ej.tolist()), ei, ej)
+    assert pl == [(0, 1), (0, 3), (2, 5)]
+    got = pair_index_arrays(pl)
+    assert got[0] is ei and got[1] is ej
+    back = pickle.loads(pickle.dumps(pl))
+    assert back == pl and isinstance(back, PairList) and back.ej.tolist() == [1, 3, 5]
+    plain = pair_index_arrays(list(pl))
+    assert plain[0].tolist() == [0, 0, 2] and plain[1].tolist() == [1, 3, 5]
+    assert [a.tolist() for a in pair_index_arrays([])] == [[], []]
+    with pytest.raises(ValueError):
+        PairList([(0, 1)], ei, ej)

@@ -260,3 +260,35 @@ def test_story_lineage_equals_building_the_whole_piles_lineage(tmp_path, monkeyp
     ones2 = [g for g in graphs2 if len(g.nodes) == 1 and not g.edges]
     assert [again[id(g)] for g in ones2] == [first[id(g)] for g in ones]
     assert all(again[id(b)] is first[id(a)] for a, b in zip(ones, ones2))
+
+
+def test_a_logs_summary_moves_exactly_when_one_of_its_questions_does() -> None:
+    """:meth:`CorpusChange.moves` reads a log's :class:`LogSummary` (sets and hash
+    arrays) instead of asking question by question: the same answer for whole logs and
+    for random parts of them, for each newcomer added and removed."""
+    import random
+
+    docs = [prepare(Article(id=f"p{k}", text=t)) for k, t in enumerate(PILE)]
+    locs = [SupportLocal(d) for d in docs]
+    log = _log(SupportView(CorpusStats(locs), locs), docs)
+    rng = random.Random(4)
+    seen = set()
+    for k, text in enumerate(NEWCOMERS):
+        extra = SupportLocal(prepare(Article(id=f"new{k}", text=text)))
+        for change, stats in (
+            (CorpusChange([extra], len(locs), len(locs) + 1), CorpusStats([*locs, extra])),
+            (CorpusChange([extra], len(locs) + 1, len(locs)), CorpusStats(locs)),
+        ):
+            for part in [log, *(rng.sample(log, rng.randint(1, 6)) for _ in range(300))]:
+                want = any(change._moves(e, stats) for e in part)
+                assert change.moves(part, stats) == want
+                seen.add(want)
+    assert seen == {True, False}
+    # a log that grows after it was read is read again
+    grow = [("__call__", ("zebrafish", "a", "b"), 0)]
+    extra = SupportLocal(prepare(Article(id="z", text=NEWCOMERS[0])))
+    change = CorpusChange([extra], 6, 7)
+    stats = CorpusStats([*locs, extra])
+    assert change.moves(grow, stats) == change._moves(grow[0], stats)
+    grow.append(("form_lines", ("p0", 2, 0.5), {}))
+    assert change.moves(grow, stats)

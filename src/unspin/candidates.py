@@ -1507,7 +1507,35 @@ def grouped_candidate_list(
         members = np.flatnonzero(ra != np.arange(n))
         codes = sorted_unique(np.concatenate([mapped, pair_codes(members, ra[members], n)]))
     n = max(n, 1)
-    return list(zip((codes // n).tolist(), (codes % n).tolist()))
+    ei, ej = codes // n, codes % n
+    return PairList(zip(ei.tolist(), ej.tolist()), ei, ej)
+
+
+class PairList(list):
+    """Candidate pairs, a list of ``(i, j)``, with their two index arrays kept beside
+    it (:func:`pair_index_arrays`), so the stages that read arrays do not convert a
+    list of some hundred thousand tuples again. Not to be changed in place (the arrays
+    would no longer be its pairs): a stage that adds pairs makes a new list."""
+
+    __slots__ = ("ei", "ej")
+
+    def __init__(self, pairs: Iterable[Pair], ei: np.ndarray, ej: np.ndarray) -> None:
+        super().__init__(pairs)
+        if len(ei) != len(self) or len(ej) != len(self):
+            raise ValueError("PairList: the index arrays do not hold its pairs")
+        self.ei, self.ej = ei, ej
+
+    def __reduce__(self):  # pickled as the pairs and the arrays
+        return (PairList, (list(self), self.ei, self.ej))
+
+
+def pair_index_arrays(pairs: Sequence[Pair]) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs' first and second indices as int64 arrays (copies of nothing for a
+    :class:`PairList`, whose arrays are read-only to callers)."""
+    if isinstance(pairs, PairList):
+        return pairs.ei, pairs.ej
+    a = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    return a[:, 0].copy(), a[:, 1].copy()
 
 
 def grouped_candidate_pairs(

@@ -42,6 +42,7 @@ from unspin.align import AlignParams, Forms, align, stock_lines
 from unspin.candidates import (
     CandidateParams,
     grouped_candidate_list,
+    pair_index_arrays,
     quote_keys,
     representatives,
 )
@@ -896,8 +897,21 @@ class CorpusChange:
 
     def moves(self, log: Sequence[tuple], stats: CorpusStats) -> bool:
         """Whether any question of ``log`` may be answered otherwise now (``stats``: the
-        pile's counts now). Conservative: a kind of question it does not know moves."""
-        return any(self._moves(entry, stats) for entry in log)
+        pile's counts now). Conservative: a kind of question it does not know moves.
+        Read from the log's :class:`LogSummary` (set and array tests, not one call per
+        question): the same answer as asking each question (:meth:`_moves`)."""
+        g = log_summary(log)
+        if g.other or not g.names.isdisjoint(self.names):
+            return True
+        if g.lower and not (g.lower.isdisjoint(self.lower) and g.lower.isdisjoint(self.capitals)):
+            return True
+        for word, share in g.casing:
+            if word in self.cased:
+                return True
+            held = stats.words.get(word, 0)
+            if (held > share * self.n_then) != (held > share * self.n_now):
+                return True
+        return _any_of(g.bigrams, self.bigrams) or _any_of(g.lines, self.lines)
 
     def moved(self, log: Sequence[tuple], stats: CorpusStats) -> list[tuple]:
         """The questions of ``log`` that may be answered otherwise now: the others are
@@ -921,6 +935,78 @@ class CorpusChange:
         if name == "lines_in_at_least":
             return _any_in(args[0], self.lines)
         return True
+
+
+@dataclass(frozen=True)
+class LogSummary:
+    """A stored pair result's questions to the corpus (:class:`RecordingSupport`'s log)
+    by kind: the words asked about by name, by lower-case count and by casing (with
+    their shares), the word-pair and line hashes asked about, and whether it asked a
+    kind :class:`CorpusChange` does not read (then every change moves it)."""
+
+    names: frozenset[str]
+    lower: frozenset[str]
+    casing: tuple[tuple[str, float], ...]
+    bigrams: np.ndarray
+    lines: np.ndarray
+    other: bool
+
+
+#: the summaries of logs a process read (a service keeps the logs it read, so each is
+#: summarised once), by the log's id, with the log held so the id names no other (and
+#: its length: a log still being recorded is summarised again)
+_SUMMARIES: dict[int, tuple[Any, int, LogSummary]] = {}
+#: at most this many kept (the oldest go first)
+SUMMARY_KEEP_MAX = 200_000
+
+
+def log_summary(log: Sequence[tuple]) -> LogSummary:
+    """:class:`LogSummary` of ``log`` (kept per log object)."""
+    got = _SUMMARIES.get(id(log))
+    if got is not None and got[0] is log and got[1] == len(log):
+        return got[2]
+    names: set[str] = set()
+    lower: set[str] = set()
+    casing: list[tuple[str, float]] = []
+    bigrams: list[bytes] = []
+    lines: list[bytes] = []
+    other = False
+    for name, args, _ in log:
+        if name == "__call__":
+            names.add(args[0])
+        elif name == "lower_only":
+            lower.add(args[0])
+        elif name == "casing":
+            casing.append((args[0], args[3]))
+        elif name == "phrase_support":
+            bigrams.append(args[0])
+        elif name == "lines_in_at_least":
+            lines.append(args[0])
+        else:
+            other = True
+    g = LogSummary(
+        frozenset(names),
+        frozenset(lower),
+        tuple(casing),
+        np.frombuffer(b"".join(bigrams), np.uint64) if bigrams else _NO_HASHES,
+        np.frombuffer(b"".join(lines), np.uint64) if lines else _NO_HASHES,
+        other,
+    )
+    _SUMMARIES[id(log)] = (log, len(log), g)
+    while len(_SUMMARIES) > SUMMARY_KEEP_MAX:
+        _SUMMARIES.pop(next(iter(_SUMMARIES)))
+    return g
+
+
+_NO_HASHES = np.zeros(0, dtype=np.uint64)
+
+
+def _any_of(h: np.ndarray, held: np.ndarray) -> bool:
+    """Whether any hash of ``h`` is in sorted ``held``."""
+    if not len(held) or not len(h):
+        return False
+    at = np.minimum(np.searchsorted(held, h), len(held) - 1)
+    return bool((held[at] == h).any())
 
 
 def _sorted_union(arrays: Sequence[np.ndarray]) -> np.ndarray:
@@ -1286,8 +1372,8 @@ class FeatureTable(Mapping):
     ) -> None:
         self.n = max(int(n), 1)
         m = len(pairs)
-        arr = np.array(pairs, dtype=np.int64).reshape(-1, 2)
-        self.ei, self.ej = arr[:, 0].copy(), arr[:, 1].copy()
+        ei, ej = pair_index_arrays(pairs)
+        self.ei, self.ej = ei.copy(), ej.copy()
         codes = self.ei * self.n + self.ej
         self.order: np.ndarray | None = None
         if m > 1 and not bool(np.all(codes[1:] > codes[:-1])):
@@ -1811,8 +1897,7 @@ def pair_stage(
     if memo is not None:
         slot = f"last:{ck}"
         last = memo.memo_get("pairs", [slot]).get(slot)
-        arrays = np.array(pairs, dtype=np.int64).reshape(-1, 2)
-        ei, ej = arrays[:, 0].copy(), arrays[:, 1].copy()
+        ei, ej = (a.copy() for a in pair_index_arrays(pairs))
         # each pair's place in the last run's state (-1: none): its key is there
         places = last_places(last, ak, ctx.forms, ei, ej)
         keys = pair_keys(ck, ak, ctx.forms, pairs, last, places)
@@ -1836,7 +1921,8 @@ def pair_stage(
             for k in ask:
                 hit = got.get(keys[k])
                 if hit is not None and hit[2] and places[k] >= 0:
-                    moved = change.moved(hit[2], ctx.stats)
+                    moves = change.moves(hit[2], ctx.stats)
+                    moved = change.moved(hit[2], ctx.stats) if moves else []
                     if moved:
                         replay[k] = moved
                     else:

@@ -331,8 +331,8 @@ def plan(
     ``docs`` holds then. Without them every doc of ``docs`` is read as it is."""
     clear(docs)
     act = active(docs, config, rep)
-    if not act:
-        return Plan(list(pairs))
+    if not act:  # the same pairs (a PairList keeps its arrays)
+        return Plan(pairs if isinstance(pairs, list) else list(pairs))
     t0 = time.perf_counter()
     cost: dict[str, int] = {}
     from unspin.embed import SECOND_BACKENDS
@@ -451,8 +451,10 @@ def _brief_candidates(
     other = set(brief_langs) & set(langs) - {"en"}
     # 1: English, 2: a brief language, else 0
     side = np.array([1 if d.lang == "en" else 2 if d.lang in other else 0 for d in docs], np.int8)
-    ij = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    ij = ij[side[ij[:, 0]] * side[ij[:, 1]] == 2]
+    from unspin.candidates import pair_index_arrays
+
+    pi, pj = pair_index_arrays(pairs)
+    ij = np.stack([pi, pj], axis=1)[side[pi] * side[pj] == 2]
     if not len(ij):
         return []
     # content sentences counted only for the docs left (a doc read from a store builds
