@@ -8,6 +8,7 @@ Everything a report or service renders is reachable from ``Result`` as plain dat
 
 from __future__ import annotations
 
+import functools
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -133,8 +134,10 @@ class Doc:
     #: briefs of cross-language candidate pairs (:func:`unspin.second.brief_vectors`)
     brief_vector: np.ndarray | None = None
 
-    @property
+    @functools.cached_property
     def id(self) -> str:
+        """The article's id (kept on the doc once read: a doc's article is never
+        replaced, and a pass over a pile reads it hundreds of thousands of times)."""
         return self.article.id
 
     @property
