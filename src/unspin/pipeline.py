@@ -723,16 +723,18 @@ def last_places(
     forms: Sequence[dict[int, int]],
     ei: np.ndarray,
     ej: np.ndarray,
+    mapped: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> np.ndarray:
     """Per pair ``(ei[k], ej[k])``, its place in the last run's :class:`PairState`
     when the key stored there is its key now (-1 else): the same two articles
     (:func:`article_key`) in the same order, each with the form lines it had then (the
     key is a function of those and ``ck``, which the state's slot holds). Found by
-    article key and the last run's pair codes, in arrays: no per-pair hashing."""
+    article key and the last run's pair codes, in arrays: no per-pair hashing.
+    ``mapped``: :func:`last_docs` of the same, when the caller has it."""
     out = np.full(len(ei), -1, dtype=np.int64)
     if last is None or last.docs is None or not len(ei) or not len(last.codes):
         return out
-    old, same = last_docs(last, ak, forms)
+    old, same = mapped if mapped is not None else last_docs(last, ak, forms)
     oi, oj = old[ei], old[ej]
     ok = np.flatnonzero(same[ei] & same[ej] & (oi < oj))
     codes = oi[ok] * len(last.docs) + oj[ok]
@@ -754,6 +756,7 @@ def touched_docs(
     todo: Sequence[int],
     link: np.ndarray,
     reuse: np.ndarray,
+    mapped: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> np.ndarray | None:
     """Per doc, whether the story stage may read anything of it that differs from the
     last run's (``last``): a doc new to the pile or whose form lines moved, and both
@@ -761,10 +764,11 @@ def touched_docs(
     (``todo``), or whose link strength or reuse flag differs from what ``last`` holds,
     and of every pair of ``last`` that is no candidate pair now. A pair with its place
     and not computed again has its stored result under the same key, so its features
-    are the last run's. None without ``last``."""
+    are the last run's. None without ``last``. ``mapped``: :func:`last_docs` of the
+    same, when the caller has it."""
     if last is None or last.docs is None:
         return None
-    old, same = last_docs(last, ak, forms)
+    old, same = mapped if mapped is not None else last_docs(last, ak, forms)
     hit = ~same
     moved = places < 0
     if len(todo):
@@ -1017,11 +1021,7 @@ def _sorted_union(arrays: Sequence[np.ndarray]) -> np.ndarray:
 
 def _any_in(raw: bytes, held: np.ndarray) -> bool:
     """Whether any uint64 hash in ``raw`` (as a log holds them) is in sorted ``held``."""
-    if not len(held) or not raw:
-        return False
-    h = np.frombuffer(raw, np.uint64)
-    at = np.minimum(np.searchsorted(held, h), len(held) - 1)
-    return bool((held[at] == h).any())
+    return bool(raw) and _any_of(np.frombuffer(raw, np.uint64), held)
 
 
 def corpus_change(last: Any, ak: Sequence[str], ctx: PairContext, memo: Any) -> CorpusChange | None:
@@ -1898,8 +1898,10 @@ def pair_stage(
         slot = f"last:{ck}"
         last = memo.memo_get("pairs", [slot]).get(slot)
         ei, ej = (a.copy() for a in pair_index_arrays(pairs))
-        # each pair's place in the last run's state (-1: none): its key is there
-        places = last_places(last, ak, ctx.forms, ei, ej)
+        # each doc's place in the last run's state, and each pair's (-1: none): its key
+        # is there
+        mapped = last_docs(last, ak, ctx.forms) if last is not None and last.docs else None
+        places = last_places(last, ak, ctx.forms, ei, ej, mapped)
         keys = pair_keys(ck, ak, ctx.forms, pairs, last, places)
         if last is not None:
             found = places >= 0
@@ -1986,7 +1988,7 @@ def pair_stage(
             run=os.urandom(8).hex(),
         )
         memo.memo_put("pairs", {slot: state})
-        touched = touched_docs(last, ak, ctx.forms, ei, ej, places, todo, link, reuse)
+        touched = touched_docs(last, ak, ctx.forms, ei, ej, places, todo, link, reuse, mapped)
         runs = (getattr(last, "run", "") if last is not None else "", state.run)
     reuse = {pairs[k]: results[k][0] for k in ask if results[k][0] is not None}
     lines = {
@@ -2077,23 +2079,8 @@ def split_component(
     link strength ``es`` is at least ``link``, each larger than ``sp.max_component``
     split again at a link 0.05 stricter (:func:`story_components`). Given one connected
     component's own pairs at ``sp.link_sim``, what the whole pile's split makes of it."""
-    keep = es >= link
-    ei, ej, es = ei[keep], ej[keep], es[keep]
-    li, lj = _local(nodes, ei), _local(nodes, ej)
-    comps = components(len(nodes), np.stack([li, lj], axis=1))
-    out: list[list[int]] = []
-    for c in comps:
-        members = nodes[c]
-        if len(members) > sp.max_component and link < 1.0:
-            inside = _within(members, ei, ej)
-            out.extend(
-                split_component(
-                    members, min(1.0, link + 0.05), ei[inside], ej[inside], es[inside], sp
-                )
-            )
-        else:
-            out.append(members.tolist())
-    return out
+    parts, _ = _split_parts(nodes, link, ei, ej, es, sp, None, {}, None)
+    return [p.members for p in parts]
 
 
 def component_result(
@@ -2508,12 +2495,13 @@ def _split_parts(
     sp: StoryParams,
     dirty: np.ndarray | None,
     last: dict[NodeKey, tuple[list[Part], list[NodeKey]]],
-    met: dict[NodeKey, tuple[list[Part], list[NodeKey]]],
+    met: dict[NodeKey, tuple[list[Part], list[NodeKey]]] | None,
 ) -> tuple[list[Part], list[NodeKey]]:
     """:func:`split_component` as :class:`Part` s, each component met at ``link`` that
     ``last`` holds and no ``dirty`` doc is in taken from there with its parts. ``met``
-    gets every component met this run or taken with one (its parts and the components
-    met inside it), for the next run. Returns the parts and the components met here."""
+    (None: not kept) gets every component met this run or taken with one (its parts and
+    the components met inside it), for the next run. Returns the parts and the
+    components met here."""
     keep = es >= link
     ei, ej, es = ei[keep], ej[keep], es[keep]
     li, lj = _local(nodes, ei), _local(nodes, ej)
@@ -2524,10 +2512,10 @@ def _split_parts(
         if len(members) == 1:  # a part of its own, nothing to work out
             out.append(Part(members.tolist(), ([members.tolist()], {}, {})))
             continue
-        key = (link, members.tobytes())
+        key = (link, members.tobytes()) if met is not None else (link, b"")
         here.append(key)
         got = last.get(key) if dirty is not None and not dirty[members].any() else None
-        if got is not None:
+        if got is not None and met is not None:
             stack = [key]  # it and every component met inside it hold as they were
             while stack:
                 k = stack.pop()
@@ -2551,7 +2539,8 @@ def _split_parts(
             )
         else:
             parts = [Part(members.tolist())]
-        met[key] = (parts, inner)
+        if met is not None:
+            met[key] = (parts, inner)
         out.extend(parts)
     return out, here
 
