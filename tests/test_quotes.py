@@ -406,3 +406,11 @@ def test_groups_taken_up_from_the_last_run_equal_the_whole_pass(monkeypatch) -> 
     keys[3] = "other"
     got = uq.quote_groups(docs, derived=derived, known=known, state=state, keys=keys)
     assert _view(got) == _view(uq.quote_groups(docs, derived=derived)) and anew == 2
+    # docs removed: built anew, and the kept words are those of the docs left only
+    left = docs[: len(docs) // 2]
+    got = uq.quote_groups(
+        left, derived=derived, known=state["last"].known, state=state, keys=keys[: len(left)]
+    )
+    assert _view(got) == _view(uq.quote_groups(left, derived=derived)) and anew == 3
+    live = {v.text for v in uq.index_quotes(left)}
+    assert set(state["last"].known.words) <= live

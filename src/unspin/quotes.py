@@ -444,6 +444,10 @@ def quote_groups(
         out = _groups_appended(docs, ids, last, derived, speakers)
     if out is None:
         known = KnownQuotes() if known is None else known
+        # this pass reads every quotation and compared pair of the pile: what it reads is
+        # what a caller keeps (a kept state's reads of removed docs drop out here)
+        known.used_words.clear()
+        known.used_variants.clear()
         st = QuoteState(
             docs=[],
             min_articles=min_articles,
@@ -459,6 +463,10 @@ def quote_groups(
         )
         out = _groups_appended(docs, ids or [(d.id, "") for d in docs], st, derived, speakers)
         assert out is not None  # nothing kept: nothing to fall back from
+        # the state taken up next holds the live entries only, all read (each later run
+        # adds its reads to them, so a caller keeps them all)
+        words, variants = dict(known.used_words), dict(known.used_variants)
+        st.known = KnownQuotes(words, variants, 0, dict(words), dict(variants))
     groups, st = out
     if state is not None and ids is not None:
         state["last"] = st
