@@ -170,3 +170,82 @@ def test_the_notice_rule_is_read_only_in_its_languages() -> None:
     a.lang = b.lang = "ko"
     assert notice_subjects(a, b, WHOLE) is None
     assert reuse_type(a, b, align(a, b), WHOLE)[0] == "spun"
+
+
+def test_a_name_is_missing_by_its_distinctive_word_though_its_house_words_are_there() -> None:
+    # two made-up banks' notices of one rate: "National Bank" in both names, the
+    # rarest word of each missing from the other text: two banks, not one named twice
+    a, b = _pair(
+        ["Granbury National Bank of Tolvern said it raised its prime rate to 7-3/4 pct."],
+        [
+            "Wexcombe National Corp said it raised the prime rate of its Wexcombe National Bank"
+            " to 7-3/4 pct."
+        ],
+        "GRANBURY NATIONAL RAISES PRIME",
+        "WEXCOMBE NATIONAL RAISES PRIME",
+    )
+    why = notice_subjects(a, b, WHOLE) or ""
+    assert "(Granbury National Bank / Wexcombe National Corp, each missing" in why, why
+    assert reuse_type(a, b, align(a, b), WHOLE)[0] is None
+
+
+# two made-up issuers' bond notices of one lead manager's template, each over
+# notice_max_chars: the issuer named in headline and body, amounts and dates their own
+BOND = (
+    "{name} Co Ltd is issuing a {amount} mln dlr equity warrant eurobond due May 14, 1992"
+    " paying an indicated coupon of 2-1/4 pct and priced at par, lead manager Orwen"
+    " Securities said.|The issue is guaranteed by {bank} Bank Ltd and final terms will be"
+    " set on May {day}.|The issue is available in denominations of 5,000 dlrs and will be"
+    " listed in Luxembourg.|The selling concession is 1-1/2 pct while management and"
+    " underwriting combined pays 3/4 pct."
+)
+
+
+def _bond(name: str, amount: int, bank: str, day: int) -> list[str]:
+    return BOND.format(name=name, amount=amount, bank=bank, day=day).split("|")
+
+
+def test_two_issuers_longer_notices_of_one_template_are_not_reuse() -> None:
+    a, b = _pair(
+        _bond("Tavrin Optical", 40, "Kessai", 9),
+        _bond("Holmvik Estate", 25, "Ardach", 8),
+        "TAVRIN OPTICAL ISSUES EQUITY WARRANT EUROBOND",
+        "HOLMVIK ESTATE ISSUES EQUITY WARRANT BOND",
+    )
+    assert len(a.article.text) > WHOLE.notice_max_chars
+    why = notice_subjects(a, b, WHOLE) or ""
+    assert "(Tavrin Optical Co Ltd / Holmvik Estate Co Ltd, each missing" in why, why
+    assert "each gives figures the other lacks" in why
+    # the rule reads a pair typed spun (a copy keeps the wording: one item)
+    reworded = dataclasses.replace(WHOLE, copy_kept=0.999)
+    assert reuse_type(a, b, align(a, b), reworded)[0] is None
+    off = dataclasses.replace(reworded, notice_long=False)
+    assert notice_subjects(a, b, off) is None
+    assert reuse_type(a, b, align(a, b), off)[0] == "spun"
+
+
+def test_a_longer_item_told_again_by_another_speaker_stays_reuse() -> None:
+    # one tender's figures told by another body (the second text's figures all the
+    # first's): the headlines name other speakers, but no figure of its own says one item
+    src = _bond("Tavrin Optical", 40, "Kessai", 9)
+    again = list(src)
+    again[0] = src[0].replace("Tavrin Optical Co Ltd", "The Holmvik agency said Tavrin")
+    a, b = _pair(
+        src, again, "TAVRIN OPTICAL ISSUES EQUITY WARRANT EUROBOND", "HOLMVIK DETAILS BOND"
+    )
+    assert notice_subjects(a, b, WHOLE) is None
+    # one issuer's item reworded with its figures kept: the issuer named in both
+    same = [s.replace("is issuing", "launches") for s in src]
+    c, d = _pair(src, same, "TAVRIN OPTICAL ISSUES EQUITY WARRANT EUROBOND", "TAVRIN LAUNCHES BOND")
+    assert notice_subjects(c, d, WHOLE) is None
+
+
+def test_a_headline_the_text_repeats_is_no_body_name() -> None:
+    # the same figures, no name in either body; each text repeats its all-caps title as
+    # its first line: the headline's words are not names the body confirms
+    def doc(i: str, head: str, body: list[str]) -> Doc:
+        return prepare(Article(id=i, title=head, text=head + "\n\n" + " ".join(body)))
+
+    a = doc("a", NORTH_HEAD, NORTH)
+    b = doc("b", EAST_HEAD, [EAST[0], NORTH[1], NORTH[2]])
+    assert notice_subjects(a, b, WHOLE) is None

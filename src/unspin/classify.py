@@ -71,7 +71,14 @@ from unspin.normalise import (
     zipf,
 )
 from unspin.normalise import names as text_names
-from unspin.stories import DATELINE, day_bound, headline_subjects, strip_dateline, wire_headline
+from unspin.stories import (
+    DATELINE,
+    day_bound,
+    distinctive_words,
+    headline_subjects,
+    strip_dateline,
+    wire_headline,
+)
 
 #: typing features of the whole-derivative model, in the order of ``whole_weights``
 WHOLE_FEATURES = (
@@ -552,6 +559,17 @@ class ClassifyParams:
     # "Aragua"). None: figures must differ. Set on Reuters 9,501-13,000's wrong
     # ``spun`` claims read in paragraphs (docs/benchmarks.md, session 24)
     notice_min_names: int | None = 1
+    # ... and two longer items of one template (``notice_long``: two issuers' eurobond
+    # terms, two companies' contract awards, one news desk's lines
+    # filled in for each) are two subjects' when, besides the headlines, each body
+    # names its subject (:func:`subject_names`) and each text gives a figure the other
+    # lacks (its own amount, date or price). Past ``notice_max_chars`` other figures
+    # alone say nothing: a condensed rewrite drops some and a longer report adds its
+    # own; the two named subjects and a figure of each's own say two items. A rewrite
+    # of one text keeps its subject's name and adds few figures. Set on the wrong
+    # ``spun`` claims of Reuters 1-15,500 read by hand (2 of 29 moved, none of the 189
+    # right; docs/benchmarks.md, session 58)
+    notice_long: bool = True
     # ``unknown_credit``: a text is signed (says who published it) by a byline or imprint
     # line among its first or last this many non-empty lines (the headline, a byline
     # under it; a byline, an imprint at the foot): :func:`unspin.evidence.signed`
@@ -1873,11 +1891,14 @@ def notice_subjects(a: Doc, b: Doc, p: ClassifyParams) -> str | None:
     "... SETS REGULAR DIVIDEND") and its figures. The opening words need not be names
     (an all-caps headline hides which are): a short notice of one market re-headlined
     with other figures ("OMAHA HOGS OPEN UP" / "OMAHA HOGS HIGHER AT MIDDAY") is another
-    session's item, not the item written again, either. Pure: reads the two texts."""
+    session's item, not the item written again, either. Longer texts
+    (``ClassifyParams.notice_long``) need more: each body names its subject and each
+    text gives a figure the other lacks. Pure: reads the two texts."""
 
     if not p.notice_subjects or a.lang != b.lang or a.lang not in p.notice_langs:
         return None
-    if max(len(a.article.text), len(b.article.text)) > p.notice_max_chars:
+    long = max(len(a.article.text), len(b.article.text)) > p.notice_max_chars
+    if long and not p.notice_long:
         return None
     if is_correction(a, p) or is_correction(b, p):  # figures changed on purpose
         return None
@@ -1898,6 +1919,19 @@ def notice_subjects(a: Doc, b: Doc, p: ClassifyParams) -> str | None:
     ta, tb = content_lines(a), content_lines(b)
     heads = f"headlines name other subjects ({' '.join(sa)} / {' '.join(sb)}, each missing "
     fa, fb = figures(ta), figures(tb)
+    if long:
+        # a longer item: its body names its subject, and each gives figures of its own
+        if not (fa - fb and fb - fa) or any(_look_alike(u, v) for u in sa for v in sb):
+            return None
+        la = subject_names(body_lines(a), sa, texts[1])
+        lb = subject_names(body_lines(b), sb, texts[0])
+        if not (la and lb):
+            return None
+        own = sorted(fa - fb)[:2] + sorted(fb - fa)[:2]
+        return (
+            f"{heads}from the other text), so do the texts ({la[0]} / {lb[0]}, each missing "
+            f"from the other), and each gives figures the other lacks ({', '.join(own)})"
+        )
     if fa != fb:
         own = sorted(fa - fb)[:2] + sorted(fb - fa)[:2]
         return f"{heads}from the other text) and figures differ ({', '.join(own)})"
@@ -1920,7 +1954,9 @@ def subject_names(body: str, subject: Sequence[str], other: str) -> list[str]:
     lacks (:func:`unspin.align.name_lost`: most of the name's words missing), as
     written: a run of capitalised words around the subject word ("First Chicago Corp",
     "NMR Centers Inc"), a sentence's opening word included, stopwords ("The") left out; a
-    lone capitalised word that opens a sentence is no name ("Cattle slaughter ...").
+    lone capitalised word that opens a sentence is no name ("Cattle slaughter ..."), and
+    a line without lower case is a headline (a title the text repeats), whose every word
+    is capitalised.
     A company's, a market's, a place's name in the body confirms the headline's subject;
     a translation round trip that renders one word of a name another way keeps the rest
     of the name ("Weis Markets Inc" / "Weis Slices Inc": kept). Pure."""
@@ -1933,8 +1969,13 @@ def subject_names(body: str, subject: Sequence[str], other: str) -> list[str]:
     def joins(i: int) -> bool:  # token i continues token i - 1's name (same line)
         return toks[i][:1].isupper() and "\n" not in body[spans[i - 1][1] : spans[i][0]]
 
+    def headline(k: int) -> bool:  # token k sits on a line without lower case: a headline
+        start = body.rfind("\n", 0, spans[k][0]) + 1
+        end = body.find("\n", spans[k][1])
+        return not any(c.islower() for c in body[start : end if end >= 0 else len(body)])
+
     for k, t in enumerate(toks):
-        if t.lower() not in want or not t[:1].isupper():
+        if t.lower() not in want or not t[:1].isupper() or headline(k):
             continue
         lo, hi = k, k + 1
         while lo > 0 and joins(lo):
@@ -1948,9 +1989,20 @@ def subject_names(body: str, subject: Sequence[str], other: str) -> list[str]:
         opens = spans[lo][0] == 0 or "\n" in body[spans[lo - 1][1] : spans[lo][0]]
         if len(run) == 1 and opens:
             continue  # one capitalised word opening a sentence need not be a name ("Cattle")
-        if run and name_lost(" ".join(run), there) and name not in out:
+        if run and name not in out and (name_lost(" ".join(run), there) or _own_word(run, there)):
             out.append(name)
     return out
+
+
+def _own_word(run: Sequence[str], there: set[str]) -> bool:
+    """Whether a name of two or more words (``run``, lower case) is missing from the other
+    text by its distinctive word (:func:`unspin.stories.distinctive_words`: the rarest),
+    though its house words are there: "Manufacturers National Bank" against "Michigan
+    National Bank" is another bank."""
+    if len(run) < 2:
+        return False
+    own = distinctive_words(run)
+    return bool(own) and not (own & there)
 
 
 def _top(contrib: list[Contribution], k: int = 3) -> str:

@@ -251,7 +251,7 @@ def _name_words(text: str) -> set[str]:
     return {w for span in _name_spans(text) for w in span}
 
 
-def _distinctive(span: Sequence[str], lang: str = "en") -> set[str]:
+def distinctive_words(span: Sequence[str], lang: str = "en") -> set[str]:
     """A name's distinctive word(s): the rarest in the language (``wordfreq``; ties all
     kept). What tells "Oxford First Corp" from "First Federal Corp" or the "New Zealand
     Statistics Department" from another country's: not the house word both share."""
@@ -281,7 +281,7 @@ def _uncased(text: str) -> bool:
 
 
 def subject_of(headline_text: str, rest: tuple[str, ...], lang: str = "en") -> frozenset[str]:
-    """An article's *subject*: the distinctive words (:func:`_distinctive`) of its most
+    """An article's *subject*: the distinctive words (:func:`distinctive_words`) of its most
     salient names, those of its headline and lead (what the item is about: whose
     earnings, whose bond, which country's index). Headline names count when casing shows
     them, or, in a headline without casing (all capitals, title case), the runs of
@@ -332,12 +332,12 @@ def subject_of(headline_text: str, rest: tuple[str, ...], lang: str = "en") -> f
     else:
         names += _name_spans(head)
     names += _name_spans(lead_text)
-    out = {w for span in names for w in _distinctive(span, lang)}
+    out = {w for span in names for w in distinctive_words(span, lang)}
     for m in TICKER.finditer(head + "\n" + lead_text):
         if len(m.group(1).split()) == 1:  # a ticker ("PZA", "TSBA.T")
             out |= _ticker_words(m.group(1))
         else:  # a name in brackets ("<Qintex America Ltd>", "<OCELOT INDUSTRIES LTD>")
-            out |= _distinctive(words(m.group(1)), lang)
+            out |= distinctive_words(words(m.group(1)), lang)
     if not out and _uncased(head):
         # no prose to tell the names ("WILSON BROTHERS 4TH QTR" over a table): the wire
         # opens such a headline with the company, its first word tells it
