@@ -694,3 +694,55 @@ def test_a_name_stem_without_its_snowball_algorithm_is_its_first_letters(monkeyp
         assert N.name_stem("Warszawie", "pl") == "warsz"
     finally:
         N.name_stem.cache_clear()
+
+
+def _caps_reference(text: str) -> list[bool]:
+    """caps_words as first written: each token's all-caps run found again from it."""
+    from unspin.normalise import CAPS_MIN_WORDS, token_spans
+
+    toks = [text[s:e] for s, e in token_spans(text)]
+    upper = [
+        t == t.upper()
+        if t.isascii()
+        else not any(c.islower() or c.isalpha() and not c.isupper() for c in t)
+        for t in toks
+    ]
+    out = [False] * len(toks)
+    k = 0
+    while k < len(toks):
+        j = k
+        while j < len(toks) and upper[j]:
+            j += 1
+        if sum(any(c.isupper() for c in t) for t in toks[k:j]) >= CAPS_MIN_WORDS:
+            out[k:j] = [True] * (j - k)
+        k = max(j, k + 1)
+    return out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "OMAHA HOGS OPEN UP 1.00 DLR - PRIVATE SOURCES. Hog prices were up.",
+        "TWO CAPS then lower, and 1987 30 44 figures; THREE CAPS HERE 12 end",
+        "ΑΘΗΝΑ ΚΑΙ ΠΕΙΡΑΙΑΣ σήμερα, ΜΟΣΚΒА ПРОТИВ КИЕВА вчера",
+        "北马其顿 VOTE ON NAME 今天 A B C",
+        "",
+        "NOTE: Franklin Insured Tax-Free Income Fund. Mthly div 7.1 cts vs 7.1 cts prior",
+    ],
+)
+def test_all_caps_stretches_are_read_as_first_written(text: str) -> None:
+    """``caps_words`` reads each run of tokens without lower case once (session 58): the
+    same marks as finding the run again from each of its tokens."""
+    from unspin.normalise import caps_words
+
+    assert caps_words(text) == _caps_reference(text)
+
+
+def test_a_capital_after_a_sentence_line_or_quotation_opening_is_no_name() -> None:
+    """``names`` reads the two characters before a capitalised word only (session 58):
+    after ". ", a line break, ": " or an opening quotation the capital is the opening's."""
+    from unspin.normalise import names
+
+    text = 'He met Anna Berg. Then Paris said: "Never again," and\nLater Oslo, Rome, "Quiet" Bern'
+    # Then, Never, Later, Quiet open a sentence, a quotation or a line; Bern follows a quote
+    assert names(text) == {"anna", "berg", "paris", "oslo", "rome"}

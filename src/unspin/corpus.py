@@ -112,7 +112,7 @@ def frame_key(text: str) -> str:
             k > 0 and not caps[k] and toks[k][:1].isupper() and w not in DATE_WORDS
         )
         # a figure, and a month or weekday (a date's parts: "Pay June 12", "Pay 20 May")
-        figure = w in NUMBER_WORDS or w in DATE_WORDS or any(c.isdigit() for c in w)
+        figure = w in NUMBER_WORDS or w in DATE_WORDS or any(map(str.isdigit, w))
         tok = "#" if figure else "@" if name else w
         if tok in ("#", "@") and out and out[-1] == tok:
             continue

@@ -550,26 +550,31 @@ def caps_words(text: str) -> list[bool]:
     return list(_caps_words(text))
 
 
+def _no_lower(t: str) -> bool:
+    """Whether token ``t`` has no lower-case letter (an ASCII token: it is its own upper
+    case; a letter of a script without case counts as lower: Chinese, Arabic have no
+    all-caps stretch)."""
+    if t.isascii():
+        return t == t.upper()
+    return not any(c.islower() or c.isalpha() and not c.isupper() for c in t)
+
+
 @lru_cache(maxsize=WORDS_CACHE)
 def _caps_words(text: str) -> tuple[bool, ...]:
     toks = [text[s:e] for s, e in token_spans(text)]
-    # a script without case (Chinese, Arabic...) has no all-caps stretch
-    # (an ASCII token: no lower-case letter, i.e. its own upper case; the same test)
-    upper = [
-        t == t.upper()
-        if t.isascii()
-        else not any(c.islower() or c.isalpha() and not c.isupper() for c in t)
-        for t in toks
-    ]
-    out = [False] * len(toks)
+    n = len(toks)
+    out = [False] * n
     k = 0
-    while k < len(toks):
-        j = k
-        while j < len(toks) and upper[j]:
+    while k < n:  # each run of tokens without lower case, read once
+        if not _no_lower(toks[k]):
+            k += 1
+            continue
+        j = k + 1
+        while j < n and _no_lower(toks[j]):
             j += 1
         if sum(any(c.isupper() for c in t) for t in toks[k:j]) >= CAPS_MIN_WORDS:
             out[k:j] = [True] * (j - k)
-        k = max(j, k + 1)
+        k = j
     return tuple(out)
 
 
@@ -764,6 +769,11 @@ def inflection_keys(word: str, lang: str | None) -> frozenset[str]:
     return frozenset(base[:k] for k in range(lo, len(base) + 1))
 
 
+#: what ends right before a word that opens a sentence, a line or a quotation (the two
+#: characters before it): such a word's capital says nothing of a name (:func:`names`)
+_OPENS_AFTER = re.compile(r"[\"“‘:.!?\n]\s*$")
+
+
 def names(
     text: str, caps: bool = False, casing: Callable[[str], bool | None] | None = None
 ) -> set[str]:
@@ -783,9 +793,9 @@ def names(
     out = set()
     in_caps = caps_words(text) if caps else None
     for k, (start, end) in enumerate(token_spans(text)):
-        w, before = text[start:end], text[max(0, start - 2) : start]
-        low = w.lower().replace("’", "'")
+        w = text[start:end]
         if in_caps is not None:
+            low = w.lower().replace("’", "'")
             if low in NUMBER_WORDS or low in DATE_WORDS:
                 continue
             if in_caps[k]:
@@ -795,10 +805,11 @@ def names(
                 if known if known is not None else rare_word(low):
                     out.add(low)
                 continue
-        if k and w[0].isupper() and not re.search(r"[\"“‘:.!?\n]\s*$", before):
+        # (the two characters before the word read only for a capitalised one)
+        if k and w[0].isupper() and not _OPENS_AFTER.search(text, max(0, start - 2), start):
             if w[-1].isdigit() and _DECIMAL_ON.match(text, end):
                 continue  # "M7" of "M7.1": a figure with its unit's letter, read as one
-            out.add(latin_head(low))
+            out.add(latin_head(w.lower().replace("’", "'")))
     return out
 
 
