@@ -566,8 +566,8 @@ class ClassifyParams:
     # lacks (its own amount, date or price). Past ``notice_max_chars`` other figures
     # alone say nothing: a condensed rewrite drops some and a longer report adds its
     # own; the two named subjects and a figure of each's own say two items. A rewrite
-    # of one text keeps its subject's name and adds few figures. Set on the wrong
-    # ``spun`` claims of Reuters 1-15,500 read by hand (2 of 29 moved, none of the 189
+    # of one text keeps its subject's name and adds few figures. Set on main's ``spun``
+    # claims of Reuters 1-15,500 read by hand (2 of the 19 wrong moved, none of the 169
     # right; docs/benchmarks.md, session 58)
     notice_long: bool = True
     # ``unknown_credit``: a text is signed (says who published it) by a byline or imprint
@@ -1919,28 +1919,31 @@ def notice_subjects(a: Doc, b: Doc, p: ClassifyParams) -> str | None:
     ta, tb = content_lines(a), content_lines(b)
     heads = f"headlines name other subjects ({' '.join(sa)} / {' '.join(sb)}, each missing "
     fa, fb = figures(ta), figures(tb)
+    own = sorted(fa - fb)[:2] + sorted(fb - fa)[:2]
+    # one subject's name rendered two ways ("JACOBS" / "JACOB", "WEIS" / "WEI"): a
+    # translation round trip of one notice, not two subjects
+    alike = any(_look_alike(u, v) for u in sa for v in sb)
+
+    def named() -> tuple[list[str], list[str]]:  # each body's names of its own subject
+        la = subject_names(body_lines(a), sa, texts[1])
+        return la, subject_names(body_lines(b), sb, texts[0])
+
     if long:
         # a longer item: its body names its subject, and each gives figures of its own
-        if not (fa - fb and fb - fa) or any(_look_alike(u, v) for u in sa for v in sb):
+        if not (fa - fb and fb - fa) or alike:
             return None
-        la = subject_names(body_lines(a), sa, texts[1])
-        lb = subject_names(body_lines(b), sb, texts[0])
+        la, lb = named()
         if not (la and lb):
             return None
-        own = sorted(fa - fb)[:2] + sorted(fb - fa)[:2]
         return (
             f"{heads}from the other text), so do the texts ({la[0]} / {lb[0]}, each missing "
             f"from the other), and each gives figures the other lacks ({', '.join(own)})"
         )
     if fa != fb:
-        own = sorted(fa - fb)[:2] + sorted(fb - fa)[:2]
         return f"{heads}from the other text) and figures differ ({', '.join(own)})"
-    if p.notice_min_names is None or any(_look_alike(u, v) for u in sa for v in sb):
-        # one subject's name rendered two ways ("JACOBS" / "JACOB", "WEIS" / "WEI"): a
-        # translation round trip of one notice, not two subjects
+    if p.notice_min_names is None or alike:
         return None
-    la = subject_names(body_lines(a), sa, texts[1])
-    lb = subject_names(body_lines(b), sb, texts[0])
+    la, lb = named()
     if min(len(la), len(lb)) < p.notice_min_names:
         return None
     return (
