@@ -746,3 +746,19 @@ def test_a_capital_after_a_sentence_line_or_quotation_opening_is_no_name() -> No
     text = 'He met Anna Berg. Then Paris said: "Never again," and\nLater Oslo, Rome, "Quiet" Bern'
     # Then, Never, Later, Quiet open a sentence, a quotation or a line; Bern follows a quote
     assert names(text) == {"anna", "berg", "paris", "oslo", "rome"}
+
+
+def test_words_of_ascii_text_are_its_tokens_lowered_one_by_one() -> None:
+    # the ASCII path lowers the whole text before finding words: the same tokens
+    from unspin.normalise import _PLAIN_WORD, _words
+
+    texts = [
+        "BONN, March 3 - West German Chancellor Helmut Kohl's CDU won 44.3 PCT",
+        "O'NEILL and McDONALD'S said ''it's DONE'' -- 3M <MMM> rose 1/2 to 98-3/4.",
+        "under_score x_Y A1b2C3 don't 'quoted' ALL-CAPS word's",
+        "",
+    ]
+    for text in texts:
+        _words.cache_clear()
+        want = tuple(m.group(0).lower() for m in _PLAIN_WORD.finditer(text))
+        assert _words(text) == want

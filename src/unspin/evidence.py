@@ -331,10 +331,17 @@ def _lead_text(doc: Doc, content: tuple[int, ...]) -> str:
     return " ".join(opening)
 
 
+#: patterns compiled once (the regex module's pattern cache costs ~8 µs a call): a run
+#: of word characters, a line with something on it, a word of lower-case letters
+_WORD_RUN = regex.compile(r"\w+")
+_TEXT_LINE = regex.compile(r"[^\n]*\S[^\n]*")
+_LOWER_WORD = regex.compile(r"\b\p{Ll}[\p{Ll}'’]+\b")
+
+
 def _lead_facts(x: str, title: str, lang: str | None = None) -> frozenset[str]:
     """:attr:`DocFacts.lead`: figures (:func:`unspin.normalise.local_figures`) and names
     of the title and opening sentences."""
-    caps = {w.lower() for w in regex.findall(r"\w+", title) if w[:1].isupper()}
+    caps = {w.lower() for w in _WORD_RUN.findall(title) if w[:1].isupper()}
     figs = local_figures(x, lang) | local_figures(title, lang)
     return frozenset(figs | names(x) | names(title) | caps)
 
@@ -1555,7 +1562,7 @@ def _end_lines(text: str, k: int, max_words: int) -> tuple[tuple[int, int], ...]
     """Character spans of the lines on a byline's place: among the first and last ``k``
     non-empty lines of ``text``, those of at most ``max_words`` words (a byline is a
     short line; a sentence of prose there is body). Kept per text (a pure function)."""
-    spans = [m.span() for m in regex.finditer(r"[^\n]*\S[^\n]*", text)]
+    spans = [m.span() for m in _TEXT_LINE.finditer(text)]
     ends = spans[:k] + spans[-k:] if k else []
     return tuple((lo, hi) for lo, hi in ends if len(text[lo:hi].split()) <= max_words)
 
@@ -1996,7 +2003,7 @@ def _kept_rate(d: Doc, other: Doc, other_words: frozenset[str], p: Any) -> tuple
     (``kept_zipf_other``), rare in ``d``'s own (``kept_own_rare``: not a word both
     languages write, "era", "per", "met") and at least ``kept_zipf_gap`` more frequent
     there. A few shown."""
-    toks = [t for t in regex.findall(r"\b\p{Ll}[\p{Ll}'’]+\b", compared_text(d)) if len(t) > 2]
+    toks = [t for t in _LOWER_WORD.findall(compared_text(d)) if len(t) > 2]
     if not toks:
         return 0.0, []
     kept = []

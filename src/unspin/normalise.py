@@ -163,7 +163,9 @@ def words(text: str) -> list[str]:
 
 @lru_cache(maxsize=WORDS_CACHE)
 def _words(text: str) -> tuple[str, ...]:
-    if text.isascii() or not _SPECIAL.search(text):
+    if text.isascii():  # lowered whole: the same tokens (ASCII case maps letter to letter)
+        return tuple(_PLAIN_WORD.findall(text.lower()))
+    if not _SPECIAL.search(text):
         return tuple([m.group(0).lower().replace("’", "'") for m in _PLAIN_WORD.finditer(text)])
     return tuple([text[s:e].lower().replace("’", "'") for s, e in token_spans(text)])
 

@@ -270,10 +270,17 @@ def _date_words() -> frozenset[str]:
     return frozenset(_MONTHS) | frozenset(_WEEKDAYS)
 
 
+#: patterns compiled once (the regex module's pattern cache costs ~8 µs a call): a
+#: letter, a word of letters, a run of lower-case letters
+_LETTER = regex.compile(r"\p{L}")
+_LETTER_WORD = regex.compile(r"\p{L}[\p{L}'’.-]*")
+_LOWER_RUN = regex.compile(r"\p{Ll}+")
+
+
 def _uncased(text: str) -> bool:
     """Whether casing cannot tell names in ``text``: no lower-case letter (an all-caps
     wire headline) or most words capitalised (a title-case headline)."""
-    ws = [w for w in regex.findall(r"\p{L}[\p{L}'’.-]*", text)]
+    ws = _LETTER_WORD.findall(text)
     if not ws:
         return True
     caps = sum(w[0].isupper() for w in ws)
@@ -295,7 +302,7 @@ def subject_of(headline_text: str, rest: tuple[str, ...], lang: str = "en") -> f
     computed once per article by :func:`story_keys` (kept with the article's
     :class:`StoryKeys`), however many pairs read it."""
     head = strip_dateline(headline_text)
-    while rest and not regex.search(r"\p{L}", rest[-1]):
+    while rest and not _LETTER.search(rest[-1]):
         rest = rest[:-1]
     if rest and len(rest[-1].split()) == 1:
         rest = rest[:-1]  # a sign-off line ("Reuter", "AP"): the wire's, not the item's
@@ -364,7 +371,7 @@ def _rare_first(head: str, lang: str, below: float = SUBJECT_RARE_ZIPF) -> set[s
 
 def _prose(lines: Sequence[str]) -> list[str]:
     """The lines with a lower-case function word: prose, not a table's or notice's."""
-    return [t for t in lines if any(w in STOPWORDS for w in regex.findall(r"\p{Ll}+", t))]
+    return [t for t in lines if any(w in STOPWORDS for w in _LOWER_RUN.findall(t))]
 
 
 #: a headline word shorter than this is no subject (initials: "J.P." / "JP" are one name)
@@ -386,7 +393,7 @@ def given_headline(doc: Doc) -> str:
     if doc.article.title:
         return doc.article.title
     first = wire_headline(doc)
-    return first if regex.search(r"\p{L}", first) and _uncased(first) else ""
+    return first if _LETTER.search(first) and _uncased(first) else ""
 
 
 def headline_subjects(
@@ -424,7 +431,7 @@ def _word_set(text: str) -> frozenset[str]:
     first quarter", "the group", is no mention of "First Corp" or "Lex Group")."""
     out = set(_name_words(text))
     for line in text.splitlines():
-        if regex.search(r"\p{L}", line) and _uncased(line):
+        if _LETTER.search(line) and _uncased(line):
             out |= set(words(line))
     return frozenset(out)
 
@@ -606,7 +613,7 @@ class StoryKeys:
             cased = "\n".join(
                 line
                 for line in self._compared.splitlines()
-                if not (regex.search(r"\p{L}", line) and _uncased(line))
+                if not (_LETTER.search(line) and _uncased(line))
             )
             self._item = (corr, frozenset(w.removesuffix("'s") for w in _name_words(cased)))
         return self._item
