@@ -1494,6 +1494,38 @@ def test_a_value_stored_again_replaces_the_kept_one(tmp_path) -> None:
         us.keep_memo_values(False)
 
 
+def test_a_value_another_process_stored_again_replaces_the_kept_one(tmp_path) -> None:
+    """A service keeps the values it read; a CLI ``unspin add`` in another process may
+    store a pair result again under the same key (its corpus answers moved). The
+    service's next run must read the new value, not the one it kept."""
+    import subprocess
+    import sys
+
+    import unspin.store as us
+
+    where = tmp_path / "st"
+    us.keep_memo_values(True)
+    try:
+        with Store(where) as st:
+            st.memo_put("pair", {"k1": ("old", {}), "k2": ("same", {})})
+            assert st.memo_get("pair", ["k1", "k2"])["k1"][0] == "old"  # read, so kept
+        other = (
+            "import sys; from unspin.store import Store\n"
+            "with Store(sys.argv[1]) as st:\n"
+            "    st.memo_put('pair', {'k1': ('new', {})})\n"
+        )
+        subprocess.run([sys.executable, "-c", other, str(where)], check=True, timeout=120)
+        with Store(where) as st:
+            got = st.memo_get("pair", ["k1", "k2"])
+            assert got["k1"][0] == "new" and got["k2"][0] == "same"
+            # values this process reads after the check are kept again
+            assert st.memo_get("pair", ["k1"])["k1"] is got["k1"]
+        with Store(where) as st:  # no other writer since: the kept value is served
+            assert st.memo_get("pair", ["k1"])["k1"] is got["k1"]
+    finally:
+        us.keep_memo_values(False)
+
+
 def test_kept_memo_values_are_read_once_per_process_and_only_content_kinds(tmp_path) -> None:
     """With values kept, a second read of content-keyed values neither queries nor
     unpickles them again (the same objects come back); a state slot (replaced at every
@@ -1606,6 +1638,47 @@ def test_kept_story_components_equal_a_fresh_scan(tmp_path, monkeypatch, max_com
             else:
                 unspin.remove(what, out=out, config=cfg)
                 now = [a for a in now if a.id not in what]
+            _same_as_fresh(out, now, cfg)
+    finally:
+        keep_memo_values(False)
+
+
+def test_a_cli_add_beside_a_process_that_keeps_values_leaves_its_adds_equal_a_scan(
+    tmp_path,
+) -> None:
+    """A running service keeps the memo values it reads; an ``unspin add`` from the CLI
+    (another process) beside it stores pair results again under their keys. The
+    service's adds after it still equal a fresh scan of the same articles."""
+    import subprocess
+    import sys
+
+    from unspin.store import keep_memo_values
+
+    keep_memo_values(True)
+    try:
+        base = _topic_pile()
+        cfg = Config(embedder="hashing")
+        out = tmp_path / "res"
+        unspin.scan(arts_folder(tmp_path, base), out=out, config=cfg)
+        src = base[4].text
+        now = list(base)
+        steps = [
+            ("here", Article(id="zz-copy", text=src.replace(".", "!", 1))),
+            ("cli", Article(id="zz-alone", text="A ferry left the harbour late on a windy night.")),
+            ("here", Article(id="zz-both", text=base[0].text + " " + base[9].text)),
+            ("cli", Article(id="zz-late", text=base[16].text + " " + src)),
+            ("here", Article(id="zz-dup", text=base[7].text)),
+        ]
+        for k, (where, a) in enumerate(steps):
+            if where == "here":
+                unspin.add([a], out=out, config=cfg)
+            else:
+                path = tmp_path / f"cli-{k}.jsonl"
+                path.write_text(json.dumps({"id": a.id, "text": a.text}) + "\n", "utf-8")
+                cmd = [sys.executable, "-m", "unspin", "add", str(path), "--out", str(out)]
+                cmd += ["--embedder", "hashing", "--quiet"]
+                subprocess.run(cmd, check=True, timeout=300)
+            now.append(a)
             _same_as_fresh(out, now, cfg)
     finally:
         keep_memo_values(False)

@@ -20,6 +20,7 @@ import sqlite3
 import sys
 import threading
 import time
+import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -453,6 +454,12 @@ _MEMO_KEEP = {"on": False}
 _INDEX_SEEN: dict[str, tuple[int, list[Any]]] = {}
 
 
+#: per store folder: the memo's write token (:meth:`Store._memo_check`) this process last
+#: read or wrote; a kept value is served only while the token is still that one
+_MEMO_SEEN: dict[str, str | None] = {}
+_UNSEEN = object()
+
+
 def keep_memo_values(on: bool = True) -> None:
     """Keep (or stop keeping, and drop) the memo values of :data:`CONTENT_MEMO_KINDS`
     this process reads, so a long-running process (the service) does not read and
@@ -462,6 +469,7 @@ def keep_memo_values(on: bool = True) -> None:
     _MEMO_KEEP["on"] = on
     if not on:
         _MEMO_KEPT.clear()
+        _MEMO_SEEN.clear()
 
 
 def memo_values_kept() -> bool:
@@ -1117,7 +1125,33 @@ class Store:
                 "kind TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL, "
                 "PRIMARY KEY (kind, key))"
             )
+            # one row: a token written with every memo write (:meth:`_memo_check`)
+            self.con.execute(
+                "CREATE TABLE IF NOT EXISTS memo_token ("
+                "id INTEGER PRIMARY KEY CHECK (id = 0), token TEXT NOT NULL)"
+            )
             self._has_memo = True
+
+    def _memo_check(self) -> None:
+        """Drop this process's kept memo values of the store if another process wrote to
+        the memo since this process last read or wrote it (once per Store: a run holds
+        the writer lock, so no other process writes during it).
+
+        A value kept from a read is no longer the stored one when a value is stored again
+        under its key (a pair result whose corpus answers moved): :meth:`memo_put` drops
+        this process's kept copy, but another process's write (``unspin add`` from the
+        CLI beside a running service) cannot. Every memo write stores a new random token
+        with its values; a token other than the one this process last saw means another
+        writer came in between."""
+        if getattr(self, "_memo_checked", False) or not _MEMO_KEEP["on"]:
+            return
+        self._memo_checked = True
+        where = str(self.path.resolve())
+        row = self.con.execute("SELECT token FROM memo_token WHERE id = 0").fetchone()
+        token = row[0] if row else None
+        if _MEMO_SEEN.get(where, _UNSEEN) != token:
+            _MEMO_KEPT.pop(where, None)
+            _MEMO_SEEN[where] = token
 
     def memo_get(self, kind: str, keys: Sequence[str]) -> dict[str, Any]:
         """Results stored under these keys (unpickled); keys not stored are left out.
@@ -1128,6 +1162,7 @@ class Store:
         import pickle
 
         self._memo_table()
+        self._memo_check()
         out: dict[str, Any] = {}
         kept = self._memo_kept(kind)
         if kept is not None:
@@ -1176,7 +1211,9 @@ class Store:
         import pickle
 
         self._memo_table()
+        self._memo_check()  # before this write's token hides another writer's
         files: list[tuple[str, str, str]] = []
+        token = uuid.uuid4().hex
 
         def rows() -> Iterator[tuple[str, str, bytes]]:
             # made one at a time as SQLite takes them: a scan's pair results pickled as
@@ -1191,7 +1228,10 @@ class Store:
 
         with self.con:
             self.con.executemany("INSERT OR REPLACE INTO memo VALUES (?, ?, ?)", rows())
+            self.con.execute("INSERT OR REPLACE INTO memo_token VALUES (0, ?)", (token,))
         self._pending = 0
+        if _MEMO_KEEP["on"]:
+            _MEMO_SEEN[str(self.path.resolve())] = token
         kept = self._memo_kept(kind)
         if kept is not None:  # a value kept from a read is no longer the stored one
             for k in items:
