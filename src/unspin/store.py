@@ -437,7 +437,9 @@ _DOC_READS: dict[str, dict[tuple[str, str], Doc]] = {}
 #: the settings, the articles' keys; see :mod:`unspin.pipeline`), so a process may keep
 #: what it read. Not everything: a pair result whose corpus answers moved is computed
 #: again and stored under its key (:func:`unspin.pipeline.same_answers`), so
-#: :meth:`Store.memo_put` drops the kept value of every key it writes
+#: :meth:`Store.memo_put` drops the kept value of every key it writes, and a process
+#: drops all it kept of a store when another process wrote to its memo since
+#: (:meth:`Store._memo_check`)
 CONTENT_MEMO_KINDS = frozenset({"pair", "local", "component", "inner", "changes", "speakers"})
 #: values of :data:`CONTENT_MEMO_KINDS` kept per store folder, most recently used last,
 #: when :func:`keep_memo_values` is on (the service: every add reads back the stored
