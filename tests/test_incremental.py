@@ -1643,6 +1643,16 @@ def test_kept_story_components_equal_a_fresh_scan(tmp_path, monkeypatch, max_com
         keep_memo_values(False)
 
 
+def _scanned_topic_pile(tmp_path) -> tuple[list[Article], Config, object]:
+    """:func:`_topic_pile` scanned into ``tmp_path / "res"`` (hashing embedder): the
+    articles, the config and the results folder."""
+    base = _topic_pile()
+    cfg = Config(embedder="hashing")
+    out = tmp_path / "res"
+    unspin.scan(arts_folder(tmp_path, base), out=out, config=cfg)
+    return base, cfg, out
+
+
 def test_a_cli_add_beside_a_process_that_keeps_values_leaves_its_adds_equal_a_scan(
     tmp_path,
 ) -> None:
@@ -1656,10 +1666,7 @@ def test_a_cli_add_beside_a_process_that_keeps_values_leaves_its_adds_equal_a_sc
 
     keep_memo_values(True)
     try:
-        base = _topic_pile()
-        cfg = Config(embedder="hashing")
-        out = tmp_path / "res"
-        unspin.scan(arts_folder(tmp_path, base), out=out, config=cfg)
+        base, cfg, out = _scanned_topic_pile(tmp_path)
         src = base[4].text
         now = list(base)
         steps = [
@@ -1696,10 +1703,7 @@ def test_kept_story_state_is_not_taken_up_after_a_run_that_failed_past_its_pair_
 
     keep_memo_values(True)
     try:
-        base = _topic_pile()
-        cfg = Config(embedder="hashing")
-        out = tmp_path / "res"
-        unspin.scan(arts_folder(tmp_path, base), out=out, config=cfg)
+        base, cfg, out = _scanned_topic_pile(tmp_path)
         real = pl._stories_by_part
 
         def failing(*a, **k):
