@@ -63,3 +63,42 @@ def test_use_embedder_uses_it_and_gives_the_same_vectors() -> None:
 def test_only_ids_are_given() -> None:
     with pytest.raises(ValueError, match="out_type"):
         fast_tokenizer().encode("a", out_type=str)
+
+
+def test_encoding_in_two_threads_at_once_gives_each_call_its_own_vectors() -> None:
+    """A service's writer thread cannot fork: it embeds a batch's chunks in two threads
+    (``USEEmbedder.thread_safe``), inside the run's one-BLAS-thread limit
+    (``Config.blas_threads``; the engine uses threads only then). Calls running at once
+    give the vectors each gives alone, byte for byte, the port included (its first load
+    raced by the threads). Without the outer limit the encoder's own per-call limit races
+    between threads (one restores the library's default while another computes) and
+    vectors move in the 8th decimal."""
+
+    from unspin.pipeline import blas_threads
+
+    with blas_threads(1):
+        _encode_in_threads()
+
+
+def _encode_in_threads() -> None:
+    import threading
+
+    emb = USEEmbedder()
+    assert emb.thread_safe
+    chunks = [TEXTS[:8] * 3, TEXTS[8:-1] * 4, TEXTS[2:9] * 3, TEXTS[:-1] * 2]
+    alone = [emb.encode(c) for c in chunks]
+    emb.release()  # the port goes: the threads below load it again, at once
+    got: list = [None] * len(chunks)
+    start = threading.Barrier(len(chunks), timeout=60)
+
+    def run(k: int) -> None:
+        start.wait()
+        got[k] = emb.encode(chunks[k])
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(len(chunks))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    for k, want in enumerate(alone):
+        assert got[k] is not None and np.array_equal(got[k], want), k

@@ -123,6 +123,42 @@ def _square_plus(ctx: int, x: int) -> int:
     return x * x + ctx
 
 
+def test_work_marked_for_threads_runs_in_threads_where_the_engine_does_not_fork() -> None:
+    """Called from a thread other than the main one (a service's writer) the engine does
+    not fork; work its caller marks thread-safe runs in ``workers`` threads at once (the
+    first two items wait for each other: one thread alone would time out), in order.
+    Unmarked work runs in the calling thread."""
+    import threading
+
+    meet = threading.Barrier(2, timeout=30)
+    seen: set[str] = set()
+
+    def work(ctx: int, x: int) -> int:
+        seen.add(threading.current_thread().name)
+        if x < 2:
+            meet.wait()
+        return x * x + ctx
+
+    box: dict[str, list[int]] = {}
+
+    def writer() -> None:
+        engine = LocalEngine(2, min_parallel=2)
+        box["threads"] = engine.map_articles(work, list(range(9)), 5, stage="embed", threads=True)
+        seen.clear()
+        box["plain"] = engine.map_articles(
+            lambda ctx, x: (seen.add(threading.current_thread().name), x + ctx)[1],
+            list(range(9)),
+            1,
+        )
+        box["plain_threads"] = sorted(seen)
+
+    t = threading.Thread(target=writer, name="writer")
+    t.start()
+    t.join(timeout=120)
+    assert box["threads"] == [x * x + 5 for x in range(9)]
+    assert box["plain"] == [x + 1 for x in range(9)] and box["plain_threads"] == ["writer"]
+
+
 def test_cli_remove_drops_an_article_and_its_relations(tmp_path, capsys) -> None:
     from unspin.cli import main
     from unspin.output import read_tables

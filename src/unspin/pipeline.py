@@ -249,7 +249,9 @@ class LocalEngine:
     """Maps work onto ``workers`` processes forked from this one (the context and the
     loaded model are inherited copy-on-write; only items' results travel back), in
     order. One worker, a platform without ``fork``, or a call from any thread but the
-    main one (a web service's writer) maps in this process."""
+    main one (a web service's writer) maps in this process: there, work its caller
+    marks safe to run in threads (``threads=True``: the sentence encoder, whose matrix
+    products release the interpreter lock) runs in ``workers`` threads instead."""
 
     def __init__(
         self, workers: int = 0, min_parallel: int = MIN_PARALLEL, progress: Progress | None = None
@@ -282,7 +284,13 @@ class LocalEngine:
         )
 
     def _map(
-        self, stage: str, fn, items: Sequence[Any], context: Any, min_parallel: int | None = None
+        self,
+        stage: str,
+        fn,
+        items: Sequence[Any],
+        context: Any,
+        min_parallel: int | None = None,
+        threads: bool = False,
     ) -> list[Any]:
         global _TASK
         t0, c0 = time.perf_counter(), _cpu()
@@ -290,7 +298,10 @@ class LocalEngine:
         n = len(items)
         parallel = self.forks(n, min_parallel)
         out: list[Any] = []
-        if not parallel:
+        least = self.min_parallel if min_parallel is None else min_parallel
+        if not parallel and threads and self.workers > 1 and n >= max(2, least):
+            out = self._map_threads(stage, fn, items, context)
+        elif not parallel:
             step = max(1, n // 20)
             for k in range(n):
                 out.append(fn(context, items[k]))
@@ -312,17 +323,40 @@ class LocalEngine:
         self._add(stage, t0, c0)
         return out
 
+    def _map_threads(self, stage: str, fn, items: Sequence[Any], context: Any) -> list[Any]:
+        """``fn(context, item)`` of every item in ``workers`` threads of this process, in
+        order (each item's result is what the serial map gives: the same call)."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        n, out = len(items), []
+        with ThreadPoolExecutor(
+            max_workers=min(self.workers, n), thread_name_prefix=f"unspin-{stage}"
+        ) as pool:
+            for got in pool.map(lambda item: fn(context, item), items):
+                out.append(got)
+                if self.progress:
+                    self.progress(stage, len(out), n)
+        return out
+
     def _add(self, stage: str, t0: float, c0: float) -> None:
         self.timings[stage] = self.timings.get(stage, 0.0) + time.perf_counter() - t0
         self.cpu[stage] = self.cpu.get(stage, 0.0) + _cpu() - c0
         self.rss[stage] = _rss_mb()
 
     def map_articles(
-        self, fn, items, context=None, stage: str = "articles", min_parallel: int | None = None
+        self,
+        fn,
+        items,
+        context=None,
+        stage: str = "articles",
+        min_parallel: int | None = None,
+        threads: bool = False,
     ) -> list[Any]:
         """``min_parallel``: fewest items worth forking for (default ``self.min_parallel``;
-        the embedding stage passes 2: each of its items is a batch of sentences)."""
-        return self._map(stage, fn, items, context, min_parallel)
+        the embedding stage passes 2: each of its items is a batch of sentences).
+        ``threads``: ``fn`` may run in several threads at once (where this engine does not
+        fork)."""
+        return self._map(stage, fn, items, context, min_parallel, threads)
 
     def map_pairs(
         self, fn, items, context=None, stage: str = "pairs", min_parallel: int | None = None
@@ -433,9 +467,16 @@ def embed_sentences(
         release = not loaded and forks is not None and forks(len(texts), 2)
         try:
             parts = engine.map_articles(
-                embed_work, texts, config.embedder, stage="embed", min_parallel=2
+                embed_work,
+                texts,
+                config.embedder,
+                stage="embed",
+                min_parallel=2,
+                # in threads only under a BLAS limit: the encoder's own per-call limit
+                # is not safe across threads, and vectors move with BLAS's thread count
+                threads=bool(getattr(embedder, "thread_safe", False)) and config.blas_threads > 0,
             )
-        except TypeError:  # an engine without the hint
+        except TypeError:  # an engine without the hints
             parts = engine.map_articles(embed_work, texts, config.embedder)
         if release:
             embedder.release()  # type: ignore[attr-defined]
