@@ -169,10 +169,10 @@ def test_an_adds_few_pairs_are_aligned_without_forking(tmp_path, monkeypatch) ->
     seen: list[tuple[str, int, bool]] = []
     real = pl.LocalEngine._map
 
-    def spy(self, stage, fn, items, context, min_parallel=None):
+    def spy(self, stage, fn, items, context, min_parallel=None, *rest):
         n = len(items)
         seen.append((stage, n, self.forks(n, min_parallel)))
-        return real(self, stage, fn, items, context, min_parallel)
+        return real(self, stage, fn, items, context, min_parallel, *rest)
 
     monkeypatch.setattr(pl.LocalEngine, "_map", spy)
     monkeypatch.setattr(pl, "MIN_PARALLEL", 2)
