@@ -43,9 +43,9 @@ import resource
 import shutil
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -411,21 +411,8 @@ def in_writer_thread(fn: Callable[..., Any], *args: Any) -> Any:
     (:meth:`unspin.pipeline.LocalEngine.forks`), so an add called from the main thread
     would fork for its pairs where the service computes them in its thread (until session
     60 this script did: an add of 246 candidate pairs forked two workers)."""
-    box: list[Any] = []
-
-    def run() -> None:
-        try:
-            box.append((True, fn(*args)))
-        except BaseException as e:  # noqa: BLE001 - raised again in the caller
-            box.append((False, e))
-
-    t = threading.Thread(target=run, name="unspin-writer")
-    t.start()
-    t.join()
-    ok, value = box[0]
-    if not ok:
-        raise value
-    return value
+    with ThreadPoolExecutor(1, thread_name_prefix="unspin-writer") as pool:
+        return pool.submit(fn, *args).result()
 
 
 def service_adds(
