@@ -73,7 +73,6 @@ def test_encoding_in_two_threads_at_once_gives_each_call_its_own_vectors() -> No
     raced by the threads). Without the outer limit the encoder's own per-call limit races
     between threads (one restores the library's default while another computes) and
     vectors move in the 8th decimal."""
-
     from unspin.pipeline import blas_threads
 
     with blas_threads(1):

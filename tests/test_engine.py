@@ -139,17 +139,17 @@ def test_work_marked_for_threads_runs_in_threads_where_the_engine_does_not_fork(
             meet.wait()
         return x * x + ctx
 
+    def plain(ctx: int, x: int) -> int:
+        seen.add(threading.current_thread().name)
+        return x + ctx
+
     box: dict[str, list[int]] = {}
 
     def writer() -> None:
         engine = LocalEngine(2, min_parallel=2)
         box["threads"] = engine.map_articles(work, list(range(9)), 5, stage="embed", threads=True)
         seen.clear()
-        box["plain"] = engine.map_articles(
-            lambda ctx, x: (seen.add(threading.current_thread().name), x + ctx)[1],
-            list(range(9)),
-            1,
-        )
+        box["plain"] = engine.map_articles(plain, list(range(9)), 1)
         box["plain_threads"] = sorted(seen)
 
     t = threading.Thread(target=writer, name="writer")
