@@ -110,7 +110,15 @@ def originals(route: LangRoute) -> list[dict]:
     return out
 
 
-_MARKS = re.compile(r"[*#@]+(?=\w)")
+#: a mark Apertium puts before a word it could not analyse, generate or translate
+_MARKS = re.compile(r"(?<!\w)[*#@]+(\w+)")
+
+
+def strip_marks(text: str, source: str) -> str:
+    """``text`` without the marks some Apertium pairs leave before words even under
+    ``-u`` ("*nasleep", "#dicho"); a marked token the ``source`` has as it is (a hashtag,
+    a handle) stays, and so does an address ("jo@samaritans.org": the mark is inside)."""
+    return _MARKS.sub(lambda m: m.group(0) if m.group(0) in source else m.group(1), text)
 
 
 def paragraphs(text: str) -> list[str]:
@@ -154,7 +162,7 @@ def make(route: LangRoute, out: Path, split: str, n: int, seed: int) -> int:
     pieces = [[d["title"], *paragraphs(d["text"])] for d in pick]
     flat = tr.roundtrip([p for ps in pieces for p in ps])
     if route.strip_marks:
-        flat = [_MARKS.sub("", t) for t in flat]
+        flat = [strip_marks(t, src) for t, src in zip(flat, [p for ps in pieces for p in ps])]
     derived, pos = [], 0
     for d, ps in zip(pick, pieces):
         got = flat[pos : pos + len(ps)]
