@@ -1235,12 +1235,13 @@ def body_names(c: PairCtx) -> frozenset[str]:
     return frozenset(n for n, k in zip(names, used, strict=True) if k == 0)
 
 
-def kept_share(c: PairCtx) -> float:
+def kept_share(c: PairCtx, bar: float | None = None) -> float:
     """Share of the words of ``a``'s aligned sentences kept nearly as they were (a word
-    edit distance of at most ``kept_edit`` of the sentence's words to one sentence of its
-    passage on the other side): a copy keeps its sentences and edits a few; a spin, a
-    translation round trip or a rewrite rewords nearly all of them."""
-    bar = c.params.kept_edit
+    edit distance of at most ``bar``, default ``kept_edit``, of the sentence's words to one
+    sentence of its passage on the other side; 0: kept word for word): a copy keeps its
+    sentences and edits a few; a spin, a translation round trip or a rewrite rewords
+    nearly all of them."""
+    bar = c.params.kept_edit if bar is None else bar
     total = kept = 0
     for x in c.al.passages:
         if not x.is_evidence:
