@@ -447,3 +447,74 @@ def test_a_rewrite_merging_lines_keeps_figures_of_its_source_and_is_no_series() 
     other = [rewrite[0], "Ratings rose for the third week in a row."]
     a, c = _aligned(source[:1] + ["The hearing ran for nine hours."], other)
     assert series_lines(a, c, groups, AlignParams())[:2] == (0, 1)
+
+
+# a longer article (about 150 words) with a few figures; an edited copy changes one of
+# them (an age), as a content farm's copy does
+LONG_ARTICLE = [
+    "The new coach of the northern club said on Monday that he was delighted to take over.",
+    "The Scot, aged 42, arrives from a smaller side where he won promotion twice in a row.",
+    "He told local radio that the squad had the talent to climb the table before spring.",
+    "The club sits third in the league, thousands of fans having watched the last game.",
+    "Supporters have waited a long time for a manager who wants to play attacking football.",
+    "He plans to bring in assistants he has worked with before, the club said in a statement.",
+    "The board said talks with the previous manager had ended on good terms last week.",
+    "His first match in charge will be away against a leader of the division.",
+    "Tickets for the next home game went on sale at outlets across the city on Tuesday.",
+]
+LONG_EDITED = [
+    LONG_ARTICLE[0],
+    LONG_ARTICLE[1].replace("42", "43"),
+    *LONG_ARTICLE[2:],
+]
+# a longer item with figures in three lines, and another day's item of it in which
+# every figure is another
+LONG_REPORT = [
+    *LONG_ARTICLE[:3],
+    LONG_ARTICLE[3].replace("thousands of", "some 3,500"),
+    *LONG_ARTICLE[4:8],
+    LONG_ARTICLE[8].replace("at outlets", "at 12 outlets"),
+]
+LONG_NEXT = [
+    LONG_REPORT[0],
+    LONG_REPORT[1].replace("42", "47"),
+    LONG_REPORT[2],
+    LONG_REPORT[3].replace("3,500", "4,100"),
+    *LONG_REPORT[4:8],
+    LONG_REPORT[8].replace("12", "15"),
+]
+
+
+def test_one_figure_edited_in_a_longer_copy_is_no_series() -> None:
+    whole = dataclasses.replace(ClassifyParams(), whole_bias=100.0)
+    a, b = _aligned(LONG_ARTICLE, LONG_EDITED)
+    al = align(a, b)
+    assert al.features["series"] == 0.0
+    assert not any(x.template for x in al.passages)
+    assert reuse_type(a, b, al, whole)[0] == "copy"
+    # without the rule the one changed age made the two texts two items of one series
+    off = AlignParams(series_min_own_figures=0)
+    al_off = align(a, b, off)
+    assert al_off.features["series"] == 1.0
+    assert reuse_type(a, b, al_off, whole)[0] not in ("copy", "spun", "duplicate")
+    # nor below the length where an item of a series is a short notice
+    short = AlignParams(series_edit_min_words=10_000)
+    assert align(a, b, short).features["series"] == 1.0
+
+
+def test_a_longer_item_with_figures_of_its_own_on_both_sides_stays_a_series() -> None:
+    a, b = _aligned(LONG_REPORT, LONG_NEXT)
+    al = align(a, b)
+    assert al.features["series"] == 1.0
+    whole = dataclasses.replace(ClassifyParams(), whole_bias=100.0)
+    assert reuse_type(a, b, al, whole)[0] not in ("copy", "spun", "duplicate")
+    # a short report with one figure a side stays a series too (above: OPEN_MON)
+    s, t = _aligned(OPEN_MON, OPEN_TUE)
+    assert align(s, t).features["series"] == 1.0
+
+
+def test_the_edit_params_are_validated() -> None:
+    with pytest.raises(ValueError, match="series_min_own_figures"):
+        AlignParams(series_min_own_figures=-1)
+    with pytest.raises(ValueError, match="series_edit_min_words"):
+        AlignParams(series_edit_min_words=-1)

@@ -112,6 +112,17 @@ class AlignParams:
     # articles 12,001-15,500 (docs/benchmarks.md).
     series_share: float = 0.5
     series_min_lines: int = 1
+    # an edited copy is no series: where the shorter text has at least
+    # series_edit_min_words words (normalise.words) and one of the two whole texts
+    # states fewer than series_min_own_figures figures (small counts aside) that the
+    # other never states, the lines with other figures are one figure edited in a copy
+    # (an age, a count), not another day's item: a longer item of a series written
+    # again changes more of its figures. Set on Reuters 6,001-9,500, 12,001-15,500 and
+    # 15,501-19,000 (every pair it would move there is a notice of at most 100 words)
+    # and on edited copies of NTREX articles (docs/benchmarks.md, session 62);
+    # series_min_own_figures 0 turns it off
+    series_min_own_figures: int = 2
+    series_edit_min_words: int = 120
     # a series reworded: when True, aligned lines count as carrying other figures (and
     # as keeping them) in any wording, not only when their frames match, provided each
     # of the two lines has figures the other lacks ("one" as a word only with a 1 in
@@ -156,6 +167,10 @@ class AlignParams:
             raise ValueError("AlignParams.template_min_slots must be >= 1")
         if self.series_min_lines < 1:
             raise ValueError("AlignParams.series_min_lines must be >= 1")
+        if self.series_min_own_figures < 0 or self.series_edit_min_words < 0:
+            raise ValueError(
+                "AlignParams.series_min_own_figures and series_edit_min_words must be >= 0"
+            )
         if self.max_cells < 1 or self.long_top_k < 1:
             raise ValueError("AlignParams.max_cells and long_top_k must be >= 1")
         if self.stock_min_docs < 2:
@@ -1177,6 +1192,9 @@ def series_lines(
                 changed += 1
                 differ += 1
         flags.append(changed > kept)
+    if differ >= p.series_min_lines and _an_edit(a, b, figs, whole, p):
+        # one figure edited in a copy, not another item: no series
+        return 0, 0, [False] * len(flags)
     agree = 0
     if differ >= p.series_min_lines:
         for ta, tb in keep:
@@ -1184,6 +1202,35 @@ def series_lines(
                 break
             agree += reworded or same_frame(ta, tb)
     return agree, differ, flags
+
+
+def _an_edit(
+    a: Doc,
+    b: Doc,
+    figs: Callable[[str], frozenset[str]],
+    whole: dict[str, frozenset[str]],
+    p: AlignParams,
+) -> bool:
+    """Whether two texts whose lines carry other figures are one text with a figure
+    edited (``AlignParams.series_edit_min_words``): the shorter has at least that many
+    words and one of them states fewer than ``series_min_own_figures`` figures the
+    other never states, small counts (:data:`SMALL_FIGURES`) aside. Two items of a
+    series each carry figures of their own; an edited copy carries the one it changed."""
+    need = p.series_min_own_figures
+    if need == 0:
+        return False
+    for d in (a, b):
+        if d.id not in whole:
+            whole[d.id] = frozenset().union(*(figs(s.text) for s in d.sentences))
+    fa, fb = whole[a.id], whole[b.id]
+    if len(fa - fb - SMALL_FIGURES) >= need and len(fb - fa - SMALL_FIGURES) >= need:
+        return False
+    return min(_n_words(a), _n_words(b)) >= p.series_edit_min_words
+
+
+def _n_words(d: Doc) -> int:
+    """The words of a doc's sentences (:func:`unspin.normalise.words`)."""
+    return sum(len(words(s.text)) for s in d.sentences)
 
 
 def _figures_of_its_own(
