@@ -333,3 +333,55 @@ def test_numbers_in_east_asian_and_arabic_units_are_read_by_their_value() -> Non
     assert values("380 ألف نسمة") == [380000.0] and values("30 ألفاً") == [30000.0]
     assert values("terminal de 4500万ドル") == values("It cost $45 million") == [45e6]
     assert values("１千万円") == [1e7]
+
+
+# a Spanish report (no NER model reads it): a one-word name swapped inside a sentence
+SOURCE_ES = """El consejo del puerto aprueba la nueva terminal de ferris
+
+El consejo del puerto de Westport aprobó el martes una terminal de ferris de 45 millones \
+de dólares, según informaron fuentes oficiales.
+La alcaldesa dijo que el proyecto crearía unos 300 puestos de trabajo en cuatro años.
+Los opositores, encabezados por la asociación vecinal, afirmaron que la votación fue precipitada.
+El presidente de la asociación, el señor Reyes, dijo que el grupo podría recurrir la decisión.
+Las obras empezarán en marzo y terminarán a finales de 2029, según el consejo de Okafor.
+La terminal sustituirá a un muelle construido en 1958 que atiende a 1.200 pasajeros al día.
+Los concejales debatieron la propuesta durante seis horas antes de la votación final."""
+
+# the same in German, where every noun is capitalised: a noun for a noun is no name
+SOURCE_DE = """Hafenrat billigt neues Fährterminal
+
+Der Hafenrat von Westport hat am Dienstag ein Fährterminal für 45 Millionen Dollar \
+gebilligt, teilten Beamte mit.
+Die Bürgermeisterin sagte, das Projekt werde in vier Jahren etwa 300 Arbeitsplätze schaffen.
+Gegner aus dem Anwohnerverein erklärten, die Abstimmung sei überstürzt gewesen.
+Der Vorsitzende des Vereins sagte, die Gruppe könne gegen die Entscheidung vorgehen.
+Die Bauarbeiten sollen im März beginnen und Ende 2029 abgeschlossen sein.
+Das Terminal ersetzt einen Pier aus dem Jahr 1958, der täglich 1.200 Fahrgäste abfertigt.
+Die Ratsmitglieder berieten sechs Stunden lang über den Vorschlag vor der Abstimmung."""
+
+
+def _pair_lang(source: str, derivative: str, lang: str) -> list[Change]:
+    docs = fingerprint(
+        [
+            Article(id="src", text=source, lang=lang),
+            Article(id="der", text=derivative, lang=lang),
+        ],
+        Config(),
+    )
+    rel = classify(docs[0], docs[1], align(docs[0], docs[1]))
+    assert rel is not None and rel.relation in ("copy", "duplicate"), rel
+    return extract_changes(docs[0], docs[1], rel)
+
+
+def test_a_one_word_name_swapped_inside_a_sentence_is_reported_without_ner() -> None:
+    der = _edit("el señor Reyes,", "el señor Halbarden,", SOURCE_ES)
+    c = _one(_pair_lang(SOURCE_ES, der, "es"), "entity_changed")
+    assert _spans(c, SOURCE_ES, der) == ("Reyes", "Halbarden")
+    # a capital at a sentence's start is no name: a changed first word is not reported
+    der = _edit("Las obras empezarán", "Los trabajos empezarán", SOURCE_ES)
+    assert not [c for c in _pair_lang(SOURCE_ES, der, "es") if c.kind == "entity_changed"]
+
+
+def test_a_noun_for_a_noun_in_german_is_no_name_change() -> None:
+    der = _edit("etwa 300 Arbeitsplätze", "etwa 300 Stellen", SOURCE_DE)
+    assert not [c for c in _pair_lang(SOURCE_DE, der, "de") if c.kind == "entity_changed"]

@@ -25,11 +25,13 @@ import numpy as np
 import regex
 
 from unspin.align import AlignParams, sentence_matches
+from unspin.evidence import NOUN_CAPITALISING
 from unspin.model import CHANGE_KINDS, Change, Doc, Relation, Result, Sentence, compared_text
 from unspin.normalise import (
     ARABIC_THOUSAND,
     ARABIC_THOUSAND_END,
     BELOW_MYRIAD,
+    DATE_WORDS,
     MYRIAD_UNITS,
     STOPWORDS,
     UPPER,
@@ -362,6 +364,26 @@ class _Names:
                 out.append(self.names[k])
             k += 1
         return out
+
+
+#: what may stand before a sentence's first word (any opening or closing quotation mark,
+#: bracket or dash too): a capital after it is no sign of a name
+_OPENS_SENTENCE = regex.compile(r"(?:^|[\n.!?:;…\"'¿¡\p{Pi}\p{Pf}\p{Ps}\p{Pd}])[^\S\n]*$")
+
+
+def _one_name(text: str, a: int, b: int, other: str) -> tuple[int, int, str] | None:
+    """The one word in ``text[a:b]`` when it is capitalised (not all capitals), stands
+    inside a sentence and is nowhere in ``other``: a one-word name of a swap."""
+    caps = _caps(text, a, b)
+    if len(caps) != 1:
+        return None
+    s, e, _ = caps[0]
+    word = text[s:e]
+    if " " in word or word.isupper() or _fold(word) in DATE_WORDS or _count(word, other):
+        return None  # (a month or a weekday is a date: date_changed reports it)
+    if _OPENS_SENTENCE.search(text, max(0, s - 40), s):
+        return None
+    return caps[0]
 
 
 def _caps(text: str, a: int, b: int) -> list[tuple[int, int, str]]:
@@ -703,6 +725,12 @@ class _Extractor:
         if "d" in self.ner:
             d_ents += self.ner["d"].within(u.d) or []
         came = lambda n: _count(n, s_text) < _count(n, d_text)  # noqa: E731
+        # one-word names without NER: within one language that capitalises names only
+        single = (
+            self.rel != "translation"
+            and self.src.doc.lang == self.der.doc.lang
+            and self.src.doc.lang not in NOUN_CAPITALISING
+        )
         pairs = []
         for e in s_ents:
             name = st[e[0] : e[1]]
@@ -727,6 +755,13 @@ class _Extractor:
             if se and len(de) == 1:  # "Defence Secretary" + "Michael Portillo": one name
                 label = max(se, key=lambda e: e[1] - e[0])[2]
                 pairs.append((0.0, (se[0][0], se[-1][1], label), de[0][:2]))
+            elif single and i2 - i1 == 1 and j2 - j1 == 1:
+                # one word for one word, each capitalised inside a sentence and found
+                # nowhere in the other text: a one-word name swapped ("Thatcher" for
+                # "Nevada"), where the language capitalises names only
+                one = _one_name(st, sa, sb, d_text), _one_name(dt, da, db, s_text)
+                if one[0] and one[1]:
+                    pairs.append((0.0, one[0], one[1][:2]))
         used: list = []
         for score, e, c in sorted(pairs, key=lambda p: p[0], reverse=True):
             if not any(e == x or _overlaps(c, [y]) for x, y in used) and not _overlaps(c, taken):
