@@ -725,9 +725,12 @@ class _Extractor:
         if "d" in self.ner:
             d_ents += self.ner["d"].within(u.d) or []
         came = lambda n: _count(n, s_text) < _count(n, d_text)  # noqa: E731
-        # one-word names without NER: within one language that capitalises names only
+        # one-word names where no NER read the source: within one language that
+        # capitalises names only (in English a capital alone is also an honorific or a
+        # nationality a round trip rewrote, "Mr" -> "Gentleman": NER tells names there)
         single = (
-            self.rel != "translation"
+            "s" not in self.ner
+            and self.rel != "translation"
             and self.src.doc.lang == self.der.doc.lang
             and self.src.doc.lang not in NOUN_CAPITALISING
         )
