@@ -171,10 +171,16 @@ def make(
         rng = random.Random(f"{seed}:{lang}")
         folder = out / f"{'inject' if kind == 'inject' else 'copy'}_{lang}"
         folder.mkdir(parents=True, exist_ok=True)
-        lower = {
-            t.group(0) for r in docs for t in WORD.finditer(r["text"]) if t.group(0)[0].islower()
-        }
-        pool = sorted({w for r in docs for _, _, w in cap_names(r["text"], lower)})
+        lower: set[str] = set()
+        pool: list[str] = []
+        if kind == "inject":  # the language's words and names, read for names only
+            lower = {
+                t.group(0)
+                for r in docs
+                for t in WORD.finditer(r["text"])
+                if t.group(0)[0].islower()
+            }
+            pool = sorted({w for r in docs for _, _, w in cap_names(r["text"], lower)})
         picks = (
             rng.sample(docs, min(n, len(docs))) if kind != "inject" else rng.sample(docs, len(docs))
         )

@@ -1219,10 +1219,7 @@ def _an_edit(
     need = p.series_min_own_figures
     if need == 0:
         return False
-    for d in (a, b):
-        if d.id not in whole:
-            whole[d.id] = frozenset().union(*(figs(s.text) for s in d.sentences))
-    fa, fb = whole[a.id], whole[b.id]
+    fa, fb = _text_figures(a, figs, whole), _text_figures(b, figs, whole)
     if len(fa - fb - SMALL_FIGURES) >= need and len(fb - fa - SMALL_FIGURES) >= need:
         return False
     return min(_n_words(a), _n_words(b)) >= p.series_edit_min_words
@@ -1246,9 +1243,16 @@ def _figures_of_its_own(
     gives further on); another day's report states figures of its own."""
     if not extra - SMALL_FIGURES:
         return True
-    if other.id not in whole:
-        whole[other.id] = frozenset().union(*(figs(s.text) for s in other.sentences))
-    return bool(extra - whole[other.id])
+    return bool(extra - _text_figures(other, figs, whole))
+
+
+def _text_figures(
+    d: Doc, figs: Callable[[str], frozenset[str]], whole: dict[str, frozenset[str]]
+) -> frozenset[str]:
+    """Every figure a text states, read once per pair (``whole``, keyed by doc id)."""
+    if d.id not in whole:
+        whole[d.id] = frozenset().union(*(figs(s.text) for s in d.sentences))
+    return whole[d.id]
 
 
 def figures_for(lang: str, p: AlignParams) -> Callable[[str], frozenset[str]]:
