@@ -112,6 +112,36 @@ def test_a_swapped_mention_is_judged_by_the_mentions_left_in_the_texts() -> None
     assert name_votes(da, db, align(da, db), sup) == ([], [])
 
 
+ONE_NAME = (
+    "Harbour dispute\n\nDockers at the northern terminal walked out on Friday, and "
+    "talks led by Okafor broke down before noon, the port authority said. "
+    "The union said pay had not kept pace with prices for three years."
+)
+
+
+def test_a_one_word_name_is_known_to_other_articles_only_beside_its_words_here() -> None:
+    der = ONE_NAME.replace("led by Okafor", "led by Trump")
+    # an unrelated article names the swapped-in word: in a large pile nearly every
+    # surname does, so the word alone says nothing about which side put it in
+    unrelated = Article(id="u", text="Markets rose after Trump spoke in Ohio on Thursday.")
+    arts = [Article(id="src", text=ONE_NAME), Article(id="der", text=der), unrelated]
+    src, d = fingerprint(arts[:2], Config(embedder="hashing"))
+    al = align(src, d)
+    sup = CorpusSupport([prepare(x) for x in arts])
+    assert name_votes(src, d, al, sup) == ([], [])
+    # another report of the story carries the source's name beside the same word
+    other = Article(id="o", text="The talks led by Okafor will resume on Monday.")
+    sup = CorpusSupport([prepare(x) for x in [*arts, other]])
+    assert name_votes(src, d, al, sup) == ([("Okafor", "Trump")], [])
+    rel = classify(src, d, al, support=sup)
+    assert (rel.source, rel.derivative) == ("src", "der")
+    # the name's word pairs used by an article, not the name alone: a pair with
+    # another word beside it is no support
+    elsewhere = Article(id="e", text="Okafor said the report would follow in May.")
+    sup = CorpusSupport([prepare(x) for x in [*arts, elsewhere]])
+    assert name_votes(src, d, al, sup) == ([], [])
+
+
 def test_wording_votes_read_the_word_pairs_around_an_edit() -> None:
     der = SOURCE.replace("worst delays in the country", "worst delays the in country")
     arts = _docs(der) + [

@@ -1267,6 +1267,7 @@ def _uses(text: str, word: str, skip: list[tuple[int, int]]) -> bool:
 
 def _known_name(
     edited: list[str],
+    context: list[str],
     ws: list[str],
     a: Doc,
     b: Doc,
@@ -1274,16 +1275,23 @@ def _known_name(
     support: KeySupport,
 ) -> bool:
     """A name the rest of the two texts uses (any of its own words ``ws``, outside the
-    edits), or other articles use as a whole (each of its word pairs; a one-word name)."""
+    edits), or other articles use as a whole (each of its word pairs).
+
+    A one-word name is known to other articles only beside one of the words it stands
+    next to here (``context``: the edit's lower-cased words with one word each side):
+    in a large pile nearly every surname or place turns up in some unrelated article,
+    so the word alone would make any real name put in by an editor look like the
+    source's ("Diddy" for "Ygritte"), while the pair ("said Homan") is carried by
+    other reports of the same story."""
     ta, tb = compared_text(a), compared_text(b)
     if any(_uses(ta, w, skip[0]) or _uses(tb, w, skip[1]) for w in ws):
         return True
-    toks = words(" ".join(edited))
-    if len(toks) == 1:
-        return support(toks[0], a.id, b.id) > 0
     phrase = getattr(support, "phrase_support", None)
     if phrase is None:
         return False
+    toks = words(" ".join(edited))
+    if len(toks) == 1:
+        return bool((phrase(bigram_hashes(context), a.id, b.id) > 0).any())
     return bool((phrase(bigram_hashes(toks), a.id, b.id) > 0).all())
 
 
@@ -1295,17 +1303,18 @@ def name_votes(
 
     A name is known when a word of it recurs in the two articles outside the edits (the
     person is named again further down: "Mr Hewitt") or other articles of the corpus use
-    the whole name. An editor who swaps a name tends to change one mention and leave the
-    rest of the story, and the rest of the corpus, with the old one; a name nothing else
-    uses is the newer. When both names are known (a real name put for another real name)
-    or neither is, the edit says nothing. ``edits`` as for :func:`wording_votes`.
+    the whole name (a one-word name beside a word it stands next to here). An editor who
+    swaps a name tends to change one mention and leave the rest of the story, and the
+    rest of the corpus, with the old one; a name nothing else uses is the newer. When
+    both names are known (a real name put for another real name) or neither is, the edit
+    says nothing. ``edits`` as for :func:`wording_votes`.
     """
     if edits is None:
         edits = list(_edits(a, b, al))
     skip = ([x[4] for x in edits], [x[5] for x in edits])
     va: list[tuple[str, str]] = []
     vb: list[tuple[str, str]] = []
-    for _, _, ea, eb, _, _ in edits:
+    for ca, cb, ea, eb, _, _ in edits:
         na, nb = _name_words(ea), _name_words(eb)
         if not na or not nb:
             continue
@@ -1313,8 +1322,8 @@ def name_votes(
         only_b = [w for w in nb if w not in ea]
         if not only_a or not only_b:
             continue
-        ka = _known_name(ea, only_a, a, b, skip, support)
-        kb = _known_name(eb, only_b, a, b, skip, support)
+        ka = _known_name(ea, ca, only_a, a, b, skip, support)
+        kb = _known_name(eb, cb, only_b, a, b, skip, support)
         if ka != kb:
             (va if ka else vb).append((" ".join(ea), " ".join(eb)))
     return va, vb
