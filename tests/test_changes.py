@@ -402,9 +402,14 @@ def test_a_word_of_a_name_ner_read_swapped_for_another_in_english() -> None:
     assert _spans(c, SOURCE, der) == ("Okafor", "Halbarden")
     assert "PERSON" in c.description
     # in English a capital alone is no name ("Mr" -> "Gentleman" in a round trip): a
-    # word NER does not read as one is not reported (the small model misses "Westport")
+    # word NER reads as a name on neither side is not reported (the small model misses
+    # "Westport" and "Eastbury")
     der = _edit("The Westport harbour", "The Eastbury harbour")
     assert not [c for c in _pair(der) if c.kind == "entity_changed"]
+    # ... and is when NER reads the word put in its place as one
+    der = _edit("The Westport harbour", "The Dunmore harbour")
+    c = _one(_pair(der), "entity_changed")
+    assert _spans(c, SOURCE, der) == ("Westport", "Dunmore")
 
 
 def test_a_noun_for_a_noun_in_german_is_no_name_change() -> None:

@@ -391,6 +391,14 @@ def _one_run(text: str, a: int, b: int) -> bool:
     return b > a and not any(c.isspace() for c in text[a:b])
 
 
+def _name_of(ents: list, word: tuple[int, int, str]) -> str | None:
+    """The label of the one NER name in ``ents`` that ``word`` is, or is a later word of."""
+    if len(ents) != 1:
+        return None
+    s, e, label = ents[0]
+    return label if (s, e) == word[:2] or s < word[0] < word[1] <= e else None
+
+
 def _caps(text: str, a: int, b: int) -> list[tuple[int, int, str]]:
     """Runs of capitalised words in ``text[a:b]`` (names in any language), unlabelled."""
     out = []
@@ -763,25 +771,22 @@ class _Extractor:
             if se and len(de) == 1:  # "Defence Secretary" + "Michael Portillo": one name
                 label = max(se, key=lambda e: e[1] - e[0])[2]
                 pairs.append((0.0, (se[0][0], se[-1][1], label), de[0][:2]))
-            elif _one_run(st, sa, sb) and _one_run(dt, da, db) and (single or se):
+            elif _one_run(st, sa, sb) and _one_run(dt, da, db) and (single or "s" in self.ner):
                 # one written word for one (a hyphenated name is one: "Royaume-Uni"),
                 # each capitalised inside a sentence and found nowhere in the other
                 # text: a one-word name swapped ("Thatcher" for "Nevada"), where the
-                # language capitalises names only, or where NER read the source's word
-                # as a name (English: a capital alone is also "Mr" or "British")
+                # language capitalises names only, or where NER read either word as a
+                # name or a later word of one ("Okafor" of "Linda Okafor"; in English a
+                # capital alone is also "Mr" or "British", and a name's first word a
+                # title: "Mr" -> "Gentleman" is a round trip's, no swap)
                 one = _one_name(st, sa, sb, d_text), _one_name(dt, da, db, s_text)
                 if single and one[0] and one[1]:
                     pairs.append((0.0, one[0], one[1][:2]))
-                elif (
-                    one[0]
-                    and one[1]
-                    and len(se) == 1
-                    and (se[0][:2] == one[0][:2] or se[0][0] < one[0][0] < one[0][1] <= se[0][1])
-                ):
-                    # the word is a name NER read, or a later word of one ("Okafor" of
-                    # "Linda Okafor"; a first word is a title or a given name: "Mr" ->
-                    # "Gentleman" is a round trip's, no swap)
-                    pairs.append((0.0, (*one[0][:2], se[0][2]), one[1][:2]))
+                elif one[0] and one[1]:
+                    dn = [x for x in d_ents if x[2] and x[0] < db and da < x[1]]
+                    label = _name_of(se, one[0]) or _name_of(dn, one[1])
+                    if label:
+                        pairs.append((0.0, (*one[0][:2], label), one[1][:2]))
         used: list = []
         for score, e, c in sorted(pairs, key=lambda p: p[0], reverse=True):
             if not any(e == x or _overlaps(c, [y]) for x, y in used) and not _overlaps(c, taken):
