@@ -71,6 +71,16 @@ LANG_ROUTES = {
         LangRoute("fra_oci", "ntrex", "fra", "fr", "fra-oci", "oci-fra", "apertium-oci-fra"),
         LangRoute("nld_afr", "ntrex", "nld", "nl", "nld-afr", "afr-nld", "apertium-afr-nld", True),
         LangRoute("pol_szl", "ntrex", "pol", "pl", "pol-szl", "szl-pol", "apertium-pol-szl", True),
+        # session 64: eight more routes no rule was fitted on (a fresh set for the style
+        # lead on non-English round trips; Occitan, Aragonese and Franco-Provençal pairs new)
+        LangRoute("spa_cat", "ntrex", "spa", "es", "spa-cat", "cat-spa", "apertium-spa-cat"),
+        LangRoute("spa_por", "ntrex", "spa", "es", "es-pt", "pt-es", "apertium-es-pt"),
+        LangRoute("spa_oci", "ntrex", "spa", "es", "es-oc", "oc-es", "apertium-oc-es", True),
+        LangRoute("spa_arg", "ntrex", "spa", "es", "spa-arg", "arg-spa", "apertium-spa-arg", True),
+        LangRoute("fra_frp", "ntrex", "fra", "fr", "fra-frp", "frp-fra", "apertium-fra-frp", True),
+        LangRoute("mt_es_cat", "meantime", "es", "es", "spa-cat", "cat-spa", "apertium-spa-cat"),
+        LangRoute("mt_es_por", "meantime", "es", "es", "es-pt", "pt-es", "apertium-es-pt"),
+        LangRoute("mt_es_oci", "meantime", "es", "es", "es-oc", "oc-es", "apertium-oc-es", True),
     )
 }
 
