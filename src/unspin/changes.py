@@ -780,13 +780,15 @@ class _Extractor:
                 # capital alone is also "Mr" or "British", and a name's first word a
                 # title: "Mr" -> "Gentleman" is a round trip's, no swap)
                 one = _one_name(st, sa, sb, d_text), _one_name(dt, da, db, s_text)
-                if single and one[0] and one[1]:
+                if not (one[0] and one[1]):
+                    continue
+                if single:
                     pairs.append((0.0, one[0], one[1][:2]))
-                elif one[0] and one[1]:
-                    dn = [x for x in d_ents if x[2] and x[0] < db and da < x[1]]
-                    label = _name_of(se, one[0]) or _name_of(dn, one[1])
-                    if label:
-                        pairs.append((0.0, (*one[0][:2], label), one[1][:2]))
+                    continue
+                dn = [x for x in d_ents if x[2] and x[0] < db and da < x[1]]
+                label = _name_of(se, one[0]) or _name_of(dn, one[1])
+                if label:
+                    pairs.append((0.0, (*one[0][:2], label), one[1][:2]))
         used: list = []
         for score, e, c in sorted(pairs, key=lambda p: p[0], reverse=True):
             if not any(e == x or _overlaps(c, [y]) for x, y in used) and not _overlaps(c, taken):
