@@ -1901,3 +1901,46 @@ def test_the_rewrite_models_keys_read_german_nouns_as_before() -> None:
     )
     assert "w:polizei" not in de.keys and "w:banstead" in de.keys
     assert {"w:polizei", "w:banstead"} <= set(doc_facts(de).keys)
+
+
+def test_outside_english_a_pair_keeping_its_sentences_one_for_one_reads_machine_made(
+    monkeypatch,
+) -> None:
+    """Outside English (where the machine-made recogniser was not fitted) a pair whose
+    more covered text keeps its sentences' meaning one for one (``mean_hi`` at or over
+    ``machine_sentence_sim_intl``) reads machine-made: the style does not lead there. A
+    round trip through a close language whose source reads model-written was directed
+    by the style the wrong way (session 64). English, and a bar of 0, as before."""
+    from unspin.evidence import machine_made
+
+    kept = {"v": 0.0}
+    monkeypatch.setitem(TYPING_FEATURES, "mean_hi", lambda c: kept["v"])
+    bar = P.machine_sentence_sim_intl
+    assert 0.0 < bar < 1.0
+    es = ctx(_lang_doc("a", ES_ORIG, "es"), _lang_doc("b", ES_MT, "es"), relation="spun")
+    en = _style_pair(0.1, 0.8)
+    assert es.a.lang == "es" and en.a.lang == "en"
+    off = {name: machine_made(c, [])[0] for name, c in (("es", es), ("en", en))}
+    assert off == {"es": False, "en": False}  # the recogniser alone reads neither so
+
+    kept["v"] = bar
+    made, why = machine_made(es, [])
+    assert made and "sentences kept one for one" in why and f"{bar:.2f}" in why
+    kept["v"] = 0.99
+    assert machine_made(es, [])[0]
+    # under the bar, in English, or with the bar 0: the recogniser decides, as before
+    kept["v"] = bar - 0.01
+    assert machine_made(es, []) == machine_made(es, [])
+    assert machine_made(es, [])[0] == off["es"] and "sentences kept" not in machine_made(es, [])[1]
+    kept["v"] = 0.99
+    assert machine_made(en, [])[0] == off["en"]
+    assert "sentences kept" not in machine_made(en, [])[1]
+    es0 = dataclasses.replace(es, params=dataclasses.replace(P, machine_sentence_sim_intl=0.0))
+    assert machine_made(es0, [])[0] == off["es"]
+    # across languages (a translation) the bar says nothing
+    cross = ctx(_lang_doc("a", ES_ORIG, "es"), _styled("b", STYLE_B, 0.8), relation="spun")
+    assert not cross.same_language
+    assert "sentences kept" not in machine_made(cross, [])[1]
+    for bad in (-0.1, 1.5):
+        with pytest.raises(ValueError, match="machine_sentence_sim_intl"):
+            dataclasses.replace(P, machine_sentence_sim_intl=bad)

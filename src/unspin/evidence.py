@@ -2178,11 +2178,21 @@ def logistic(z: float) -> float:
 
 
 def machine_made(c: PairCtx, out: Sequence[Contribution]) -> tuple[bool, str]:
-    """Whether the pair reads made by a machine, and the words saying why: the learned
-    recogniser (``ClassifyParams.machine_model``: :func:`recogniser_probability` at or
-    over ``machine_cut``, with its two strongest features) or, with it off, session 16's
-    bar on the weighted mass of the machine evidence (:func:`machine_mass`)."""
+    """Whether the pair reads made by a machine, and the words saying why: outside
+    English first a pair that keeps its sentences' meaning one for one
+    (``ClassifyParams.machine_sentence_sim_intl``), then the learned recogniser
+    (``ClassifyParams.machine_model``: :func:`recogniser_probability` at or over
+    ``machine_cut``, with its two strongest features) or, with it off, session 16's bar
+    on the weighted mass of the machine evidence (:func:`machine_mass`)."""
     p = c.params
+    bar = p.machine_sentence_sim_intl
+    if bar > 0 and c.same_language and c.a.lang != "en":
+        kept = float(TYPING_FEATURES["mean_hi"](c))
+        if kept >= bar:
+            return True, (
+                f"sentences kept one for one (mean best sentence cosine {kept:.2f}, at or "
+                f"over {bar:g}): no language model's rewording"
+            )
     if not p.machine_model:
         mass = machine_mass(p, out)
         word = "at or over" if mass >= p.machine_bar else "under"
