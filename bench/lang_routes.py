@@ -15,9 +15,11 @@ Debian package per pair: ``apertium-eng-spa``, ``apertium-fr-es``, ``apertium-es
 ``apertium-cat-ita``; ``apertium-fra-cat`` and ``apertium-pt-gl`` for two routes added
 after the rules were fixed; ``apertium-spa-ita``, ``apertium-es-gl``, ``apertium-por-cat``,
 ``apertium-oci-fra``, ``apertium-afr-nld`` and ``apertium-pol-szl`` for seven routes added
-in session 61, the first through Dutch and Polish). Sources are split in halves by a
-stable hash of the document id (NTREX: the same document is in the same half in every
-language), so routes can be tuned on one half and reported on the other.
+in session 61, the first through Dutch and Polish; ``apertium-spa-cat``, ``apertium-oc-es``,
+``apertium-spa-arg`` and ``apertium-fra-frp`` for eight added in session 64). Sources are
+split in halves by a stable hash of the document id (NTREX: the same document is in the
+same half in every language), so routes can be tuned on one half and reported on the
+other.
 
 The generator reads nothing of the detector (:mod:`unspin.evaluate.mt` imports no part of
 unspin); the texts come from ``../shared`` (``UNSPIN_SHARED``), research use only.
